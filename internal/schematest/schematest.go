@@ -1,0 +1,258 @@
+// Package schematest checks, in tests, that every message an agent sends is
+// valid ACP v1: requests and notifications against the schema type named by
+// their method, responses against the result type of the request they answer.
+package schematest
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+//go:embed schema/acp-v1.json
+var acpSchema []byte
+
+//go:embed schema/hermes-diagnostics.json
+var diagSchema []byte
+
+const (
+	acpURL  = "https://agentclientprotocol.com/schema/v1.json"
+	diagURL = "https://hermes-acp.dev/schema/publish-diagnostics.json"
+)
+
+// Checker validates the lines of one connection. It is safe for concurrent
+// use.
+type Checker struct {
+	compiler *jsonschema.Compiler
+	defs     map[string]map[string]any // $defs by name
+
+	mu      sync.Mutex // guards the fields below
+	pending map[string]string           // "c:<id>" / "a:<id>" → method of an unanswered request
+	schemas map[string]*jsonschema.Schema
+	errs    []error
+	seen    int
+}
+
+// New compiles the schemas.
+func New() (*Checker, error) {
+	c := jsonschema.NewCompiler()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(acpSchema))
+	if err != nil {
+		return nil, fmt.Errorf("parse acp schema: %w", err)
+	}
+	if err := c.AddResource(acpURL, doc); err != nil {
+		return nil, err
+	}
+	ddoc, err := jsonschema.UnmarshalJSON(bytes.NewReader(diagSchema))
+	if err != nil {
+		return nil, fmt.Errorf("parse diagnostics schema: %w", err)
+	}
+	if err := c.AddResource(diagURL, ddoc); err != nil {
+		return nil, err
+	}
+	var raw struct {
+		Defs map[string]map[string]any `json:"$defs"`
+	}
+	if err := json.Unmarshal(acpSchema, &raw); err != nil {
+		return nil, err
+	}
+	return &Checker{compiler: c, defs: raw.Defs, pending: map[string]string{}, schemas: map[string]*jsonschema.Schema{}}, nil
+}
+
+// defFor returns the $defs name for method with the given x-side and suffix
+// ("Request", "Response" or "Notification").
+func (c *Checker) defFor(method, xside, suffix string) string {
+	for name, d := range c.defs {
+		if d["x-method"] == method && d["x-side"] == xside && strings.HasSuffix(name, suffix) {
+			return name
+		}
+	}
+	return ""
+}
+
+func (c *Checker) schema(loc string) (*jsonschema.Schema, error) {
+	c.mu.Lock()
+	s := c.schemas[loc]
+	c.mu.Unlock()
+	if s != nil {
+		return s, nil
+	}
+	s, err := c.compiler.Compile(loc)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.schemas[loc] = s
+	c.mu.Unlock()
+	return s, nil
+}
+
+func (c *Checker) validate(loc string, v json.RawMessage) error {
+	s, err := c.schema(loc)
+	if err != nil {
+		return err
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(v))
+	if err != nil {
+		return err
+	}
+	return s.Validate(inst)
+}
+
+type envelope struct {
+	JSONRPC string           `json:"jsonrpc"`
+	ID      *json.RawMessage `json:"id"`
+	Method  *string          `json:"method"`
+	Params  json.RawMessage  `json:"params"`
+	Result  json.RawMessage  `json:"result"`
+	Error   json.RawMessage  `json:"error"`
+}
+
+// Line checks one line. Lines the agent sent are validated; lines the client
+// sent are only recorded so responses can be matched to their method.
+func (c *Checker) Line(fromAgent bool, line []byte) {
+	if err := c.line(fromAgent, line); err != nil {
+		c.mu.Lock()
+		c.errs = append(c.errs, fmt.Errorf("%w\n  message: %s", err, truncate(line, 600)))
+		c.mu.Unlock()
+	}
+}
+
+func (c *Checker) line(fromAgent bool, line []byte) error {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return nil
+	}
+	var e envelope
+	if err := json.Unmarshal(line, &e); err != nil {
+		if fromAgent {
+			return fmt.Errorf("agent sent invalid JSON: %v", err)
+		}
+		return nil
+	}
+	if !fromAgent {
+		if e.Method != nil && e.ID != nil {
+			c.mu.Lock()
+			c.pending["c:"+string(*e.ID)] = *e.Method
+			c.mu.Unlock()
+		}
+		return nil
+	}
+	c.mu.Lock()
+	c.seen++
+	c.mu.Unlock()
+	if e.JSONRPC != "2.0" {
+		return fmt.Errorf(`agent message lacks "jsonrpc":"2.0"`)
+	}
+	if bytes.Contains(line, []byte("\n")) {
+		return fmt.Errorf("agent message contains a raw newline")
+	}
+	switch {
+	case e.Method != nil && e.ID != nil: // agent → client request
+		c.mu.Lock()
+		c.pending["a:"+string(*e.ID)] = *e.Method
+		c.mu.Unlock()
+		def := c.defFor(*e.Method, "client", "Request")
+		if def == "" {
+			return fmt.Errorf("agent sent request for unknown client method %q", *e.Method)
+		}
+		return c.check(def, e.Params)
+	case e.Method != nil: // notification
+		switch m := *e.Method; {
+		case m == "session/update":
+			return c.check("SessionNotification", e.Params)
+		case m == "$/cancel_request":
+			return c.check("CancelRequestNotification", e.Params)
+		case m == "_hermes/publishDiagnostics":
+			if err := c.validate(diagURL, e.Params); err != nil {
+				return fmt.Errorf("_hermes/publishDiagnostics params: %v", err)
+			}
+			return nil
+		default:
+			return fmt.Errorf("agent sent unknown notification %q", m)
+		}
+	case e.ID != nil: // response
+		c.mu.Lock()
+		key := "c:" + string(*e.ID)
+		method, ok := c.pending[key]
+		delete(c.pending, key)
+		c.mu.Unlock()
+		if len(e.Error) > 0 {
+			return c.check("Error", e.Error)
+		}
+		if !ok {
+			if string(*e.ID) == "null" {
+				return fmt.Errorf("agent sent a result with a null id")
+			}
+			return fmt.Errorf("agent answered unknown request id %s", *e.ID)
+		}
+		def := c.defFor(method, "agent", "Response")
+		if def == "" {
+			return fmt.Errorf("agent answered %q, which has no response type", method)
+		}
+		if len(e.Result) == 0 {
+			return fmt.Errorf("response to %s has neither result nor error", method)
+		}
+		return c.check(def, e.Result)
+	}
+	return fmt.Errorf("agent sent a message that is neither request, notification nor response")
+}
+
+func (c *Checker) check(def string, v json.RawMessage) error {
+	if len(v) == 0 {
+		v = json.RawMessage("null")
+	}
+	if err := c.validate(acpURL+"#/$defs/"+def, v); err != nil {
+		return fmt.Errorf("%s: %v", def, err)
+	}
+	return nil
+}
+
+// Errors returns every violation seen so far.
+func (c *Checker) Errors() []error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]error(nil), c.errs...)
+}
+
+// Seen returns how many agent messages were checked.
+func (c *Checker) Seen() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.seen
+}
+
+// TB is the part of testing.TB the checker reports to.
+type TB interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Cleanup(func())
+}
+
+// Attach returns a checker whose violations fail t when the test ends.
+func Attach(t TB) *Checker {
+	t.Helper()
+	c, err := New()
+	if err != nil {
+		t.Errorf("schematest: %v", err)
+		return nil
+	}
+	t.Cleanup(func() {
+		for _, err := range c.Errors() {
+			t.Errorf("ACP schema violation: %v", err)
+		}
+	})
+	return c
+}
+
+func truncate(b []byte, n int) string {
+	if len(b) <= n {
+		return string(b)
+	}
+	return string(b[:n]) + "…"
+}
