@@ -53,8 +53,8 @@ type AgentConn struct {
 
 	initialized atomic.Bool
 
-	pmu     sync.Mutex                                       // guards prompts
-	prompts map[string]map[jsonrpc2.ID]context.CancelFunc    // session id → running or queued prompts
+	pmu     sync.Mutex                                    // guards prompts
+	prompts map[string]map[jsonrpc2.ID]context.CancelFunc // session id → running or queued prompts
 }
 
 // NewAgentConn starts serving agent on stream. Requests may be handled
@@ -193,7 +193,10 @@ func (a *AgentConn) route(ctx context.Context, req *jsonrpc2.Request) (any, erro
 			return a.agent.CloseSession(ctx, r)
 		}, false)
 	case "session/delete":
-		h = agentMethod(a.agent.DeleteSession, false)
+		h = agentMethod(func(ctx context.Context, r *SessionRequest) (*Empty, error) {
+			a.cancelPrompts(r.SessionID)
+			return a.agent.DeleteSession(ctx, r)
+		}, false)
 	case "session/set_mode":
 		h = agentMethod(a.agent.SetSessionMode, false)
 	case "session/set_config_option":

@@ -33,9 +33,9 @@ func NewClientConn(ctx context.Context, stream *Stream, h ClientHandler, opts Co
 	return c
 }
 
-func (c *ClientConn) preempt(*jsonrpc2.Request) bool                { return false }
+func (c *ClientConn) preempt(*jsonrpc2.Request) bool               { return false }
 func (c *ClientConn) arrive(*jsonrpc2.Request, context.CancelFunc) {}
-func (c *ClientConn) done(*jsonrpc2.Request)                        {}
+func (c *ClientConn) done(*jsonrpc2.Request)                       {}
 
 func (c *ClientConn) route(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	var params json.RawMessage

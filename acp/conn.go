@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -42,9 +43,9 @@ type conn struct {
 	// Only the read goroutine (Handle, onRecv) touches it.
 	tail chan struct{}
 
-	mu       sync.Mutex                           // guards inflight and barrier
-	inflight map[jsonrpc2.ID]context.CancelFunc   // incoming requests being served
-	barrier  map[jsonrpc2.ID]chan struct{}        // queue tail when our call's response arrived
+	mu       sync.Mutex                         // guards inflight and barrier
+	inflight map[jsonrpc2.ID]context.CancelFunc // incoming requests being served
+	barrier  map[jsonrpc2.ID]chan struct{}      // queue tail when our call's response arrived
 
 	nextID atomic.Uint64
 	wg     sync.WaitGroup // handler goroutines
@@ -110,6 +111,7 @@ func newConn(log *slog.Logger, s side, barriers bool) *conn {
 // start connects the stream; handlers may run before it returns but wait for
 // ready before using c.rpc.
 func (c *conn) start(ctx context.Context, stream *Stream) {
+	stream.onEOF = c.drain
 	c.rpc = jsonrpc2.NewConn(ctx, stream, connHandler{c},
 		jsonrpc2.SetLogger(slogPrintf{c.log}), jsonrpc2.OnRecv(c.onRecv))
 	close(c.ready)
@@ -189,6 +191,35 @@ func (c *conn) handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrpc2.Req
 			f()
 		}
 	}()
+}
+
+// drainTimeout bounds how long the end of input waits for handlers.
+const drainTimeout = 500 * time.Millisecond
+
+// drain runs on the read goroutine when the input ends: the peer is going
+// away, so every request being served is cancelled (a prompt then replies
+// "cancelled"), and the handlers get a short time to write their replies
+// before the connection closes.
+func (c *conn) drain() {
+	c.mu.Lock()
+	cancels := make([]context.CancelFunc, 0, len(c.inflight))
+	for _, cancel := range c.inflight {
+		cancels = append(cancels, cancel)
+	}
+	c.mu.Unlock()
+	for _, cancel := range cancels {
+		cancel()
+	}
+	done := make(chan struct{})
+	go func() {
+		c.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(drainTimeout):
+		c.log.Warn("handlers still running when the input ended")
+	}
 }
 
 // cancelRequest serves $/cancel_request: the request keeps its reply (the

@@ -46,6 +46,14 @@ type Stream struct {
 	trace *slog.Logger
 
 	wmu sync.Mutex // guards writes to w
+
+	// onEOF, set by the connection before reading starts, runs when the
+	// input ends and before jsonrpc2 learns of it (which closes the
+	// connection): requests already read still get their replies.
+	onEOF func()
+	// pending is a read error held back until the line read with it was
+	// delivered.
+	pending error
 }
 
 var _ jsonrpc2.ObjectStream = (*Stream)(nil)
@@ -91,6 +99,11 @@ func (s *Stream) writeLine(b []byte) error {
 // ReadObject reads the next well-formed JSON-RPC message into v, answering
 // and skipping malformed lines.
 func (s *Stream) ReadObject(v any) error {
+	if err := s.pending; err != nil {
+		s.pending = nil
+		s.inputEnded(err)
+		return err
+	}
 	for {
 		line, err := s.readLine()
 		if errors.Is(err, errLineTooLong) {
@@ -100,6 +113,7 @@ func (s *Stream) ReadObject(v any) error {
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			if err != nil {
+				s.inputEnded(err)
 				return err
 			}
 			continue
@@ -108,11 +122,22 @@ func (s *Stream) ReadObject(v any) error {
 			s.trace.Debug("rpc recv", "line", string(line))
 		}
 		if ok := s.decode(line, v); ok {
+			if err != nil {
+				// Deliver this last line; the next call reports the end.
+				s.pending = err
+			}
 			return nil
 		}
 		if err != nil {
+			s.inputEnded(err)
 			return err
 		}
+	}
+}
+
+func (s *Stream) inputEnded(err error) {
+	if s.onEOF != nil && errors.Is(err, io.EOF) {
+		s.onEOF()
 	}
 }
 

@@ -209,13 +209,17 @@ func (e *Editor) HandleNotification(_ context.Context, method string, params jso
 	if method == "session/update" {
 		var n acp.SessionNotification
 		if err := json.Unmarshal(params, &n); err != nil {
-			e.record(func() { e.ext = append(e.ext, Notification{Method: "!invalid session/update: " + err.Error(), Params: params}) })
+			e.record(func() {
+				e.ext = append(e.ext, Notification{Method: "!invalid session/update: " + err.Error(), Params: params})
+			})
 			return
 		}
 		e.record(func() { e.updates = append(e.updates, n) })
 		return
 	}
-	e.record(func() { e.ext = append(e.ext, Notification{Method: method, Params: append(json.RawMessage(nil), params...)}) })
+	e.record(func() {
+		e.ext = append(e.ext, Notification{Method: method, Params: append(json.RawMessage(nil), params...)})
+	})
 }
 
 func (e *Editor) record(f func()) {

@@ -1,0 +1,246 @@
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/hermes-acp/hermes-acp/acp"
+	"github.com/hermes-acp/hermes-acp/model"
+	"github.com/hermes-acp/hermes-acp/registry"
+)
+
+// Defaults for [Options].
+const (
+	DefaultMaxModelCalls   = 90
+	DefaultApprovalTimeout = 60 * time.Second
+	DefaultContextWindow   = 128_000
+	SetupMethodID          = "hermes-setup"
+)
+
+// ModelSetup is what the agent knows about the configured model.
+type ModelSetup struct {
+	// Provider serves model calls; nil means no model is configured.
+	Provider model.Provider
+	// Name is the model name requests use (e.g. "gpt-4.1" or "script").
+	Name string
+	// Choices are extra model names offered in the model picker.
+	Choices []string
+	// Problem explains why Provider is nil, shown to the user on prompt.
+	Problem string
+	// ContextWindow is the model's context size in tokens; 0 means
+	// DefaultContextWindow.
+	ContextWindow int
+}
+
+// Options configures an [Agent]. Zero values are sensible defaults.
+type Options struct {
+	Version string // reported in agentInfo
+	// Model is the model at start-up.
+	Model ModelSetup
+	// ReloadModel re-reads the configuration (after `hermes-acp --setup`);
+	// nil means authenticate cannot pick up a new configuration.
+	ReloadModel func() (ModelSetup, error)
+	// Registry and Pipeline run tools; nil Registry means no tools.
+	Registry *registry.Registry
+	Pipeline *registry.Pipeline
+	// Toolsets and DisabledToolsets select the session's tools
+	// (default ["hermes-acp"]).
+	Toolsets, DisabledToolsets []string
+	// ToolEnv builds the per-session environment tools receive as
+	// registry.Call.Env; nil passes the session's [Env].
+	ToolEnv func(*Env) any
+	// ApprovalsOff makes new sessions start in dont_ask mode
+	// (approvals.mode: off).
+	ApprovalsOff bool
+	// ApprovalTimeout bounds a permission request (approvals.timeout); 0
+	// means DefaultApprovalTimeout.
+	ApprovalTimeout time.Duration
+	// MaxModelCalls caps model requests per turn; 0 means
+	// DefaultMaxModelCalls.
+	MaxModelCalls int
+	// HermesHome holds the session database; "" disables persistence.
+	HermesHome string
+	// Hooks observe workspaces and tool results (lint, watchers); nil is fine.
+	Hooks SessionHooks
+	Log   *slog.Logger
+	// Now returns the time; nil means time.Now.
+	Now func() time.Time
+}
+
+// SessionHooks lets the composition root attach per-session services.
+type SessionHooks interface {
+	// Opened is called when a session starts (new, load or resume); the
+	// returned func is called when it ends.
+	Opened(env *Env) (closed func())
+}
+
+// Agent implements [acp.Agent]. It is safe for concurrent use; call Close
+// when the connection ends.
+type Agent struct {
+	opts Options
+	log  *slog.Logger
+	now  func() time.Time
+
+	mu         sync.Mutex // guards the fields below
+	sessions   map[string]*Session
+	setup      ModelSetup
+	clientInfo *acp.Implementation
+	clientCaps acp.ClientCapabilities
+	closed     bool
+
+	store *store // opened on first use; safe for concurrent use
+}
+
+var _ acp.Agent = (*Agent)(nil)
+
+// New returns an agent.
+func New(opts Options) *Agent {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.MaxModelCalls <= 0 {
+		opts.MaxModelCalls = DefaultMaxModelCalls
+	}
+	if opts.ApprovalTimeout <= 0 {
+		opts.ApprovalTimeout = DefaultApprovalTimeout
+	}
+	if len(opts.Toolsets) == 0 {
+		opts.Toolsets = []string{"hermes-acp"}
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	a := &Agent{opts: opts, log: opts.Log, now: now, sessions: map[string]*Session{}, setup: opts.Model}
+	if opts.HermesHome != "" {
+		a.store = newStore(opts.HermesHome, opts.Log)
+	}
+	return a
+}
+
+// Close cancels every session's work, waits for it, and closes the store.
+func (a *Agent) Close() error {
+	a.mu.Lock()
+	a.closed = true
+	sessions := make([]*Session, 0, len(a.sessions))
+	for _, s := range a.sessions {
+		sessions = append(sessions, s)
+	}
+	a.sessions = map[string]*Session{}
+	a.mu.Unlock()
+	for _, s := range sessions {
+		s.close()
+	}
+	if a.store != nil {
+		return a.store.close()
+	}
+	return nil
+}
+
+// Initialize answers at once, without disk or network access.
+func (a *Agent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*acp.InitializeResponse, error) {
+	a.mu.Lock()
+	a.clientInfo = req.ClientInfo
+	a.clientCaps = req.ClientCapabilities
+	a.mu.Unlock()
+	title := "Hermes ACP"
+	res := &acp.InitializeResponse{
+		// Version negotiation: we speak 1; a client offering 1 or more gets
+		// 1 (and disconnects if it cannot speak it).
+		ProtocolVersion: acp.ProtocolVersion,
+		AgentCapabilities: acp.AgentCapabilities{
+			LoadSession:        a.store != nil,
+			PromptCapabilities: acp.PromptCapabilities{Image: true, EmbeddedContext: true},
+			McpCapabilities:    a.mcpCapabilities(),
+			SessionCapabilities: acp.SessionCapabilities{
+				Close:                 &acp.Marker{},
+				AdditionalDirectories: &acp.Marker{},
+			},
+			Meta: acp.Meta{"hermes": map[string]any{"diagnostics": true}},
+		},
+		AuthMethods: []acp.AuthMethod{},
+		AgentInfo:   &acp.Implementation{Name: "hermes-acp", Title: &title, Version: a.opts.Version},
+	}
+	if a.store != nil {
+		res.AgentCapabilities.SessionCapabilities.List = &acp.Marker{}
+		res.AgentCapabilities.SessionCapabilities.Resume = &acp.Marker{}
+		res.AgentCapabilities.SessionCapabilities.Delete = &acp.Marker{}
+	}
+	if req.ClientCapabilities.Auth.Terminal {
+		desc := "Choose the model server, model and API key; writes $HERMES_HOME/config.yaml."
+		res.AuthMethods = append(res.AuthMethods, acp.AuthMethod{
+			ID: SetupMethodID, Name: "Configure Hermes model", Description: &desc,
+			Terminal: true, Args: []string{"--setup"},
+		})
+	}
+	return res, nil
+}
+
+// mcpCapabilities reports the MCP transports sessions accept.
+func (a *Agent) mcpCapabilities() acp.McpCapabilities { return acp.McpCapabilities{} }
+
+// Authenticate accepts the setup method once a model is configured.
+func (a *Agent) Authenticate(ctx context.Context, req *acp.AuthenticateRequest) (*acp.Empty, error) {
+	if req.MethodID != SetupMethodID {
+		return nil, acp.InvalidParams("methodId: unknown authentication method %q (offered: %s)", req.MethodID, SetupMethodID)
+	}
+	if a.opts.ReloadModel != nil {
+		setup, err := a.opts.ReloadModel()
+		if err != nil {
+			return nil, acp.AuthRequired(fmt.Sprintf("reading the configuration failed: %v", err))
+		}
+		a.mu.Lock()
+		a.setup = setup
+		a.mu.Unlock()
+	}
+	a.mu.Lock()
+	setup := a.setup
+	a.mu.Unlock()
+	if setup.Provider == nil {
+		return nil, acp.AuthRequired("no model is configured yet; run `hermes-acp --setup` in a terminal")
+	}
+	return &acp.Empty{}, nil
+}
+
+// modelSetup returns the current model configuration.
+func (a *Agent) modelSetup() ModelSetup {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.setup
+}
+
+// session returns the live session id or the -32002 error.
+func (a *Agent) session(id string) (*Session, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if s := a.sessions[id]; s != nil {
+		return s, nil
+	}
+	return nil, acp.SessionNotFound(id)
+}
+
+// Cancel is called on the read goroutine when session/cancel arrives; the
+// prompt contexts of the session are already cancelled. It must not block.
+func (a *Agent) Cancel(sessionID string) {
+	a.mu.Lock()
+	s := a.sessions[sessionID]
+	a.mu.Unlock()
+	if s != nil {
+		s.cancelled()
+	}
+}
+
+func newSessionID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "sess_" + hex.EncodeToString(b[:])
+}
+
+// errClosed is returned when the agent is shutting down.
+var errClosed = errors.New("agent: closed")

@@ -1,0 +1,10 @@
+// Package agent implements the hermes-acp agent behind the ACP connection:
+// sessions and their workspaces, the prompt turn loop that streams a model's
+// answer and runs its tool calls through the registry pipeline, the mapping
+// of tool calls to ACP updates, edit approvals and modes, slash commands, and
+// session persistence in SQLite.
+//
+// An [Agent] serves one connection; it is safe for concurrent use. The
+// composition root (cmd/hermes-acp) builds it with a model provider, a tool
+// registry and pipeline, and options read from the configuration.
+package agent

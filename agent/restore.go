@@ -1,0 +1,196 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"time"
+
+	"github.com/hermes-acp/hermes-acp/acp"
+	"github.com/hermes-acp/hermes-acp/model"
+)
+
+// LoadSession restores a stored session and replays its whole conversation
+// as session/update notifications before answering.
+func (a *Agent) LoadSession(ctx context.Context, req *acp.LoadSessionRequest) (*acp.LoadSessionResponse, error) {
+	s, err := a.restore(ctx, req.SessionID, req.Cwd, req.AdditionalDirectories)
+	if err != nil {
+		return nil, err
+	}
+	s.replay()
+	s.announce(ctx)
+	return &acp.LoadSessionResponse{Modes: s.modes(), ConfigOptions: s.configOptions()}, nil
+}
+
+// ResumeSession restores a stored session without replaying it.
+func (a *Agent) ResumeSession(ctx context.Context, req *acp.ResumeSessionRequest) (*acp.LoadSessionResponse, error) {
+	s, err := a.restore(ctx, req.SessionID, req.Cwd, req.AdditionalDirectories)
+	if err != nil {
+		return nil, err
+	}
+	s.announce(ctx)
+	return &acp.LoadSessionResponse{Modes: s.modes(), ConfigOptions: s.configOptions()}, nil
+}
+
+// restore opens a live session from the store, on the workspace the client
+// names now.
+func (a *Agent) restore(ctx context.Context, id, cwd string, dirs []string) (*Session, error) {
+	if a.store == nil {
+		return nil, acp.SessionNotFound(id)
+	}
+	rec, msgs, err := a.store.load(ctx, id)
+	if errors.Is(err, errNoSession) {
+		return nil, acp.SessionNotFound(id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s, err := a.openSession(ctx, id, cwd, dirs)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.history = msgs
+	s.saved = len(msgs)
+	s.title = rec.Title
+	s.plan = rec.Plan
+	s.created, s.updated = rec.Created, rec.Updated
+	if validMode(rec.Mode) {
+		s.mode = rec.Mode
+	}
+	if rec.Model != "" && rec.Model != noModel {
+		if setup := a.modelSetup(); setup.Provider != nil {
+			for _, c := range modelChoices(setup.Name, setup.Choices) {
+				if c == rec.Model {
+					s.modelName = rec.Model
+				}
+			}
+		}
+	}
+	if filepath.Clean(cwd) != rec.Cwd {
+		s.dirty = true // the session moved; record the new workspace
+	}
+	s.mu.Unlock()
+	return s, nil
+}
+
+// replay streams the stored conversation: user messages, reasoning before
+// the answer it led to, tool calls with their results, and the plan.
+func (s *Session) replay() {
+	s.mu.Lock()
+	history := append([]model.Message(nil), s.history...)
+	plan := append([]todoItem(nil), s.plan...)
+	s.mu.Unlock()
+	results := map[string]string{}
+	for _, m := range history {
+		if m.Role == model.RoleTool {
+			results[m.ToolCallID] = m.Content
+		}
+	}
+	for _, m := range history {
+		switch m.Role {
+		case model.RoleUser:
+			if m.Content != "" {
+				id := newMessageID()
+				s.send(acp.SessionUpdate{UserMessageChunk: &acp.ContentChunk{Content: acp.TextBlock(m.Content), MessageID: &id}})
+			}
+		case model.RoleAssistant:
+			if m.Thought != "" {
+				id := newMessageID()
+				s.send(acp.SessionUpdate{AgentThoughtChunk: &acp.ContentChunk{Content: acp.TextBlock(m.Thought), MessageID: &id}})
+			}
+			if m.Content != "" {
+				id := newMessageID()
+				s.send(acp.SessionUpdate{AgentMessageChunk: &acp.ContentChunk{Content: acp.TextBlock(m.Content), MessageID: &id}})
+			}
+			for _, c := range m.ToolCalls {
+				s.replayToolCall(c, results)
+			}
+		}
+	}
+	if len(plan) > 0 {
+		s.send(acp.SessionUpdate{Plan: planUpdate(plan)})
+	}
+}
+
+func (s *Session) replayToolCall(c model.ToolCall, results map[string]string) {
+	args := parseArgsLenient(c.Arguments)
+	s.send(acp.SessionUpdate{ToolCall: &acp.ToolCall{
+		ToolCallID: c.ID, Title: toolTitle(c.Name, args), Kind: kindOf(c.Name), Status: acp.StatusPending,
+		Locations: toolLocations(s, args), RawInput: rawInput(args, c.Arguments),
+	}})
+	result, ok := results[c.ID]
+	status := acp.StatusCompleted
+	if !ok || toolFailed(c.Name, result) {
+		status = acp.StatusFailed
+	}
+	s.send(acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: c.ID, Status: status, Content: completionContent(c.Name, args, result)}})
+}
+
+// ListSessions lists stored sessions, most recent first, 50 per page.
+func (a *Agent) ListSessions(ctx context.Context, req *acp.ListSessionsRequest) (*acp.ListSessionsResponse, error) {
+	res := &acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}}
+	if a.store == nil {
+		return res, nil
+	}
+	// Save live sessions first so the list reflects them.
+	a.mu.Lock()
+	live := make([]*Session, 0, len(a.sessions))
+	for _, s := range a.sessions {
+		live = append(live, s)
+	}
+	a.mu.Unlock()
+	for _, s := range live {
+		s.persist()
+	}
+	cwd, cursor := "", ""
+	if req.Cwd != nil {
+		if !filepath.IsAbs(*req.Cwd) {
+			return nil, acp.InvalidParams("cwd: must be an absolute path, got %q", *req.Cwd)
+		}
+		cwd = filepath.Clean(*req.Cwd)
+	}
+	if req.Cursor != nil {
+		cursor = *req.Cursor
+	}
+	recs, next, err := a.store.list(ctx, cwd, cursor)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
+		info := acp.SessionInfo{SessionID: r.ID, Cwd: r.Cwd, AdditionalDirectories: r.Dirs}
+		title := r.Title
+		if title == "" {
+			title = filepath.Base(r.Cwd)
+		}
+		at := r.Updated.UTC().Format(time.RFC3339)
+		info.Title, info.UpdatedAt = &title, &at
+		res.Sessions = append(res.Sessions, info)
+	}
+	if next != "" {
+		res.NextCursor = &next
+	}
+	return res, nil
+}
+
+// DeleteSession closes the session if it is live and removes it from the
+// store; deleting an unknown session succeeds.
+func (a *Agent) DeleteSession(ctx context.Context, req *acp.SessionRequest) (*acp.Empty, error) {
+	a.mu.Lock()
+	s := a.sessions[req.SessionID]
+	delete(a.sessions, req.SessionID)
+	a.mu.Unlock()
+	if s != nil {
+		s.mu.Lock()
+		s.history = nil // nothing left to persist on close
+		s.dirty = false
+		s.mu.Unlock()
+		s.close()
+	}
+	if a.store != nil {
+		if err := a.store.remove(ctx, req.SessionID); err != nil {
+			return nil, err
+		}
+	}
+	return &acp.Empty{}, nil
+}

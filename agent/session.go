@@ -1,0 +1,341 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/hermes-acp/hermes-acp/acp"
+	"github.com/hermes-acp/hermes-acp/model"
+	"github.com/hermes-acp/hermes-acp/workspace"
+)
+
+// noModel is the model picker value when no model is configured.
+const noModel = "none"
+
+// Session is one conversation bound to a workspace. Its exported methods are
+// safe for concurrent use.
+type Session struct {
+	a      *Agent
+	id     string
+	client *acp.Client
+	env    *Env
+	ws     *workspace.Workspace
+	onEnd  func()
+
+	mu          sync.Mutex // guards the fields below
+	cwd         string
+	dirs        []string
+	mode        string
+	modelName   string
+	history     []model.Message
+	saved       int  // history entries already persisted
+	dirty       bool // metadata or history rewritten since the last save
+	title       string
+	created     time.Time
+	updated     time.Time
+	running     bool
+	waiting     []*ticket
+	steer       []string
+	lastPrompt  string // text of the running prompt, for /steer after a cancel
+	interrupted string // text of the last cancelled prompt
+	plan        []todoItem
+	trackers    map[string]*toolCallTracker // calls of the running batch, by id
+	closed      bool
+	turnDone    chan struct{} // closed when the running turn ends; nil when idle
+}
+
+// ticket is a prompt's place in the session's queue.
+type ticket struct {
+	ready   chan struct{} // closed when the prompt may run
+	granted bool          // guarded by Session.mu
+}
+
+// openSession builds a live session and registers it.
+func (a *Agent) openSession(ctx context.Context, id, cwd string, dirs []string) (*Session, error) {
+	cwd, dirs = filepath.Clean(cwd), cleanAll(dirs)
+	ws, err := workspace.Open(cwd, dirs, workspace.Options{HermesHome: a.opts.HermesHome, Log: a.log})
+	if err != nil {
+		var fe *acp.FieldError
+		if errors.As(err, &fe) {
+			return nil, err
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, &acp.FieldError{Field: "cwd", Problem: fmt.Sprintf("directory does not exist: %v", err)}
+		}
+		return nil, &acp.FieldError{Field: "cwd", Problem: err.Error()}
+	}
+	client := acp.ClientFrom(ctx)
+	if client == nil {
+		ws.Close()
+		return nil, errors.New("agent: no client connection in context")
+	}
+	setup := a.modelSetup()
+	mode := ModeDefault
+	if a.opts.ApprovalsOff {
+		mode = ModeDontAsk
+	}
+	name := setup.Name
+	if name == "" {
+		name = noModel
+	}
+	now := a.now()
+	s := &Session{a: a, id: id, client: client, ws: ws, cwd: cwd, dirs: dirs, mode: mode, modelName: name, created: now, updated: now}
+	s.env = newEnv(s)
+	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
+		ws.Close()
+		return nil, errClosed
+	}
+	if old := a.sessions[id]; old != nil {
+		a.mu.Unlock()
+		old.close()
+		a.mu.Lock()
+	}
+	a.sessions[id] = s
+	a.mu.Unlock()
+	if a.opts.Hooks != nil {
+		s.onEnd = a.opts.Hooks.Opened(s.env)
+	}
+	return s, nil
+}
+
+func cleanAll(dirs []string) []string {
+	out := make([]string, 0, len(dirs))
+	for _, d := range dirs {
+		d = filepath.Clean(d)
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// NewSession opens a session on the client's workspace.
+func (a *Agent) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
+	s, err := a.openSession(ctx, newSessionID(), req.Cwd, req.AdditionalDirectories)
+	if err != nil {
+		return nil, err
+	}
+	s.announce(ctx)
+	return &acp.NewSessionResponse{SessionID: s.id, Modes: s.modes(), ConfigOptions: s.configOptions()}, nil
+}
+
+// announce sends the slash commands after the response that creates or
+// restores the session.
+func (s *Session) announce(ctx context.Context) {
+	acp.AfterReply(ctx, func() {
+		s.send(acp.SessionUpdate{AvailableCommandsUpdate: &acp.AvailableCommandsUpdate{AvailableCommands: commandList()}})
+	})
+}
+
+func (s *Session) modes() *acp.SessionModeState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return modeState(s.mode)
+}
+
+func (s *Session) configOptions() []acp.SessionConfigOption {
+	s.mu.Lock()
+	mode, name := s.mode, s.modelName
+	s.mu.Unlock()
+	return configOptions(mode, name, s.a.modelSetup().Choices)
+}
+
+// send writes one session/update; a closed connection is logged, not fatal.
+func (s *Session) send(u acp.SessionUpdate) {
+	if err := s.client.SessionUpdate(s.id, u); err != nil && !errors.Is(err, acp.ErrClosed) {
+		s.a.log.Warn("send session update", "session", s.id, "update", u.Kind(), "error", err)
+	}
+}
+
+// sendText streams an agent message.
+func (s *Session) sendText(text string) {
+	s.send(acp.SessionUpdate{AgentMessageChunk: &acp.ContentChunk{Content: acp.TextBlock(text)}})
+}
+
+// SetSessionMode switches the edit approval mode.
+func (a *Agent) SetSessionMode(ctx context.Context, req *acp.SetSessionModeRequest) (*acp.Empty, error) {
+	s, err := a.session(req.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if !validMode(req.ModeID) {
+		return nil, acp.InvalidParams("modeId: unknown mode %q (available: default, accept_edits, dont_ask)", req.ModeID)
+	}
+	s.setMode(req.ModeID, false)
+	acp.AfterReply(ctx, func() {
+		s.send(acp.SessionUpdate{ConfigOptionUpdate: &acp.ConfigOptionUpdate{ConfigOptions: s.configOptions()}})
+	})
+	return &acp.Empty{}, nil
+}
+
+// setMode changes the mode; announce sends current_mode_update and the
+// config options (when the agent itself switched).
+func (s *Session) setMode(mode string, announce bool) {
+	s.mu.Lock()
+	changed := s.mode != mode
+	s.mode = mode
+	s.mu.Unlock()
+	if announce && changed {
+		s.send(acp.SessionUpdate{CurrentModeUpdate: &acp.CurrentModeUpdate{CurrentModeID: mode}})
+		s.send(acp.SessionUpdate{ConfigOptionUpdate: &acp.ConfigOptionUpdate{ConfigOptions: s.configOptions()}})
+	}
+}
+
+// Mode returns the session's mode.
+func (s *Session) Mode() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mode
+}
+
+// SetSessionConfigOption changes the mode or the model.
+func (a *Agent) SetSessionConfigOption(ctx context.Context, req *acp.SetSessionConfigOptionRequest) (*acp.SetSessionConfigOptionResponse, error) {
+	s, err := a.session(req.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	value, _ := req.Value.(string)
+	switch req.ConfigID {
+	case configMode:
+		if !validMode(value) {
+			return nil, acp.InvalidParams("value: unknown mode %q (available: default, accept_edits, dont_ask)", value)
+		}
+		s.setMode(value, false)
+		acp.AfterReply(ctx, func() {
+			s.send(acp.SessionUpdate{CurrentModeUpdate: &acp.CurrentModeUpdate{CurrentModeID: value}})
+		})
+	case configModel:
+		if err := s.setModel(value); err != nil {
+			return nil, acp.InvalidParams("value: %v", err)
+		}
+	default:
+		return nil, acp.InvalidParams("configId: unknown config option %q (available: mode, model)", req.ConfigID)
+	}
+	return &acp.SetSessionConfigOptionResponse{ConfigOptions: s.configOptions()}, nil
+}
+
+// setModel switches the session's model to one of the offered choices.
+func (s *Session) setModel(name string) error {
+	s.mu.Lock()
+	current := s.modelName
+	s.mu.Unlock()
+	choices := modelChoices(current, s.a.modelSetup().Choices)
+	if !slices.Contains(choices, name) {
+		return fmt.Errorf("unknown model %q (available: %v)", name, choices)
+	}
+	s.mu.Lock()
+	s.modelName = name
+	s.mu.Unlock()
+	return nil
+}
+
+// CloseSession cancels the session's work, waits for it and frees it.
+func (a *Agent) CloseSession(ctx context.Context, req *acp.SessionRequest) (*acp.Empty, error) {
+	a.mu.Lock()
+	s := a.sessions[req.SessionID]
+	delete(a.sessions, req.SessionID)
+	a.mu.Unlock()
+	if s == nil {
+		return nil, acp.SessionNotFound(req.SessionID)
+	}
+	s.close()
+	return &acp.Empty{}, nil
+}
+
+// close ends the session: queued prompts are dropped, the running turn is
+// awaited (its context was cancelled by the connection), resources freed.
+func (s *Session) close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	done := s.turnDone
+	s.mu.Unlock()
+	if done != nil {
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			s.a.log.Warn("session turn did not stop in time", "session", s.id)
+		}
+	}
+	if s.onEnd != nil {
+		s.onEnd()
+	}
+	s.persist()
+	s.ws.Close()
+}
+
+// cancelled is called when session/cancel arrives (the prompt contexts are
+// already cancelled): it drops steering text and remembers the prompt for a
+// later /steer.
+func (s *Session) cancelled() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.steer = nil
+	if s.running && s.lastPrompt != "" {
+		s.interrupted = s.lastPrompt
+	}
+}
+
+// enqueue takes a place in the session's prompt queue and reports how many
+// prompts are ahead (0: it runs now).
+func (s *Session) enqueue() (*ticket, int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, 0, errClosed
+	}
+	t := &ticket{ready: make(chan struct{})}
+	if !s.running {
+		s.running = true
+		t.granted = true
+		s.turnDone = make(chan struct{})
+		close(t.ready)
+		return t, 0, nil
+	}
+	s.waiting = append(s.waiting, t)
+	return t, len(s.waiting), nil
+}
+
+// leave gives up a ticket whose prompt was cancelled; it reports whether the
+// ticket had already been granted (then the caller owns the turn and must
+// call finish).
+func (s *Session) leave(t *ticket) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t.granted {
+		return true
+	}
+	s.waiting = slices.DeleteFunc(s.waiting, func(x *ticket) bool { return x == t })
+	return false
+}
+
+// finish ends the running turn and hands the session to the next prompt.
+func (s *Session) finish() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.turnDone != nil {
+		close(s.turnDone)
+		s.turnDone = nil
+	}
+	s.lastPrompt = ""
+	if len(s.waiting) > 0 && !s.closed {
+		next := s.waiting[0]
+		s.waiting = s.waiting[1:]
+		next.granted = true
+		s.turnDone = make(chan struct{})
+		close(next.ready)
+		return
+	}
+	s.running = false
+}

@@ -1,0 +1,41 @@
+package agent
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+
+	"github.com/hermes-acp/hermes-acp/toolsets"
+)
+
+// toolNames resolves the configured toolsets against the registry.
+func (a *Agent) toolNames() []string {
+	if a.opts.Registry == nil {
+		return nil
+	}
+	names, warnings := toolsets.Select(a.opts.Toolsets, a.opts.DisabledToolsets, a.opts.Registry.Snapshot())
+	for _, w := range warnings {
+		a.log.Debug("toolsets", "warning", w)
+	}
+	return names
+}
+
+// systemPrompt describes the agent's situation to the model; s.mu is held.
+func (s *Session) systemPrompt() string {
+	var b strings.Builder
+	b.WriteString("You are Hermes, a coding agent working inside the user's code editor through the Agent Client Protocol. ")
+	b.WriteString("You help with software engineering tasks in the user's workspace: reading and changing code, explaining it, and fixing problems.\n\n")
+	fmt.Fprintf(&b, "Workspace root: %s\n", s.cwd)
+	if len(s.dirs) > 0 {
+		fmt.Fprintf(&b, "Additional workspace roots: %s\n", strings.Join(s.dirs, ", "))
+	}
+	fmt.Fprintf(&b, "Operating system: %s/%s\n", runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(&b, "Today's date: %s\n\n", s.a.now().Format("2006-01-02"))
+	b.WriteString("Guidelines:\n" +
+		"- Use the tools to look at files before you change them; paths may be relative to the workspace root. Files outside the workspace roots cannot be read or written.\n" +
+		"- Prefer `patch` for targeted edits and `write_file` for new files. The user sees every edit as a diff and may reject it; when an edit is denied, do not retry it unchanged — ask what the user wants instead.\n" +
+		"- After each edit the tool result includes a `lint` object; if it reports errors your edit introduced, fix them.\n" +
+		"- Keep answers short and concrete; show code only when it helps. Use Markdown.\n" +
+		"- Use the `todo` tool to plan multi-step work; the plan is shown to the user.\n")
+	return b.String()
+}

@@ -1,0 +1,302 @@
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hermes-acp/hermes-acp/acp"
+	"github.com/hermes-acp/hermes-acp/model"
+	"github.com/hermes-acp/hermes-acp/registry"
+)
+
+// runTurn sends msg to the model and runs the tool calls it asks for until
+// it stops. Every update of the turn is written before it returns.
+func (s *Session) runTurn(ctx context.Context, msg model.Message) acp.StopReason {
+	setup := s.a.modelSetup()
+	s.appendHistory(msg)
+	defer s.endTurn()
+	if setup.Provider == nil {
+		s.sendText(noModelText(setup.Problem))
+		return acp.StopEndTurn
+	}
+	var pturn *registry.Turn
+	if s.a.opts.Pipeline != nil {
+		pturn = s.a.opts.Pipeline.NewTurn()
+	}
+	tools := s.toolDefs()
+	for calls := 0; ; calls++ {
+		if calls >= s.a.opts.MaxModelCalls {
+			s.sendText(fmt.Sprintf("\n\nStopped: this turn reached the limit of %d model requests. Send another prompt to continue.", s.a.opts.MaxModelCalls))
+			return acp.StopMaxTurnRequests
+		}
+		s.takeSteering()
+		reply, partial, err := s.callModel(ctx, setup, tools)
+		if err != nil {
+			if ctx.Err() != nil {
+				if partial.Text != "" || partial.Thought != "" {
+					s.appendHistory(model.Message{Role: model.RoleAssistant, Content: partial.Text, Thought: partial.Thought})
+				}
+				return acp.StopCancelled
+			}
+			s.reportModelError(err)
+			return acp.StopEndTurn
+		}
+		calls := s.assignCallIDs(reply.ToolCalls)
+		s.appendHistory(model.Message{Role: model.RoleAssistant, Content: reply.Text, Thought: reply.Thought, ToolCalls: calls})
+		if len(calls) == 0 {
+			switch reply.FinishReason {
+			case model.Length:
+				return acp.StopMaxTokens
+			case model.ContentFilter:
+				return acp.StopRefusal
+			}
+			return acp.StopEndTurn
+		}
+		s.appendHistory(s.runTools(ctx, pturn, calls)...)
+		if ctx.Err() != nil {
+			return acp.StopCancelled
+		}
+	}
+}
+
+// callModel streams one model reply to the editor. On error, partial holds
+// what was streamed before it.
+func (s *Session) callModel(ctx context.Context, setup ModelSetup, tools []model.ToolDef) (reply *model.Reply, partial model.Reply, err error) {
+	s.mu.Lock()
+	name := s.modelName
+	msgs := s.requestMessages()
+	s.mu.Unlock()
+	if name == noModel {
+		name = ""
+	}
+	textID, thoughtID := newMessageID(), newMessageID()
+	reply, err = setup.Provider.Stream(ctx, model.Request{Model: name, Messages: msgs, Tools: tools}, func(d model.Delta) {
+		if d.Text != "" {
+			partial.Text += d.Text
+			s.send(acp.SessionUpdate{AgentMessageChunk: &acp.ContentChunk{Content: acp.TextBlock(d.Text), MessageID: &textID}})
+		}
+		if d.Thought != "" {
+			partial.Thought += d.Thought
+			s.send(acp.SessionUpdate{AgentThoughtChunk: &acp.ContentChunk{Content: acp.TextBlock(d.Thought), MessageID: &thoughtID}})
+		}
+	})
+	if err != nil {
+		return nil, partial, err
+	}
+	s.sendUsage(setup, reply.Usage, msgs)
+	return reply, partial, nil
+}
+
+// sendUsage reports context-window use after a model call.
+func (s *Session) sendUsage(setup ModelSetup, u model.Usage, msgs []model.Message) {
+	used := u.TotalTokens
+	if used == 0 {
+		used = u.InputTokens + u.OutputTokens
+	}
+	if used == 0 {
+		n := 0
+		for _, m := range msgs {
+			n += len(m.Content) + len(m.Thought)
+			for _, c := range m.ToolCalls {
+				n += len(c.Arguments)
+			}
+		}
+		used = n / 4
+	}
+	size := setup.ContextWindow
+	if size <= 0 {
+		size = DefaultContextWindow
+	}
+	s.send(acp.SessionUpdate{UsageUpdate: &acp.UsageUpdate{Used: uint64(used), Size: uint64(size)}})
+}
+
+// reportModelError tells the user, as an agent message, what went wrong.
+func (s *Session) reportModelError(err error) {
+	var me *model.Error
+	if errors.As(err, &me) {
+		s.sendText("\n\n⚠️ " + me.Message)
+		s.a.log.Warn("model request failed", "session", s.id, "kind", me.Kind, "error", err)
+		return
+	}
+	s.a.log.Error("model request failed", "session", s.id, "error", err)
+	s.sendText(fmt.Sprintf("\n\n⚠️ The model request failed: %v", err))
+}
+
+// noModelText explains how to configure a model.
+func noModelText(problem string) string {
+	var b strings.Builder
+	b.WriteString("No language model is configured, so I can't answer yet.\n\n")
+	if problem != "" {
+		b.WriteString(problem + "\n\n")
+	}
+	b.WriteString("Configure one in any of these ways, then send the prompt again:\n" +
+		"- run `hermes-acp --setup` in a terminal (it writes `$HERMES_HOME/config.yaml`, by default `~/.hermes/config.yaml`);\n" +
+		"- or set `HERMES_MODEL` (and `OPENAI_BASE_URL`, `OPENAI_API_KEY` for an OpenAI-compatible server) in the environment the editor starts hermes-acp with;\n" +
+		"- or pass `--model NAME --base-url URL` in the editor's agent settings.\n" +
+		"For offline tests, `--model script:FILE` replays a scripted conversation.")
+	return b.String()
+}
+
+// assignCallIDs gives every call an id unique in the session: the provider's
+// id when it has one that is not taken.
+func (s *Session) assignCallIDs(calls []model.ToolCall) []model.ToolCall {
+	if len(calls) == 0 {
+		return nil
+	}
+	out := make([]model.ToolCall, len(calls))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	seen := map[string]bool{}
+	for _, m := range s.history {
+		for _, c := range m.ToolCalls {
+			seen[c.ID] = true
+		}
+	}
+	for i, c := range calls {
+		id := c.ID
+		if id == "" || seen[id] {
+			id = "call_" + newMessageID()[:12]
+		}
+		seen[id] = true
+		c.ID = id
+		out[i] = c
+	}
+	return out
+}
+
+// runTools runs one reply's tool calls through the pipeline and returns the
+// tool messages, in call order.
+func (s *Session) runTools(ctx context.Context, pturn *registry.Turn, calls []model.ToolCall) []model.Message {
+	rcalls := make([]*registry.Call, len(calls))
+	trackers := make(map[*registry.Call]*toolCallTracker, len(calls))
+	var env any = s.env
+	if s.a.opts.ToolEnv != nil {
+		env = s.a.opts.ToolEnv(s.env)
+	}
+	for i, c := range calls {
+		rc := &registry.Call{ID: c.ID, Name: c.Name, RawArgs: c.Arguments, Env: env}
+		rcalls[i] = rc
+		trackers[rc] = s.newTracker(c)
+	}
+	outs := make([]registry.Outcome, len(calls))
+	if pturn == nil {
+		for i, rc := range rcalls {
+			t := trackers[rc]
+			t.start(rc)
+			outs[i] = registry.Outcome{Content: fmt.Sprintf(`{"error":"Unknown tool: %s. No tools are available in this session."}`, jsonEscape(rc.Name)), Failed: true}
+			t.finish(rc, outs[i])
+		}
+	} else {
+		outs = pturn.Run(ctx, rcalls, registry.RunOptions{
+			Intercept: func(ctx context.Context, c *registry.Call) (string, bool) { return s.intercept(ctx, c) },
+			OnStart:   func(c *registry.Call) { trackers[c].start(c) },
+			OnFinish:  func(c *registry.Call, out registry.Outcome) { trackers[c].finish(c, out) },
+		})
+	}
+	s.dropTrackers(calls)
+	msgs := make([]model.Message, len(calls))
+	for i, c := range calls {
+		msgs[i] = model.Message{Role: model.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: outs[i].Content}
+	}
+	return msgs
+}
+
+// toolDefs returns the tools offered to the model: the registered, available
+// tools of the session's toolsets.
+func (s *Session) toolDefs() []model.ToolDef {
+	reg := s.a.opts.Registry
+	if reg == nil {
+		return nil
+	}
+	names := s.a.toolNames()
+	defs := reg.Definitions(names)
+	out := make([]model.ToolDef, len(defs))
+	for i, d := range defs {
+		out[i] = model.ToolDef{Name: d.Name, Description: d.Description, Parameters: d.Parameters}
+	}
+	return out
+}
+
+// appendHistory adds messages to the conversation.
+func (s *Session) appendHistory(msgs ...model.Message) {
+	s.mu.Lock()
+	s.history = append(s.history, msgs...)
+	s.updated = s.a.now()
+	s.mu.Unlock()
+}
+
+// requestMessages is the system prompt plus the history; s.mu is held.
+func (s *Session) requestMessages() []model.Message {
+	msgs := make([]model.Message, 0, len(s.history)+1)
+	msgs = append(msgs, model.Message{Role: model.RoleSystem, Content: s.systemPrompt()})
+	return append(msgs, s.history...)
+}
+
+// takeSteering moves /steer guidance into the conversation.
+func (s *Session) takeSteering() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, g := range s.steer {
+		s.history = append(s.history, model.Message{Role: model.RoleUser, Content: "User guidance for the current task: " + g})
+	}
+	s.steer = nil
+}
+
+// endTurn titles a new session and persists the conversation.
+func (s *Session) endTurn() {
+	s.mu.Lock()
+	var title string
+	if s.title == "" {
+		title = titleFrom(s.history)
+		s.title = title
+	}
+	updated := s.updated
+	s.mu.Unlock()
+	if title != "" {
+		at := updated.UTC().Format(time.RFC3339)
+		s.send(acp.SessionUpdate{SessionInfoUpdate: &acp.SessionInfoUpdate{Title: &title, UpdatedAt: &at}})
+	}
+	s.persist()
+}
+
+// titleFrom makes a title from the first user message.
+func titleFrom(history []model.Message) string {
+	for _, m := range history {
+		if m.Role != model.RoleUser {
+			continue
+		}
+		line := strings.TrimSpace(m.Content)
+		if i := strings.IndexByte(line, '\n'); i >= 0 {
+			line = strings.TrimSpace(line[:i])
+		}
+		if line == "" {
+			continue
+		}
+		return truncateRunes(line, 80)
+	}
+	return ""
+}
+
+func truncateRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func newMessageID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func jsonEscape(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+	return r.Replace(s)
+}

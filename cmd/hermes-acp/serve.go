@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/hermes-acp/hermes-acp/acp"
+	"github.com/hermes-acp/hermes-acp/agent"
+	"github.com/hermes-acp/hermes-acp/model"
+	"github.com/hermes-acp/hermes-acp/registry"
+	"github.com/hermes-acp/hermes-acp/tools"
+)
+
+type serveOptions struct {
+	model, baseURL, logLevel, logFile, record string
+	debugRPC                                  bool
+}
+
+// serve runs the agent on stdin/stdout until stdin closes or ctx ends.
+func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Writer) int {
+	wire, err := guardStdout()
+	if err != nil {
+		fmt.Fprintf(stderr, "hermes-acp: %v\n", err)
+		return 1
+	}
+	log, closeLog, err := newLogger(o.logLevel, o.logFile, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "hermes-acp: %v\n", err)
+		return 2
+	}
+	defer closeLog()
+	cfg := loadConfig(os.Getenv, o.model, o.baseURL)
+	if cfg.FileErr != nil {
+		log.Warn("configuration problem", "error", cfg.FileErr)
+	}
+	setup := modelSetup(cfg, o.record, log)
+	reg := registry.New(log)
+	if err := tools.RegisterAll(reg); err != nil {
+		log.Error("register built-in tools", "error", err)
+		return 1
+	}
+	pipe := registry.NewPipeline(reg, registry.PipelineOptions{
+		ResultsDir: cfg.Home + string(os.PathSeparator) + "results",
+		Log:        log,
+	})
+	ag := agent.New(agent.Options{
+		Version: buildVersion(),
+		Model:   setup,
+		ReloadModel: func() (agent.ModelSetup, error) {
+			return modelSetup(loadConfig(os.Getenv, o.model, o.baseURL), o.record, log), nil
+		},
+		Registry:         reg,
+		Pipeline:         pipe,
+		Toolsets:         cfg.Toolsets,
+		DisabledToolsets: cfg.Disabled,
+		ApprovalsOff:     cfg.ApprovalsOff,
+		ApprovalTimeout:  cfg.ApprovalTimeout,
+		MaxModelCalls:    cfg.MaxTurns,
+		HermesHome:       cfg.Home,
+		Log:              log,
+	})
+	var trace *slog.Logger
+	if o.debugRPC {
+		trace = log
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stream := acp.NewStream(stdin, wire, nil, acp.StreamOptions{Log: log, Trace: trace})
+	conn := acp.NewAgentConn(ctx, stream, ag, acp.ConnOptions{Log: log})
+	select {
+	case <-conn.Done():
+		log.Debug("client disconnected")
+	case <-ctx.Done():
+		log.Info("shutting down", "reason", context.Cause(ctx))
+	}
+	// Stop every turn, tool and child process; give up waiting after the
+	// grace period so the process always exits within a second.
+	cancel()
+	finished := make(chan struct{})
+	go func() {
+		_ = ag.Close()
+		_ = conn.Close()
+		close(finished)
+	}()
+	select {
+	case <-finished:
+	case <-time.After(shutdownGrace):
+		log.Warn("shutdown did not finish in time; exiting anyway")
+	}
+	return 0
+}
+
+// modelSetup builds the model provider from the configuration. A missing or
+// broken model is not fatal: the agent explains it when prompted.
+func modelSetup(cfg config, record string, log *slog.Logger) agent.ModelSetup {
+	p, err := model.New(model.Config{
+		Model:      cfg.Model,
+		BaseURL:    cfg.BaseURL,
+		APIKey:     cfg.APIKey,
+		Timeout:    cfg.ModelTimeout,
+		RecordPath: record,
+		Log:        log,
+	})
+	setup := agent.ModelSetup{Name: cfg.Model, Choices: cfg.ModelChoices, ContextWindow: cfg.ContextLength}
+	switch {
+	case errors.Is(err, model.ErrNoModel):
+		setup.Name = ""
+	case err != nil:
+		var me *model.Error
+		if errors.As(err, &me) {
+			setup.Problem = me.Message
+		} else {
+			setup.Problem = err.Error()
+		}
+		log.Warn("model not usable", "model", cfg.Model, "error", err)
+	default:
+		setup.Provider = p
+		if p.Name() == "script" {
+			setup.Name = "script"
+		}
+	}
+	if cfg.FileErr != nil && setup.Provider == nil {
+		setup.Problem = fmt.Sprintf("%s\n\n(configuration problem: %v)", setup.Problem, cfg.FileErr)
+	}
+	return setup
+}

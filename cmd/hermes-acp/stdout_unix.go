@@ -1,0 +1,28 @@
+//go:build unix
+
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// guardStdout reserves the protocol stream: it returns a private duplicate of
+// file descriptor 1 for the ACP stream and points descriptor 1 and os.Stdout
+// at stderr, so nothing else — a stray print, a library, a child process that
+// inherits descriptor 1 — can write into the protocol.
+func guardStdout() (*os.File, error) {
+	fd, err := unix.Dup(1)
+	if err != nil {
+		return nil, fmt.Errorf("reserve stdout: %w", err)
+	}
+	unix.CloseOnExec(fd)
+	if err := unix.Dup2(2, 1); err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("redirect stdout to stderr: %w", err)
+	}
+	os.Stdout = os.Stderr
+	return os.NewFile(uintptr(fd), "acp-stdout"), nil
+}

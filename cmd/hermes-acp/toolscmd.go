@@ -1,0 +1,61 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/hermes-acp/hermes-acp/registry"
+	"github.com/hermes-acp/hermes-acp/tools"
+	"github.com/hermes-acp/hermes-acp/toolsets"
+)
+
+// runToolsCmd is `hermes-acp tools`: the toolsets and every built-in tool
+// with its availability (and why a tool is unavailable).
+func runToolsCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("hermes-acp tools", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	reg := registry.New(nil)
+	if err := tools.RegisterAll(reg); err != nil {
+		fmt.Fprintf(stderr, "hermes-acp tools: %v\n", err)
+		return 1
+	}
+	cfg := loadConfig(os.Getenv, "", "")
+	enabled := cfg.Toolsets
+	if len(enabled) == 0 {
+		enabled = []string{"hermes-acp"}
+	}
+	snap := reg.Snapshot()
+	offered, warnings := toolsets.Select(enabled, cfg.Disabled, snap)
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
+	fmt.Fprintf(stdout, "Session toolsets: %s", strings.Join(enabled, ", "))
+	if len(cfg.Disabled) > 0 {
+		fmt.Fprintf(stdout, " (disabled: %s)", strings.Join(cfg.Disabled, ", "))
+	}
+	fmt.Fprintf(stdout, "\nTools offered to the model: %d\n\n", len(reg.Definitions(offered)))
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TOOL\tTOOLSET\tOFFERED\tSTATUS")
+	for _, st := range reg.Status() {
+		status := "available"
+		if !st.Available {
+			status = "unavailable: " + st.Reason
+		}
+		yes := "no"
+		if slices.Contains(offered, st.Name) && st.Available {
+			yes = "yes"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", st.Name, st.Toolset, yes, status)
+	}
+	tw.Flush()
+	fmt.Fprintf(stdout, "\nToolsets: %s\n", strings.Join(toolsets.Names(), ", "))
+	return 0
+}

@@ -1,0 +1,242 @@
+package registry
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Result budget constants (hermes tools/budget_config.py).
+const (
+	DefaultTurnBudgetChars  = 200_000
+	DefaultPreviewChars     = 1_500
+	minResultChars          = 8_000
+	minTurnBudgetChars      = 16_000
+	charsPerToken           = 4
+	maxResultFileStem       = 120
+	persistedOutputTag      = "<persisted-output>"
+	persistedOutputCloseTag = "</persisted-output>"
+)
+
+// BudgetForContextWindow scales the per-result and per-turn budgets to a
+// model's context window as hermes's budget_for_context_window does: 15% and
+// 30% of the window (at 4 characters a token), clamped to
+// [8,000 … 100,000] and [16,000 … 200,000] characters. A window of 0 or less
+// gives the defaults.
+func BudgetForContextWindow(contextTokens int) (resultChars, turnChars int) {
+	if contextTokens <= 0 {
+		return DefaultMaxResultChars, DefaultTurnBudgetChars
+	}
+	window := float64(contextTokens) * charsPerToken
+	resultChars = max(minResultChars, min(int(window*0.15), DefaultMaxResultChars))
+	turnChars = max(minTurnBudgetChars, min(int(window*0.30), DefaultTurnBudgetChars))
+	return resultChars, turnChars
+}
+
+// resultStore persists oversized results under dir ("" = inline truncation).
+type resultStore struct {
+	dir     string
+	preview int
+	log     *slog.Logger
+}
+
+// persist applies the per-result budget: a result longer than threshold
+// characters is written to a file and replaced by hermes's
+// <persisted-output> block (or truncated inline when it cannot be written).
+// A negative threshold means never. It reports whether a file was written.
+func (s *resultStore) persist(tool, id, content string, threshold int) (string, bool) {
+	if threshold < 0 || len(content) <= threshold { // bytes ≥ characters, so this is a safe fast path
+		return content, false
+	}
+	size := utf8.RuneCountInString(content)
+	if size <= threshold {
+		return content, false
+	}
+	preview, hasMore := generatePreview(content, s.preview)
+	if s.dir != "" {
+		path, err := s.write(safeResultFileName(id), content)
+		if err == nil {
+			s.log.Info("persisted large tool result", "tool", tool, "id", id, "chars", size, "path", path)
+			return persistedMessage(preview, hasMore, size, path), true
+		}
+		s.log.Warn("tool result write failed; truncating inline", "tool", tool, "id", id, "err", err)
+	}
+	return fmt.Sprintf("%s\n\n[Truncated: tool response was %s chars. Full output could not be saved to sandbox.]",
+		preview, groupThousands(size)), false
+}
+
+// write stores content as dir/name through an os.Root, so the file can never
+// land outside dir, and checks that every byte reached the disk.
+func (s *resultStore) write(name, content string) (string, error) {
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return "", fmt.Errorf("create results dir: %w", err)
+	}
+	root, err := os.OpenRoot(s.dir)
+	if err != nil {
+		return "", fmt.Errorf("open results dir: %w", err)
+	}
+	defer root.Close()
+	if err := root.WriteFile(name, []byte(content), 0o600); err != nil {
+		return "", fmt.Errorf("write result %s: %w", name, err)
+	}
+	fi, err := root.Stat(name)
+	if err != nil {
+		return "", fmt.Errorf("stat result %s: %w", name, err)
+	}
+	if fi.Size() != int64(len(content)) {
+		_ = root.Remove(name)
+		return "", fmt.Errorf("write result %s: %d of %d bytes on disk", name, fi.Size(), len(content))
+	}
+	return filepath.Join(s.dir, name), nil
+}
+
+// safeResultFileName maps a tool-call id to one safe file name (hermes
+// _safe_result_filename): runs of characters outside [A-Za-z0-9_.-] become
+// "_", leading and trailing "._-" are stripped, the stem is at most 120
+// characters, and a 12-hex-digit SHA-256 suffix keeps sanitised ids apart.
+// The result never contains a path separator and never starts with ".".
+func safeResultFileName(id string) string {
+	raw := id
+	if raw == "" {
+		raw = "tool_result"
+	}
+	var b strings.Builder
+	inRun := false
+	for i := 0; i < len(raw); {
+		r, n := utf8.DecodeRuneInString(raw[i:])
+		i += n
+		if r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '.' || r == '-') {
+			b.WriteRune(r)
+			inRun = false
+			continue
+		}
+		if !inRun {
+			b.WriteByte('_')
+			inRun = true
+		}
+	}
+	stem := strings.Trim(b.String(), "._-")
+	changed := stem != raw
+	if stem == "" {
+		stem = "tool_result"
+	}
+	if changed || len(stem) > maxResultFileStem {
+		sum := sha256.Sum256([]byte(raw))
+		if len(stem) > maxResultFileStem {
+			stem = stem[:maxResultFileStem] // ASCII only, so byte slicing is character slicing
+		}
+		stem = strings.TrimRight(stem, "._-")
+		if stem == "" {
+			stem = "tool_result"
+		}
+		stem += "_" + hex.EncodeToString(sum[:])[:12]
+	}
+	return stem + ".txt"
+}
+
+// generatePreview returns the first max characters of content, cut after the
+// last newline when that newline lies past the halfway point, and whether
+// anything was left out (hermes generate_preview).
+func generatePreview(content string, max int) (string, bool) {
+	cut, n := -1, 0
+	for i := range content {
+		if n == max {
+			cut = i
+			break
+		}
+		n++
+	}
+	if cut < 0 { // at most max characters
+		return content, false
+	}
+	head := content[:cut]
+	if nl := strings.LastIndexByte(head, '\n'); nl >= 0 && utf8.RuneCountInString(head[:nl]) > max/2 {
+		return head[:nl+1], true
+	}
+	return head, true
+}
+
+// persistedMessage renders hermes's <persisted-output> block.
+func persistedMessage(preview string, hasMore bool, size int, path string) string {
+	kb := float64(size) / 1024
+	sizeStr := strconv.FormatFloat(kb, 'f', 1, 64) + " KB"
+	if kb >= 1024 {
+		sizeStr = strconv.FormatFloat(kb/1024, 'f', 1, 64) + " MB"
+	}
+	var b strings.Builder
+	b.WriteString(persistedOutputTag + "\n")
+	fmt.Fprintf(&b, "This tool result was too large (%s characters, %s).\n", groupThousands(size), sizeStr)
+	fmt.Fprintf(&b, "Full output saved to: %s\n", path)
+	b.WriteString("Use the read_file tool with offset and limit to access specific sections of this output.\n\n")
+	fmt.Fprintf(&b, "Preview (first %d chars):\n", utf8.RuneCountInString(preview))
+	b.WriteString(preview)
+	if hasMore {
+		b.WriteString("\n...")
+	}
+	b.WriteString("\n" + persistedOutputCloseTag)
+	return b.String()
+}
+
+// groupThousands formats n with comma separators, like Python's f"{n:,}".
+func groupThousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// enforceTurnBudget applies hermes's per-turn budget to one batch of
+// outcomes: while their total size exceeds budget characters, the largest
+// results not yet persisted are persisted with threshold 0.
+func (s *resultStore) enforceTurnBudget(calls []*Call, outs []Outcome, budget int) {
+	sizes := make([]int, len(outs))
+	total := 0
+	for i, o := range outs {
+		sizes[i] = utf8.RuneCountInString(o.Content)
+		total += sizes[i]
+	}
+	if total <= budget {
+		return
+	}
+	var candidates []int
+	for i, o := range outs {
+		if !strings.Contains(o.Content, persistedOutputTag) {
+			candidates = append(candidates, i)
+		}
+	}
+	sort.SliceStable(candidates, func(a, b int) bool { return sizes[candidates[a]] > sizes[candidates[b]] })
+	for _, i := range candidates {
+		if total <= budget {
+			break
+		}
+		id := calls[i].ID
+		if id == "" {
+			id = "budget_" + strconv.Itoa(i)
+		}
+		replacement, written := s.persist("__budget_enforcement__", id, outs[i].Content, 0)
+		if replacement == outs[i].Content {
+			continue
+		}
+		total += utf8.RuneCountInString(replacement) - sizes[i]
+		outs[i].Content = replacement
+		outs[i].Persisted = outs[i].Persisted || written
+		s.log.Info("turn budget: persisted tool result", "id", id, "chars", sizes[i])
+	}
+}

@@ -1,0 +1,141 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+)
+
+// DefaultMaxResultChars is the per-result size, in characters, above which a
+// tool result is persisted to a file (hermes DEFAULT_RESULT_SIZE_CHARS).
+const DefaultMaxResultChars = 100_000
+
+// DefaultMCPResultChars is hermes's tighter per-result threshold for MCP
+// tools. The code that registers MCP tools sets it as Entry.MaxResultChars.
+const DefaultMCPResultChars = 50_000
+
+// Unlimited, as Entry.MaxResultChars, means the tool's results are never
+// persisted by the per-result budget (hermes pins read_file this way to avoid
+// persist → read → persist loops). The per-turn budget still applies.
+const Unlimited = -1
+
+// maxNameLen is the longest tool name OpenAI-compatible APIs accept.
+const maxNameLen = 64
+
+// Entry describes one tool. A registered Entry is copied; the registry never
+// mutates it and callers must not mutate the Schema maps it hands back.
+type Entry struct {
+	Name, Toolset, Description, Emoji string
+	// Schema is the JSON Schema of the arguments object
+	// ({"type":"object","properties":…,"required":…}). Nil means no
+	// arguments. Register stores a normalised copy (any JSON-encodable Go
+	// values are accepted).
+	Schema map[string]any
+	// Handler runs the tool. It may be nil only for the agent-loop tools
+	// (todo, memory, session_search, delegate_task), which the agent handles.
+	Handler Handler
+	// Check reports whether the tool can run now: nil means always available;
+	// an error (or a panic) makes the tool unavailable with that reason.
+	Check func() error
+	// RequiresEnv lists environment variables that must be non-empty for the
+	// tool to be available; the unavailability reason names the missing ones.
+	RequiresEnv []string
+	// MaxResultChars is the per-result persistence threshold in characters:
+	// 0 means DefaultMaxResultChars, Unlimited means never persisted. Values
+	// above the pipeline's default are capped at it.
+	MaxResultChars int
+	// ParallelSafe marks a tool (typically an MCP tool whose server allows
+	// parallel calls) that may run concurrently with other parallel-safe
+	// calls of the same batch.
+	ParallelSafe bool
+}
+
+// Handler runs one tool call and returns the JSON string the model reads.
+// A returned error becomes {"error":"Tool execution failed: <Type>: <message>"}.
+// Handlers must honour ctx: it is cancelled when the user cancels the turn.
+type Handler func(ctx context.Context, call *Call) (string, error)
+
+// Call is one tool call of a model reply. The pipeline fills Args; the caller
+// owns the Call and must not use it concurrently with [Turn.Run].
+type Call struct {
+	ID      string         // provider tool-call id (used for result file names, progress)
+	Name    string         // tool name as the model sent it
+	RawArgs string         // arguments exactly as the model sent them
+	Args    map[string]any // filled by the pipeline after parsing + coercion
+	Env     any            // opaque per-session environment from the agent; tool packages type-assert it
+}
+
+// Definition is one tool as advertised to the model (an OpenAI function).
+// Parameters is shared with the registry and must not be mutated.
+type Definition struct {
+	Name, Description string
+	Parameters        map[string]any
+}
+
+// ToolStatus reports one registered tool for `hermes-acp tools`.
+type ToolStatus struct {
+	Name, Toolset string
+	Available     bool
+	Reason        string // why the tool is unavailable; empty when available
+}
+
+// agentLoopTools are handled by the agent, not the registry (hermes
+// _AGENT_LOOP_TOOLS).
+var agentLoopTools = [...]string{"todo", "memory", "session_search", "delegate_task"}
+
+// IsAgentLoopTool reports whether name is one of the tools the agent loop
+// must handle itself (todo, memory, session_search, delegate_task).
+func IsAgentLoopTool(name string) bool {
+	return slices.Contains(agentLoopTools[:], name)
+}
+
+// validate checks an entry before registration and returns a normalised
+// deep copy that the registry owns.
+func (e Entry) validate() (*Entry, error) {
+	if e.Name == "" {
+		return nil, fmt.Errorf("register tool: empty name")
+	}
+	if len(e.Name) > maxNameLen {
+		return nil, fmt.Errorf("register %s: name longer than %d characters", e.Name, maxNameLen)
+	}
+	for _, r := range e.Name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return nil, fmt.Errorf("register %s: name may only contain letters, digits, '_' and '-'", e.Name)
+		}
+	}
+	if e.Toolset == "" {
+		return nil, fmt.Errorf("register %s: empty toolset", e.Name)
+	}
+	if e.Handler == nil && !IsAgentLoopTool(e.Name) {
+		return nil, fmt.Errorf("register %s: nil handler", e.Name)
+	}
+	schema := map[string]any{"type": "object", "properties": map[string]any{}}
+	if e.Schema != nil {
+		// A JSON round trip both deep-copies the schema and normalises it to
+		// decoded-JSON shapes (map[string]any, []any), which Coerce relies on.
+		raw, err := json.Marshal(e.Schema)
+		if err != nil {
+			return nil, fmt.Errorf("register %s: schema: %w", e.Name, err)
+		}
+		v, err := decodeJSON(string(raw))
+		if err != nil {
+			return nil, fmt.Errorf("register %s: schema: %w", e.Name, err)
+		}
+		schema = v.(map[string]any)
+		if t, ok := schema["type"]; !ok {
+			schema["type"] = "object"
+		} else if t != "object" {
+			return nil, fmt.Errorf("register %s: schema type is %v, want object", e.Name, t)
+		}
+		if p, ok := schema["properties"]; ok {
+			if _, isMap := p.(map[string]any); !isMap {
+				return nil, fmt.Errorf("register %s: schema properties must be an object, got %T", e.Name, p)
+			}
+		}
+	}
+	out := e
+	out.Schema = schema
+	out.RequiresEnv = slices.Clone(e.RequiresEnv)
+	return &out, nil
+}

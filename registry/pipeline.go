@@ -1,0 +1,302 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// DefaultMaxWorkers bounds the goroutines of one parallel segment (hermes
+// _MAX_TOOL_WORKERS).
+const DefaultMaxWorkers = 8
+
+// PipelineOptions configures a [Pipeline]. The zero value gives hermes's
+// defaults.
+type PipelineOptions struct {
+	Hooks      []Hook
+	Guardrails GuardrailConfig // zero value = hermes defaults (warnings on, hard stop off)
+	// ResultsDir is where oversized results are persisted
+	// ($HERMES_HOME/results); "" truncates them inline instead (hermes's
+	// no-sandbox fallback).
+	ResultsDir string
+	// TurnBudget is the character budget of one batch of results; 0 means
+	// DefaultTurnBudgetChars.
+	TurnBudget int
+	// MaxResultChars is the default per-result threshold and the cap on every
+	// tool's own value; 0 means DefaultMaxResultChars. See
+	// [BudgetForContextWindow].
+	MaxResultChars int
+	// MaxWorkers bounds the goroutines of a parallel segment; 0 means
+	// DefaultMaxWorkers.
+	MaxWorkers int
+	Log        *slog.Logger
+}
+
+// Pipeline runs tool calls through coercion, agent-loop interception,
+// guardrails, hooks, dispatch and the result budget. It is safe for
+// concurrent use; per-turn state lives in the [Turn] values it creates.
+type Pipeline struct {
+	reg        *Registry
+	hooks      []Hook
+	guardCfg   GuardrailConfig
+	store      resultStore
+	turnBudget int
+	maxResult  int
+	maxWorkers int
+	log        *slog.Logger
+}
+
+// NewPipeline returns a pipeline dispatching to r.
+func NewPipeline(r *Registry, o PipelineOptions) *Pipeline {
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	p := &Pipeline{
+		reg:        r,
+		hooks:      append([]Hook(nil), o.Hooks...),
+		guardCfg:   o.Guardrails,
+		store:      resultStore{dir: o.ResultsDir, preview: DefaultPreviewChars, log: log},
+		turnBudget: o.TurnBudget,
+		maxResult:  o.MaxResultChars,
+		maxWorkers: o.MaxWorkers,
+		log:        log,
+	}
+	if p.turnBudget <= 0 {
+		p.turnBudget = DefaultTurnBudgetChars
+	}
+	if p.maxResult <= 0 {
+		p.maxResult = DefaultMaxResultChars
+	}
+	if p.maxWorkers <= 0 {
+		p.maxWorkers = DefaultMaxWorkers
+	}
+	return p
+}
+
+// NewTurn starts the per-turn state of one user prompt: guardrail counters
+// that persist across the model replies (batches) of the turn.
+func (p *Pipeline) NewTurn() *Turn {
+	return &Turn{p: p, guard: newGuardrails(p.guardCfg)}
+}
+
+// Turn holds one prompt turn's guardrail state. Run it from one goroutine at
+// a time; the calls of a batch may run concurrently inside [Turn.Run].
+type Turn struct {
+	p     *Pipeline
+	guard *guardrails
+}
+
+// RunOptions are the agent's callbacks for one batch.
+type RunOptions struct {
+	// Intercept handles the agent-loop tools (todo, memory, session_search,
+	// delegate_task), or any other call the agent wants to answer itself. It
+	// is called after coercion; handled=false sends the call on. A handled
+	// result skips guardrails and hooks but still goes through the result
+	// budget; an agent-loop tool left unhandled gets
+	// {"error":"<name> must be handled by the agent loop"}.
+	Intercept func(ctx context.Context, call *Call) (result string, handled bool)
+	// OnStart is called as each call starts executing, possibly concurrently
+	// from worker goroutines. Calls never started (cancelled) get no OnStart.
+	OnStart func(call *Call)
+	// OnFinish is called as each started call ends, before Run returns. Its
+	// Outcome reflects the per-result budget; the per-turn budget is applied
+	// after the whole batch, so the slice Run returns is what the model sees.
+	OnFinish func(call *Call, out Outcome)
+}
+
+// Outcome is the result of one call.
+type Outcome struct {
+	Content   string // the JSON string the model reads
+	Failed    bool   // hermes's failure classification (see [ClassifyFailure])
+	Cancelled bool   // the turn was cancelled before or while the call ran
+	Blocked   bool   // a guardrail or a pre-hook refused the call; it did not run
+	Persisted bool   // the full result was saved to a file and replaced by a preview
+}
+
+// Halted returns the guardrail decision that should end the turn: a block,
+// or a halt after one tool kept failing. Only a hard stop produces one.
+func (t *Turn) Halted() (GuardrailDecision, bool) { return t.guard.haltDecision() }
+
+// prepared is one call's parsed arguments.
+type prepared struct {
+	args  map[string]any
+	valid bool
+}
+
+// Run executes one model reply's batch. The calls are planned into segments
+// ([Plan]; tools registered ParallelSafe also join parallel runs); parallel
+// segments run on at most MaxWorkers goroutines. Results come back in call
+// order, one per call. After the batch the per-turn budget persists the
+// largest results until the batch fits. When ctx is cancelled, calls not yet
+// started are not started and report Cancelled; running handlers see ctx
+// cancelled. Every goroutine has ended when Run returns.
+func (t *Turn) Run(ctx context.Context, calls []*Call, o RunOptions) []Outcome {
+	snap := t.p.reg.Snapshot()
+	outs := make([]Outcome, len(calls))
+	preps := make([]prepared, len(calls))
+	names := make([]string, len(calls))
+	planArgs := make([]map[string]any, len(calls))
+	for i, c := range calls {
+		if c == nil { // a caller bug; answer it like an empty call rather than panic
+			calls = slices.Clone(calls)
+			c = &Call{}
+			calls[i] = c
+		}
+		names[i] = c.Name
+		args, err := ParseArgs(c.RawArgs)
+		preps[i] = prepared{args: args, valid: err == nil}
+		if err == nil && strings.TrimSpace(c.RawArgs) != "" {
+			planArgs[i] = args // the planner treats empty arguments as unparseable, like hermes
+		}
+	}
+	var segments []Segment
+	switch len(calls) {
+	case 0:
+	case 1: // the planner's answer for one call, without its setup cost
+		segments = []Segment{{Calls: []int{0}}}
+	default:
+		segments = plan(names, planArgs, func(name string) bool {
+			e := snap.entries[name]
+			return e != nil && e.ParallelSafe
+		})
+	}
+	for _, seg := range segments {
+		if seg.Parallel {
+			t.runParallel(ctx, snap, calls, preps, seg.Calls, outs, o)
+			continue
+		}
+		for _, i := range seg.Calls {
+			outs[i] = t.runOne(ctx, snap, calls[i], preps[i], o)
+		}
+	}
+	t.p.store.enforceTurnBudget(calls, outs, t.p.turnBudget)
+	return outs
+}
+
+// runParallel runs the calls idx concurrently on a bounded set of workers.
+func (t *Turn) runParallel(ctx context.Context, snap *Snapshot, calls []*Call, preps []prepared, idx []int, outs []Outcome, o RunOptions) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(t.p.maxWorkers, len(idx)) {
+		wg.Go(func() {
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= len(idx) {
+					return
+				}
+				i := idx[k]
+				outs[i] = t.runOne(ctx, snap, calls[i], preps[i], o)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// runOne runs a single call through the pipeline.
+func (t *Turn) runOne(ctx context.Context, snap *Snapshot, call *Call, prep prepared, o RunOptions) Outcome {
+	if ctx.Err() != nil {
+		return Outcome{Content: cancelledResult, Failed: true, Cancelled: true}
+	}
+	entry := snap.entries[call.Name]
+	call.Args = nil
+	if prep.valid {
+		call.Args = prep.args
+		if entry != nil {
+			call.Args = coerce(prep.args, entry.Schema, true) // freshly parsed: ours to change
+		}
+	}
+	t.callback("OnStart", call, func() {
+		if o.OnStart != nil {
+			o.OnStart(call)
+		}
+	})
+	var out Outcome
+	if prep.valid {
+		out = t.execute(ctx, snap, entry, call, o)
+	} else {
+		out = Outcome{Content: invalidArgsResult, Failed: true}
+	}
+	t.callback("OnFinish", call, func() {
+		if o.OnFinish != nil {
+			o.OnFinish(call, out)
+		}
+	})
+	return out
+}
+
+// execute runs a call with valid arguments: agent-loop interception,
+// guardrails, pre-hooks, dispatch, post-hooks, result budget.
+func (t *Turn) execute(ctx context.Context, snap *Snapshot, entry *Entry, call *Call, o RunOptions) Outcome {
+	if o.Intercept != nil {
+		if result, handled := t.intercept(ctx, call, o.Intercept); handled {
+			content, persisted := t.p.store.persist(call.Name, call.ID, result, t.threshold(entry, call.Name))
+			return Outcome{Content: content, Failed: ClassifyFailure(call.Name, result), Persisted: persisted}
+		}
+	}
+	sig := signatureOf(call.Name, call.Args)
+	if d := t.guard.before(sig); d.Action == ActionBlock {
+		t.p.log.Warn("tool call blocked by guardrail", "tool", call.Name, "code", d.Code, "count", d.Count)
+		return Outcome{Content: blockedResult(d), Failed: true, Blocked: true}
+	}
+	if block, msg := runPre(ctx, t.p.hooks, call, t.p.log); block {
+		return Outcome{Content: errorJSON(msg), Failed: true, Blocked: true}
+	}
+	start := time.Now()
+	result, handlerErr := dispatchIn(ctx, snap, call, t.p.log)
+	took := time.Since(start)
+	cancelled := handlerErr != nil && ctx.Err() != nil
+	if cancelled {
+		result = cancelledResult
+	}
+	result = runPost(ctx, t.p.hooks, call, result, took, t.p.log)
+	if cancelled {
+		return Outcome{Content: result, Failed: true, Cancelled: true}
+	}
+	failed := ClassifyFailure(call.Name, result)
+	d := t.guard.after(sig, result, failed)
+	content, persisted := t.p.store.persist(call.Name, call.ID, result, t.threshold(entry, call.Name))
+	return Outcome{Content: appendGuidance(content, d), Failed: failed, Persisted: persisted}
+}
+
+// threshold resolves a tool's per-result threshold: read_file is pinned to
+// Unlimited, then the entry's value capped at the pipeline default.
+func (t *Turn) threshold(entry *Entry, name string) int {
+	if name == "read_file" {
+		return Unlimited
+	}
+	if entry == nil || entry.MaxResultChars == 0 {
+		return t.p.maxResult
+	}
+	if entry.MaxResultChars < 0 {
+		return Unlimited
+	}
+	return min(entry.MaxResultChars, t.p.maxResult)
+}
+
+// intercept calls the agent's interceptor, turning a panic into an error
+// result for the model.
+func (t *Turn) intercept(ctx context.Context, call *Call, f func(context.Context, *Call) (string, bool)) (result string, handled bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			t.p.log.Error("intercept panicked", "tool", call.Name, "panic", fmt.Sprint(p))
+			result, handled = handlerErrorResult(panicError{p}), true
+		}
+	}()
+	return f(ctx, call)
+}
+
+// callback runs an agent callback, logging instead of crashing on a panic.
+func (t *Turn) callback(which string, call *Call, f func()) {
+	defer func() {
+		if p := recover(); p != nil {
+			t.p.log.Error("run callback panicked", "callback", which, "tool", call.Name, "panic", fmt.Sprint(p))
+		}
+	}()
+	f()
+}

@@ -1,0 +1,226 @@
+package registry
+
+import (
+	"fmt"
+	"log/slog"
+	"maps"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// Registry maps tool names to entries. It is safe for concurrent use:
+// writers are serialised and publish a new immutable [Snapshot] (copy on
+// write), readers load the current snapshot without locking.
+type Registry struct {
+	log *slog.Logger
+
+	mu  sync.Mutex               // serialises writers of cur (Register, Deregister, RegisterAlias)
+	cur atomic.Pointer[Snapshot] // read without the lock
+}
+
+// New returns an empty registry that logs through log (nil discards).
+func New(log *slog.Logger) *Registry {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	r := &Registry{log: log}
+	r.cur.Store(newSnapshot(0, map[string]*Entry{}, map[string]string{}))
+	return r
+}
+
+// Snapshot returns the current consistent read view.
+func (r *Registry) Snapshot() *Snapshot { return r.cur.Load() }
+
+// Register adds e, replacing an entry of the same name in the same toolset
+// (an MCP server refreshing its tools). A name owned by another toolset is
+// refused with an error, logged naming both toolsets, except that MCP
+// toolsets ("mcp-*") may replace each other's tools.
+func (r *Registry) Register(e Entry) error {
+	entry, err := e.validate()
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	old := r.cur.Load()
+	if prev, ok := old.entries[entry.Name]; ok && prev.Toolset != entry.Toolset &&
+		!(isMCPToolset(prev.Toolset) && isMCPToolset(entry.Toolset)) {
+		r.mu.Unlock()
+		r.log.Error("tool registration refused: name owned by another toolset",
+			"tool", entry.Name, "toolset", entry.Toolset, "owner", prev.Toolset)
+		return fmt.Errorf("register %s: toolset %q would shadow the tool of toolset %q", entry.Name, entry.Toolset, prev.Toolset)
+	}
+	entries := maps.Clone(old.entries)
+	entries[entry.Name] = entry
+	aliases := old.aliases
+	if prev, ok := old.entries[entry.Name]; ok && prev.Toolset != entry.Toolset {
+		aliases = dropOrphanAliases(entries, aliases, prev.Toolset)
+	}
+	r.cur.Store(newSnapshot(old.gen+1, entries, aliases))
+	r.mu.Unlock()
+	return nil
+}
+
+// Deregister removes the tool called name, if any. When it was the last tool
+// of its toolset, the aliases pointing at that toolset go too.
+func (r *Registry) Deregister(name string) {
+	r.mu.Lock()
+	old := r.cur.Load()
+	prev, ok := old.entries[name]
+	if !ok {
+		r.mu.Unlock()
+		return
+	}
+	entries := maps.Clone(old.entries)
+	delete(entries, name)
+	aliases := dropOrphanAliases(entries, old.aliases, prev.Toolset)
+	r.cur.Store(newSnapshot(old.gen+1, entries, aliases))
+	r.mu.Unlock()
+	r.log.Debug("tool deregistered", "tool", name, "toolset", prev.Toolset)
+}
+
+// RegisterAlias makes alias another name for toolset (an MCP server's bare
+// name for its "mcp-<server>" toolset). An existing alias is overwritten.
+func (r *Registry) RegisterAlias(alias, toolset string) error {
+	if alias == "" || toolset == "" {
+		return fmt.Errorf("register alias %q: alias and toolset must be non-empty", alias)
+	}
+	r.mu.Lock()
+	old := r.cur.Load()
+	prevTarget, existed := old.aliases[alias]
+	aliases := maps.Clone(old.aliases)
+	aliases[alias] = toolset
+	r.cur.Store(newSnapshot(old.gen+1, old.entries, aliases))
+	r.mu.Unlock()
+	if existed && prevTarget != toolset {
+		r.log.Warn("toolset alias overwritten", "alias", alias, "old", prevTarget, "new", toolset)
+	}
+	return nil
+}
+
+// dropOrphanAliases returns aliases without those naming toolset when no
+// entry belongs to toolset any more. It never mutates aliases.
+func dropOrphanAliases(entries map[string]*Entry, aliases map[string]string, toolset string) map[string]string {
+	for _, e := range entries {
+		if e.Toolset == toolset {
+			return aliases
+		}
+	}
+	var out map[string]string
+	for a, t := range aliases {
+		if t != toolset {
+			continue
+		}
+		if out == nil {
+			out = maps.Clone(aliases)
+		}
+		delete(out, a)
+	}
+	if out == nil {
+		return aliases
+	}
+	return out
+}
+
+func isMCPToolset(ts string) bool { return strings.HasPrefix(ts, "mcp-") }
+
+// Definitions returns the OpenAI function definitions of the named tools
+// that are registered and available, sorted by name. Nil names means every
+// registered tool. Each distinct Check runs at most once per call.
+func (r *Registry) Definitions(names []string) []Definition {
+	s := r.Snapshot()
+	var selected []bool
+	if names != nil {
+		selected = make([]bool, len(s.names))
+		for _, n := range names {
+			if i, ok := s.byNameIdx[n]; ok {
+				selected[i] = true
+			}
+		}
+	}
+	var memo checkMemo
+	out := make([]Definition, 0, len(s.names))
+	for i, n := range s.names {
+		if selected != nil && !selected[i] {
+			continue
+		}
+		e := s.entries[n]
+		if memo.reason(e) != "" {
+			continue
+		}
+		out = append(out, Definition{Name: e.Name, Description: e.Description, Parameters: e.Schema})
+	}
+	return out
+}
+
+// Status reports every registered tool with its toolset, availability and
+// the reason it is unavailable, sorted by toolset then name.
+func (r *Registry) Status() []ToolStatus {
+	s := r.Snapshot()
+	var memo checkMemo
+	out := make([]ToolStatus, 0, len(s.names))
+	for _, ts := range s.tsNames {
+		for _, n := range s.toolsets[ts] {
+			reason := memo.reason(s.entries[n])
+			out = append(out, ToolStatus{Name: n, Toolset: ts, Available: reason == "", Reason: reason})
+		}
+	}
+	return out
+}
+
+// checkMemo runs each distinct Check function once (hermes memoises check_fn
+// per get_definitions pass). The zero value is ready to use.
+type checkMemo struct {
+	results map[uintptr]string
+}
+
+// reason returns why e is unavailable, or "" when it is available.
+func (m *checkMemo) reason(e *Entry) string {
+	var missing []string
+	for _, v := range e.RequiresEnv {
+		if os.Getenv(v) == "" {
+			missing = append(missing, v)
+		}
+	}
+	if len(missing) > 0 {
+		return "missing environment variable(s): " + strings.Join(missing, ", ")
+	}
+	if e.Check == nil {
+		return ""
+	}
+	id := funcID(e.Check)
+	if r, ok := m.results[id]; ok {
+		return r
+	}
+	r := runCheck(e.Check)
+	if m.results == nil {
+		m.results = make(map[uintptr]string)
+	}
+	m.results[id] = r
+	return r
+}
+
+// runCheck calls check and turns an error or a panic into a reason.
+func runCheck(check func() error) (reason string) {
+	defer func() {
+		if p := recover(); p != nil {
+			reason = fmt.Sprintf("check panicked: %v", p)
+		}
+	}()
+	if err := check(); err != nil {
+		if msg := err.Error(); msg != "" {
+			return msg
+		}
+		return "check failed"
+	}
+	return ""
+}
+
+// funcID returns the identity of a func value: the address of its closure
+// record. Copies of one func value share it; two closures never do. Go has
+// no func equality, and hermes memoises checks by function identity.
+func funcID(f func() error) uintptr {
+	return *(*uintptr)(unsafe.Pointer(&f))
+}

@@ -1,0 +1,1296 @@
+package tools
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// This file is the Go port of hermes-agent's tools/fuzzy_match.py: the
+// nine-strategy find-and-replace chain behind the patch tool's replace mode
+// and behind every V4A hunk. All offsets are byte offsets into the content;
+// where hermes works on Python code points (similarity ratios, the unicode
+// expansion map) the port decodes runes so that results agree.
+
+// Match strategy names, reported in [FuzzyResult.Strategy] in the order they
+// are tried.
+const (
+	strategyExact                = "exact"
+	strategyLineTrimmed          = "line_trimmed"
+	strategyWhitespaceNormalized = "whitespace_normalized"
+	strategyIndentationFlexible  = "indentation_flexible"
+	strategyEscapeNormalized     = "escape_normalized"
+	strategyTrimmedBoundary      = "trimmed_boundary"
+	strategyUnicodeNormalized    = "unicode_normalized"
+	strategyBlockAnchor          = "block_anchor"
+	strategyContextAware         = "context_aware"
+)
+
+// Messages the model reads verbatim; the wording is hermes-agent's.
+const (
+	msgEmptyOld     = "old_string cannot be empty"
+	msgIdentical    = "old_string and new_string are identical"
+	msgNotFound     = "Could not find a match for old_string in the file"
+	msgAmbiguousFmt = "Found %d matches for old_string. Provide more context to make it unique, or use replace_all=True."
+	didYouMeanIntro = "\n\nDid you mean one of these sections?\n"
+	escapeDriftFmt  = "Escape-drift detected: old_string and new_string contain the literal sequence %s but the matched region of the file does not. This is almost always a tool-call serialization artifact where an apostrophe or quote got prefixed with a spurious backslash. Re-read the file with read_file and pass old_string/new_string without backslash-escaping %s characters."
+)
+
+// Thresholds, all hermes-agent's (similarities are difflib ratios).
+const (
+	closestMinRatio  = 0.3  // a line must beat this to be offered as "did you mean"
+	closestMaxShown  = 3    // at most this many sections are offered
+	closestContext   = 2    // lines of context before each offered section
+	blockAnchorOne   = 0.50 // block_anchor middle similarity, one candidate
+	blockAnchorMany  = 0.70 // block_anchor middle similarity, several candidates
+	contextLineRatio = 0.80 // context_aware per-line similarity (half the lines must reach it)
+)
+
+// FuzzyResult is the outcome of a successful [FuzzyReplace].
+type FuzzyResult struct {
+	// Content is the whole content after the replacement.
+	Content string
+	// Count is the number of regions replaced: 1 without replaceAll. (Under
+	// replaceAll, a region overlapping an earlier one is not replaced.)
+	Count int
+	// Strategy names the matching strategy that found the regions: exact,
+	// line_trimmed, whitespace_normalized, indentation_flexible,
+	// escape_normalized, trimmed_boundary, unicode_normalized, block_anchor or
+	// context_aware.
+	Strategy string
+}
+
+// PatchError is a patch failure the model can act on. Its text is meant to be
+// returned to the model verbatim (in the tool result's "error" field).
+type PatchError struct {
+	// Msg is the error in hermes-agent's wording, without any hint.
+	Msg string
+	// Hint is the "\n\nDid you mean one of these sections?\n…" suffix with
+	// numbered nearby lines. It is set only for plain not-found errors, and
+	// only when some line of the content resembles the first line of
+	// old_string.
+	Hint string
+	// NotFound reports a plain not-found failure (no strategy matched), with
+	// or without a Hint; ambiguity, escape-drift and argument errors leave it
+	// false.
+	NotFound bool
+}
+
+// Error returns Msg followed by Hint.
+func (e *PatchError) Error() string { return e.Msg + e.Hint }
+
+// span is a half-open byte range [start, end) of the content.
+type span struct{ start, end int }
+
+// FuzzyReplace is hermes-agent's fuzzy_find_and_replace: it replaces
+// oldString by newString in content, trying nine matching strategies in order
+// (exact, line_trimmed, whitespace_normalized, indentation_flexible,
+// escape_normalized, trimmed_boundary, unicode_normalized, block_anchor,
+// context_aware) and using the first that finds at least one region. Without
+// replaceAll the region must be unique.
+//
+// Matches found by a strategy other than exact are guarded and adjusted: an
+// old/new pair that both carry a \' or \" escape missing from the matched
+// region is refused as escape drift; newString is re-indented to the file's
+// indentation; the unicode strategy keeps the file's typographic characters
+// in the parts of the region the edit does not touch. For every strategy the
+// two-character sequences \t and \r in newString become a real tab or CR when
+// the matched region contains one.
+//
+// Failures are returned as a *[PatchError]; content is never modified in
+// place. FuzzyReplace is a pure function and safe for concurrent use.
+func FuzzyReplace(content, oldString, newString string, replaceAll bool) (FuzzyResult, error) {
+	if oldString == "" {
+		return FuzzyResult{}, &PatchError{Msg: msgEmptyOld}
+	}
+	if oldString == newString {
+		return FuzzyResult{}, &PatchError{Msg: msgIdentical}
+	}
+	for _, s := range fuzzyStrategies {
+		matches := s.find(content, oldString)
+		if len(matches) == 0 {
+			continue
+		}
+		if len(matches) > 1 && !replaceAll {
+			return FuzzyResult{}, &PatchError{Msg: fmt.Sprintf(msgAmbiguousFmt, len(matches))}
+		}
+		matches = cleanSpans(matches, len(content))
+		exact := s.name == strategyExact
+		if !exact {
+			if msg := escapeDrift(content, matches, oldString, newString); msg != "" {
+				return FuzzyResult{}, &PatchError{Msg: msg}
+			}
+		}
+		effective := unescapeControls(newString, content, matches)
+		var b strings.Builder
+		b.Grow(len(content) + len(matches)*len(effective))
+		prev := 0
+		for _, m := range matches {
+			region := content[m.start:m.end]
+			repl := effective
+			if s.name == strategyUnicodeNormalized {
+				repl = preserveUnicode(region, oldString, repl)
+			}
+			if !exact {
+				repl = reindent(region, oldString, repl)
+			}
+			b.WriteString(content[prev:m.start])
+			b.WriteString(repl)
+			prev = m.end
+		}
+		b.WriteString(content[prev:])
+		return FuzzyResult{Content: b.String(), Count: len(matches), Strategy: s.name}, nil
+	}
+	err := &PatchError{Msg: msgNotFound, NotFound: true}
+	if h := closestLines(oldString, content); h != "" {
+		err.Hint = didYouMeanIntro + h
+	}
+	return FuzzyResult{}, err
+}
+
+// fuzzyStrategies is the strategy chain in hermes-agent's order.
+var fuzzyStrategies = [...]struct {
+	name string
+	find func(content, pattern string) []span
+}{
+	{strategyExact, matchExact},
+	{strategyLineTrimmed, matchLineTrimmed},
+	{strategyWhitespaceNormalized, matchWhitespaceNormalized},
+	{strategyIndentationFlexible, matchIndentationFlexible},
+	{strategyEscapeNormalized, matchEscapeNormalized},
+	{strategyTrimmedBoundary, matchTrimmedBoundary},
+	{strategyUnicodeNormalized, matchUnicodeNormalized},
+	{strategyBlockAnchor, matchBlockAnchor},
+	{strategyContextAware, matchContextAware},
+}
+
+// cleanSpans sorts spans, clamps them to the content and drops any span that
+// overlaps an earlier one, so that replacements can be applied in one pass.
+// (Line-window strategies can report overlapping windows under replace_all;
+// hermes would apply them over each other and corrupt the file.)
+func cleanSpans(spans []span, n int) []span {
+	out := make([]span, 0, len(spans))
+	for _, s := range spans {
+		s.start = min(max(s.start, 0), n)
+		s.end = min(max(s.end, s.start), n)
+		out = append(out, s)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].start < out[j].start })
+	kept := out[:0]
+	for _, s := range out {
+		if len(kept) > 0 && s.start < kept[len(kept)-1].end {
+			continue
+		}
+		kept = append(kept, s)
+	}
+	return kept
+}
+
+// ---------------------------------------------------------------------------
+// Strategies
+// ---------------------------------------------------------------------------
+
+// matchExact is strategy 1: plain substring search, non-overlapping (the scan
+// resumes after each whole match, like strings.Replace).
+func matchExact(content, pattern string) []span {
+	if pattern == "" {
+		return nil
+	}
+	var out []span
+	for start := 0; start <= len(content); {
+		i := strings.Index(content[start:], pattern)
+		if i < 0 {
+			break
+		}
+		out = append(out, span{start + i, start + i + len(pattern)})
+		start += i + len(pattern)
+	}
+	return out
+}
+
+// matchLineTrimmed is strategy 2: every line of pattern and content is
+// stripped of surrounding whitespace before comparing whole-line windows.
+func matchLineTrimmed(content, pattern string) []span {
+	return matchLineWindows(content, pattern, pyStrip)
+}
+
+// matchIndentationFlexible is strategy 4: leading whitespace of every line is
+// ignored.
+func matchIndentationFlexible(content, pattern string) []span {
+	return matchLineWindows(content, pattern, pyLStrip)
+}
+
+// matchLineWindows finds every window of whole content lines equal, line by
+// line after norm, to the lines of pattern.
+func matchLineWindows(content, pattern string, norm func(string) string) []span {
+	pat := strings.Split(pattern, "\n")
+	for i := range pat {
+		pat[i] = norm(pat[i])
+	}
+	lines := strings.Split(content, "\n")
+	if len(pat) > len(lines) {
+		return nil
+	}
+	normLines := make([]string, len(lines))
+	for i, l := range lines {
+		normLines[i] = norm(l)
+	}
+	offs := lineStarts(lines)
+	var out []span
+	for i := 0; i+len(pat) <= len(lines); i++ {
+		if equalLines(normLines[i:i+len(pat)], pat) {
+			out = append(out, lineSpan(offs, i, i+len(pat), len(content)))
+		}
+	}
+	return out
+}
+
+func equalLines(a, b []string) bool {
+	for i := range b {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// lineStarts returns, for lines obtained by splitting on "\n", the byte
+// offset at which each line starts, plus one final entry one past the end
+// (as if the last line were followed by a newline).
+func lineStarts(lines []string) []int {
+	offs := make([]int, len(lines)+1)
+	for i, l := range lines {
+		offs[i+1] = offs[i] + len(l) + 1
+	}
+	return offs
+}
+
+// lineSpan is hermes's _calculate_line_positions: lines [from, to) without
+// the newline that ends the last of them.
+func lineSpan(offs []int, from, to, n int) span {
+	return span{offs[from], min(offs[to]-1, n)}
+}
+
+// matchWhitespaceNormalized is strategy 3: runs of spaces and tabs collapse to
+// one space in both pattern and content; matches are mapped back to the
+// original content.
+func matchWhitespaceNormalized(content, pattern string) []span {
+	normPattern := collapseBlanks(pattern)
+	normContent := collapseBlanks(content)
+	found := matchExact(normContent, normPattern)
+	if len(found) == 0 {
+		return nil
+	}
+	return mapCollapsedSpans(content, normContent, found)
+}
+
+// collapseBlanks replaces every run of spaces and tabs by one space.
+func collapseBlanks(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	inRun := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == ' ' || c == '\t' {
+			if !inRun {
+				b.WriteByte(' ')
+			}
+			inRun = true
+			continue
+		}
+		inRun = false
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// mapCollapsedSpans maps spans of normalized (from collapseBlanks) back to
+// original, porting hermes's _map_normalized_positions. A span that ended in
+// a non-space character does not swallow the whitespace after it (hermes
+// issue 52491); a span that ended in a collapsed space takes the whole
+// original run. One deliberate fix over hermes: a span starting at a
+// non-space character starts at that character, not at the surplus
+// whitespace before it, so the replacement does not eat the file's spacing
+// in front of the match.
+func mapCollapsedSpans(original, normalized string, found []span) []span {
+	isBlank := func(c byte) bool { return c == ' ' || c == '\t' }
+	origToNorm := make([]int, 0, len(original))
+	oi, ni := 0, 0
+	for oi < len(original) && ni < len(normalized) {
+		switch {
+		case original[oi] == normalized[ni]:
+			origToNorm = append(origToNorm, ni)
+			oi++
+			ni++
+		case isBlank(original[oi]) && normalized[ni] == ' ':
+			origToNorm = append(origToNorm, ni)
+			oi++
+			if oi < len(original) && !isBlank(original[oi]) {
+				ni++
+			}
+		default:
+			// Surplus whitespace (or an impossible mismatch) maps to the
+			// current normalized position.
+			origToNorm = append(origToNorm, ni)
+			oi++
+		}
+	}
+	for oi < len(original) {
+		origToNorm = append(origToNorm, len(normalized))
+		oi++
+	}
+	first := make([]int, len(normalized)+1)
+	last := make([]int, len(normalized)+1)
+	for i := range first {
+		first[i], last[i] = -1, -1
+	}
+	for o, n := range origToNorm {
+		if first[n] < 0 {
+			first[n] = o
+		}
+		last[n] = o
+	}
+	var out []span
+	for _, m := range found {
+		ns, ne := m.start, m.end
+		start := first[ns]
+		if start < 0 {
+			start = -1
+			for o, n := range origToNorm {
+				if n >= ns {
+					start = o
+					break
+				}
+			}
+			if start < 0 {
+				continue // hermes would raise here; there is nothing to map
+			}
+		} else if ns < len(normalized) && normalized[ns] != ' ' {
+			if l := last[ns]; l >= 0 && original[l] == normalized[ns] {
+				start = l
+			}
+		}
+		var end int
+		if ne > 0 && last[ne-1] >= 0 {
+			end = last[ne-1] + 1
+		} else {
+			end = start + (ne - ns)
+		}
+		if ne < len(normalized) && ne > 0 && normalized[ne-1] == ' ' {
+			for end < len(original) && isBlank(original[end]) {
+				end++
+			}
+		}
+		out = append(out, span{start, min(end, len(original))})
+	}
+	return out
+}
+
+// matchEscapeNormalized is strategy 5: when the pattern contains the literal
+// two-character sequences \n, \t or \r, they are turned into the real
+// characters and the result is searched exactly.
+func matchEscapeNormalized(content, pattern string) []span {
+	unescaped := strings.ReplaceAll(pattern, `\n`, "\n")
+	unescaped = strings.ReplaceAll(unescaped, `\t`, "\t")
+	unescaped = strings.ReplaceAll(unescaped, `\r`, "\r")
+	if unescaped == pattern {
+		return nil
+	}
+	return matchExact(content, unescaped)
+}
+
+// matchTrimmedBoundary is strategy 6: only the first and the last line of the
+// pattern (and of each window) are stripped; inner lines must be identical.
+func matchTrimmedBoundary(content, pattern string) []span {
+	pat := strings.Split(pattern, "\n")
+	pat[0] = pyStrip(pat[0])
+	if len(pat) > 1 {
+		pat[len(pat)-1] = pyStrip(pat[len(pat)-1])
+	}
+	lines := strings.Split(content, "\n")
+	if len(pat) > len(lines) {
+		return nil
+	}
+	offs := lineStarts(lines)
+	n := len(pat)
+	var out []span
+	for i := 0; i+n <= len(lines); i++ {
+		if pyStrip(lines[i]) != pat[0] {
+			continue
+		}
+		if n > 1 && pyStrip(lines[i+n-1]) != pat[n-1] {
+			continue
+		}
+		if n > 2 && !equalLines(lines[i+1:i+n-1], pat[1:n-1]) {
+			continue
+		}
+		out = append(out, lineSpan(offs, i, i+n, len(content)))
+	}
+	return out
+}
+
+// unicodeFold maps the typographic characters models type as ASCII to their
+// ASCII spelling (hermes's UNICODE_MAP).
+func unicodeFold(r rune) (string, bool) {
+	switch r {
+	case '\u201c', '\u201d':
+		return `"`, true
+	case '\u2018', '\u2019':
+		return "'", true
+	case '\u2014':
+		return "--", true
+	case '\u2013':
+		return "-", true
+	case '\u2026':
+		return "...", true
+	case '\u00a0':
+		return " ", true
+	}
+	return "", false
+}
+
+// foldUnicode returns s with every unicodeFold character replaced.
+func foldUnicode(s string) string {
+	var b strings.Builder
+	changed := false
+	for i, r := range s {
+		if repl, ok := unicodeFold(r); ok {
+			if !changed {
+				b.Grow(len(s) + 8)
+				b.WriteString(s[:i])
+				changed = true
+			}
+			b.WriteString(repl)
+			continue
+		}
+		if changed {
+			// Copy the bytes as they are (keeps invalid UTF-8 intact).
+			_, w := utf8.DecodeRuneInString(s[i:])
+			b.WriteString(s[i : i+w])
+		}
+	}
+	if !changed {
+		return s
+	}
+	return b.String()
+}
+
+// foldMap returns, for every byte offset of s and one past its end, the
+// offset in foldUnicode(s) where that byte lands. All bytes of a folded rune
+// map to the start of its replacement.
+func foldMap(s string) []int {
+	m := make([]int, len(s)+1)
+	np := 0
+	for i := 0; i < len(s); {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if repl, ok := unicodeFold(r); ok && r != utf8.RuneError {
+			for k := range w {
+				m[i+k] = np
+			}
+			np += len(repl)
+		} else {
+			for k := range w {
+				m[i+k] = np + k
+			}
+			np += w
+		}
+		i += w
+	}
+	m[len(s)] = np
+	return m
+}
+
+// mapFoldedSpans maps spans of foldUnicode(original) back to original
+// (hermes's _map_positions_norm_to_orig). A span starting inside a
+// multi-character expansion cannot be mapped and is dropped, as hermes does.
+func mapFoldedSpans(origToNorm []int, found []span) []span {
+	n := len(origToNorm) - 1
+	startOf := make([]int, origToNorm[n]+1)
+	for i := range startOf {
+		startOf[i] = -1
+	}
+	for o := n - 1; o >= 0; o-- {
+		startOf[origToNorm[o]] = o // iterating backwards leaves the first
+	}
+	var out []span
+	for _, m := range found {
+		if m.start < 0 || m.start >= len(startOf) || startOf[m.start] < 0 {
+			continue
+		}
+		start := startOf[m.start]
+		end := start
+		for end < n && origToNorm[end] < m.end {
+			end++
+		}
+		out = append(out, span{start, end})
+	}
+	return out
+}
+
+// matchUnicodeNormalized is strategy 7: smart quotes, dashes, the ellipsis
+// and NBSP are folded to ASCII in pattern and content, then exact and
+// line_trimmed matching run on the folded text.
+func matchUnicodeNormalized(content, pattern string) []span {
+	normPattern := foldUnicode(pattern)
+	normContent := foldUnicode(content)
+	if normContent == content && normPattern == pattern {
+		return nil
+	}
+	found := matchExact(normContent, normPattern)
+	if len(found) == 0 {
+		found = matchLineTrimmed(normContent, normPattern)
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	return mapFoldedSpans(foldMap(content), found)
+}
+
+// matchBlockAnchor is strategy 8: a window whose first and last lines equal
+// the pattern's (stripped, unicode-folded) is accepted when its middle is
+// similar enough: ratio >= 0.50 when it is the only such window, >= 0.70 when
+// there are several. Two-line patterns need only the anchors.
+func matchBlockAnchor(content, pattern string) []span {
+	pat := strings.Split(foldUnicode(pattern), "\n")
+	if len(pat) < 2 {
+		return nil
+	}
+	first, last := pyStrip(pat[0]), pyStrip(pat[len(pat)-1])
+	normLines := strings.Split(foldUnicode(content), "\n")
+	origLines := strings.Split(content, "\n")
+	n := len(pat)
+	if n > len(normLines) || len(normLines) != len(origLines) {
+		return nil
+	}
+	var candidates []int
+	for i := 0; i+n <= len(normLines); i++ {
+		if pyStrip(normLines[i]) == first && pyStrip(normLines[i+n-1]) == last {
+			candidates = append(candidates, i)
+		}
+	}
+	if len(candidates) == 0 {
+		return nil
+	}
+	threshold := blockAnchorMany
+	if len(candidates) == 1 {
+		threshold = blockAnchorOne
+	}
+	var patMiddle []rune
+	if n > 2 {
+		patMiddle = runesOf(strings.Join(pat[1:n-1], "\n"))
+	}
+	offs := lineStarts(origLines)
+	var out []span
+	for _, i := range candidates {
+		similarity := 1.0
+		if n > 2 {
+			contentMiddle := runesOf(strings.Join(normLines[i+1:i+n-1], "\n"))
+			similarity = runeMatcher(contentMiddle, patMiddle).ratio()
+		}
+		if similarity >= threshold {
+			out = append(out, lineSpan(offs, i, i+n, len(content)))
+		}
+	}
+	return out
+}
+
+// matchContextAware is strategy 9, the last resort: a window of as many
+// lines as the pattern is accepted when at least half of its lines have a
+// similarity of at least 0.80 to the aligned (stripped) pattern line.
+//
+// Exact upper bounds of the similarity (difflib's real_quick_ratio and
+// quick_ratio) skip most comparisons, and a window is abandoned as soon as it
+// can no longer reach the required share, so a miss on a large file stays
+// cheap; results are those of the plain scan.
+func matchContextAware(content, pattern string) []span {
+	pat := strings.Split(pattern, "\n")
+	lines := strings.Split(content, "\n")
+	n := len(pat)
+	if n > len(lines) {
+		return nil
+	}
+	need := (n + 1) / 2 // the least count with count >= n*0.5
+	patProfiles := make([]*lineProfile, n)
+	for i, p := range pat {
+		patProfiles[i] = newLineProfile(pyStrip(p))
+	}
+	profiles := make([]*lineProfile, len(lines))
+	profile := func(i int) *lineProfile {
+		if profiles[i] == nil {
+			profiles[i] = newLineProfile(pyStrip(lines[i]))
+		}
+		return profiles[i]
+	}
+	offs := lineStarts(lines)
+	var out []span
+	for i := 0; i+n <= len(lines); i++ {
+		good, bad := 0, 0
+		for k := 0; k < n && good < need && bad <= n-need; k++ {
+			if similarAtLeast(patProfiles[k], profile(i+k), contextLineRatio) {
+				good++
+			} else {
+				bad++
+			}
+		}
+		if good >= need {
+			out = append(out, lineSpan(offs, i, i+n, len(content)))
+		}
+	}
+	return out
+}
+
+// ---------------------------------------------------------------------------
+// Safety rules and replacement adjustments
+// ---------------------------------------------------------------------------
+
+// joinedRegions concatenates the matched regions, as hermes inspects them.
+func joinedRegions(content string, spans []span) string {
+	if len(spans) == 1 {
+		return content[spans[0].start:spans[0].end]
+	}
+	var b strings.Builder
+	for _, s := range spans {
+		b.WriteString(content[s.start:s.end])
+	}
+	return b.String()
+}
+
+// escapeDrift returns hermes's escape-drift refusal when oldString and
+// newString both contain \' (or \") but the matched regions do not: the
+// transport added a backslash the file never had.
+func escapeDrift(content string, spans []span, oldString, newString string) string {
+	if !strings.Contains(newString, `\'`) && !strings.Contains(newString, `\"`) {
+		return ""
+	}
+	regions := joinedRegions(content, spans)
+	for _, s := range [...]struct{ seq, seqRepr, plainRepr string }{
+		{`\'`, `"\\'"`, `"'"`},
+		{`\"`, `'\\"'`, `'"'`},
+	} {
+		if strings.Contains(newString, s.seq) && strings.Contains(oldString, s.seq) && !strings.Contains(regions, s.seq) {
+			return fmt.Sprintf(escapeDriftFmt, s.seqRepr, s.plainRepr)
+		}
+	}
+	return ""
+}
+
+// unescapeControls turns the two-character sequences \t and \r of newString
+// into a real tab or CR when the matched regions contain that real character
+// (hermes issue 33733: models double-escape tabs in JSON arguments). \n is
+// never unescaped. Refinement over hermes: when the regions also contain the
+// literal sequence (a tab-indented file with "\t" string literals, common in
+// Go), only \t sequences in a line's leading indentation are converted, so
+// escape sequences inside string literals survive; a literal \r present in
+// the regions likewise keeps \r as written.
+func unescapeControls(newString, content string, spans []span) string {
+	hasT := strings.Contains(newString, `\t`)
+	hasR := strings.Contains(newString, `\r`)
+	if !hasT && !hasR {
+		return newString
+	}
+	regions := joinedRegions(content, spans)
+	out := newString
+	if hasT && strings.Contains(regions, "\t") {
+		if strings.Contains(regions, `\t`) {
+			out = unescapeLeadingTabs(out)
+		} else {
+			out = strings.ReplaceAll(out, `\t`, "\t")
+		}
+	}
+	if hasR && strings.Contains(regions, "\r") && !strings.Contains(regions, `\r`) {
+		out = strings.ReplaceAll(out, `\r`, "\r")
+	}
+	return out
+}
+
+// unescapeLeadingTabs converts \t sequences that form (part of) a line's
+// leading indentation into real tabs.
+func unescapeLeadingTabs(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		var b strings.Builder
+		j := 0
+		for j < len(l) {
+			switch {
+			case l[j] == ' ' || l[j] == '\t':
+				b.WriteByte(l[j])
+				j++
+				continue
+			case strings.HasPrefix(l[j:], `\t`):
+				b.WriteByte('\t')
+				j += 2
+				continue
+			}
+			break
+		}
+		if j > 0 {
+			lines[i] = b.String() + l[j:]
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// preserveUnicode is hermes's _preserve_unicode_in_replacement for one
+// matched region: it diffs the unicode-folded old string against the new
+// string and re-applies only those edits onto the region, so smart quotes,
+// dashes and ellipses the model typed as ASCII survive where the model did not
+// change them. Unlike hermes, an unchanged span that begins or ends inside a
+// multi-character expansion (half of an em dash's "--") is written in its
+// ASCII form instead of copying from the wrong offset, and every region of a
+// replace_all is handled on its own.
+func preserveUnicode(region, oldString, newString string) string {
+	normOld := foldUnicode(oldString)
+	if normOld != foldUnicode(region) {
+		return newString
+	}
+	// units[k] describes the k-th rune of region: its bytes and the range of
+	// runes it occupies in the folded text.
+	type unit struct{ ob, oe, ns, ne int }
+	var units []unit
+	nr := 0
+	for i := 0; i < len(region); {
+		r, w := utf8.DecodeRuneInString(region[i:])
+		width := 1
+		if repl, ok := unicodeFold(r); ok && r != utf8.RuneError {
+			width = utf8.RuneCountInString(repl)
+		}
+		units = append(units, unit{i, i + w, nr, nr + width})
+		nr += width
+		i += w
+	}
+	oldRunes := runesOf(normOld)
+	newUnits, newOffs := runeUnits(newString)
+	var b strings.Builder
+	for _, op := range runeMatcher(oldRunes, newUnits).opcodes() {
+		switch op.tag {
+		case opEqual:
+			k := sort.Search(len(units), func(k int) bool { return units[k].ne > op.i1 })
+			for ; k < len(units) && units[k].ns < op.i2; k++ {
+				u := units[k]
+				if u.ns >= op.i1 && u.ne <= op.i2 {
+					b.WriteString(region[u.ob:u.oe])
+					continue
+				}
+				// Partial overlap with an expansion: write the folded ASCII.
+				from, to := max(u.ns, op.i1), min(u.ne, op.i2)
+				b.WriteString(string(oldRunes[from:to]))
+			}
+		case opReplace, opInsert:
+			b.WriteString(newString[newOffs[op.j1]:newOffs[op.j2]])
+		}
+	}
+	return b.String()
+}
+
+// ---------------------------------------------------------------------------
+// "Did you mean" hint
+// ---------------------------------------------------------------------------
+
+// closestLines is hermes's find_closest_lines: the (up to) three content
+// lines most similar to the first non-blank line of oldString, each shown with
+// two lines of context before and len(old lines)+2 lines from it, numbered
+// "%4d| " and separated by "---". It returns "" when no line has a similarity
+// above 0.3.
+func closestLines(oldString, content string) string {
+	if oldString == "" || content == "" {
+		return ""
+	}
+	oldLines := pySplitLines(oldString)
+	contentLines := pySplitLines(content)
+	if len(oldLines) == 0 || len(contentLines) == 0 {
+		return ""
+	}
+	anchor := pyStrip(oldLines[0])
+	if anchor == "" {
+		for _, l := range oldLines {
+			if s := pyStrip(l); s != "" {
+				anchor = s
+				break
+			}
+		}
+		if anchor == "" {
+			return ""
+		}
+	}
+	type scored struct {
+		ratio float64
+		line  int
+	}
+	var hits []scored
+	anchorProfile := newLineProfile(anchor)
+	for i, l := range contentLines {
+		s := pyStrip(l)
+		if s == "" {
+			continue
+		}
+		p := newLineProfile(s)
+		if upperRatio(anchorProfile, p) <= closestMinRatio {
+			continue
+		}
+		if r := runeMatcher(anchorProfile.runes, p.runes).ratio(); r > closestMinRatio {
+			hits = append(hits, scored{r, i})
+		}
+	}
+	if len(hits) == 0 {
+		return ""
+	}
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].ratio > hits[j].ratio })
+	hits = hits[:min(len(hits), closestMaxShown)]
+	var parts []string
+	seen := map[[2]int]bool{}
+	for _, h := range hits {
+		start := max(0, h.line-closestContext)
+		end := min(len(contentLines), h.line+len(oldLines)+closestContext)
+		if seen[[2]int{start, end}] {
+			continue
+		}
+		seen[[2]int{start, end}] = true
+		rows := make([]string, 0, end-start)
+		for j := start; j < end; j++ {
+			rows = append(rows, fmt.Sprintf("%4d| %s", j+1, contentLines[j]))
+		}
+		parts = append(parts, strings.Join(rows, "\n"))
+	}
+	return strings.Join(parts, "\n---\n")
+}
+
+// ---------------------------------------------------------------------------
+// Python string semantics
+// ---------------------------------------------------------------------------
+
+// pyIsSpace reports whether Python's str.isspace() holds for r.
+func pyIsSpace(r rune) bool {
+	return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
+}
+
+// pyStrip is Python's str.strip() with no arguments.
+func pyStrip(s string) string { return strings.TrimFunc(s, pyIsSpace) }
+
+// pyLStrip is Python's str.lstrip() with no arguments.
+func pyLStrip(s string) string { return strings.TrimLeftFunc(s, pyIsSpace) }
+
+// pySplitLines is Python's str.splitlines(): it splits on \n, \r\n, \r, \v,
+// \f, \x1c-\x1e, U+0085, U+2028 and U+2029 and drops the terminators; a final
+// terminator does not produce an empty last line.
+func pySplitLines(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		switch r {
+		case '\n', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+			out = append(out, s[start:i])
+			start = i + w
+		case '\r':
+			out = append(out, s[start:i])
+			if i+1 < len(s) && s[i+1] == '\n' {
+				w = 2
+			}
+			start = i + w
+		}
+		i += w
+	}
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
+}
+
+// pyRepr is Python's repr() of a str, used where hermes formats a path with
+// !r.
+func pyRepr(s string) string {
+	quote := byte('\'')
+	if strings.Contains(s, "'") && !strings.Contains(s, `"`) {
+		quote = '"'
+	}
+	var b strings.Builder
+	b.WriteByte(quote)
+	for i := 0; i < len(s); {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && w == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == rune(quote) || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == ' ' || (r != 0x7f && r > ' ' && unicode.IsPrint(r)):
+			b.WriteRune(r)
+		case r < 0x100:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r < 0x10000:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			fmt.Fprintf(&b, `\U%08x`, r)
+		}
+		i += w
+	}
+	b.WriteByte(quote)
+	return b.String()
+}
+
+// runesOf decodes s into code points, as Python sees a str. Each byte of
+// invalid UTF-8 becomes its own negative value, distinct from any real code
+// point (including U+FFFD).
+func runesOf(s string) []rune {
+	out := make([]rune, 0, len(s))
+	for i := 0; i < len(s); {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && w == 1 {
+			r = -1 - rune(s[i])
+		}
+		out = append(out, r)
+		i += w
+	}
+	return out
+}
+
+// runeUnits is runesOf plus the byte offset of every rune and of the end.
+func runeUnits(s string) ([]rune, []int) {
+	rs := make([]rune, 0, len(s))
+	offs := make([]int, 0, len(s)+1)
+	for i := 0; i < len(s); {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && w == 1 {
+			r = -1 - rune(s[i])
+		}
+		rs = append(rs, r)
+		offs = append(offs, i)
+		i += w
+	}
+	offs = append(offs, len(s))
+	return rs, offs
+}
+
+// ---------------------------------------------------------------------------
+// difflib.SequenceMatcher
+// ---------------------------------------------------------------------------
+
+// seqMatcher is a faithful port of Python's difflib.SequenceMatcher with
+// isjunk=None and autojunk=True: the Ratcliff/Obershelp longest-matching-block
+// recursion, where elements of b that occur more than len(b)/100+1 times are
+// "popular" (when len(b) >= 200) and cannot start a match, though matches may
+// extend over them. Elements are int32 symbols: code points (see runesOf) or
+// interned lines. Symbols in [0, ndense) are indexed in flat arrays, others in
+// a map. A seqMatcher is not safe for concurrent use.
+type seqMatcher struct {
+	a, b   []int32
+	ndense int32
+	start  []int32 // occurrences of dense symbol s are idx[start[s]:start[s+1]]
+	idx    []int32
+	junk   []bool // popular dense symbols (nil when none)
+	sparse map[int32][]int32
+	// scratch for findLongestMatch, reused between calls
+	j2len, newj2len     []int32
+	touched, newTouched []int32
+}
+
+// asciiDense is the dense range used for code points.
+const asciiDense = 128
+
+func newSeqMatcher(a, b []int32, ndense int32) *seqMatcher {
+	m := &seqMatcher{a: a, b: b, ndense: ndense, start: make([]int32, ndense+2)}
+	// Counting sort of the dense positions: count symbol s in start[s+2],
+	// so that after the prefix sums start[s+1] is where s begins; filling
+	// advances start[s+1] to where s ends, i.e. where s+1 begins.
+	for _, e := range b {
+		if e >= 0 && e < ndense {
+			m.start[e+2]++
+		}
+	}
+	for s := int32(2); s < ndense+2; s++ {
+		m.start[s] += m.start[s-1]
+	}
+	m.idx = make([]int32, m.start[ndense+1])
+	for j, e := range b {
+		if e >= 0 && e < ndense {
+			m.idx[m.start[e+1]] = int32(j)
+			m.start[e+1]++
+			continue
+		}
+		if m.sparse == nil {
+			m.sparse = make(map[int32][]int32)
+		}
+		m.sparse[e] = append(m.sparse[e], int32(j))
+	}
+	m.start = m.start[:ndense+1]
+	if n := len(b); n >= 200 {
+		ntest := int32(n/100 + 1)
+		for s := range ndense {
+			if m.start[s+1]-m.start[s] > ntest {
+				if m.junk == nil {
+					m.junk = make([]bool, ndense)
+				}
+				m.junk[s] = true
+			}
+		}
+		for e, idx := range m.sparse {
+			if int32(len(idx)) > ntest {
+				delete(m.sparse, e)
+			}
+		}
+	}
+	return m
+}
+
+// runeMatcher is newSeqMatcher for code-point sequences.
+func runeMatcher(a, b []rune) *seqMatcher { return newSeqMatcher(a, b, asciiDense) }
+
+// occurrences returns the increasing positions in b where s may start a
+// match.
+func (m *seqMatcher) occurrences(s int32) []int32 {
+	if s >= 0 && s < m.ndense {
+		if m.junk != nil && m.junk[s] {
+			return nil
+		}
+		return m.idx[m.start[s]:m.start[s+1]]
+	}
+	return m.sparse[s]
+}
+
+type seqMatch struct{ i, j, size int }
+
+// findLongestMatch is difflib's find_longest_match(alo, ahi, blo, bhi).
+func (m *seqMatcher) findLongestMatch(alo, ahi, blo, bhi int) seqMatch {
+	besti, bestj, bestsize := alo, blo, 0
+	if m.j2len == nil {
+		m.j2len = make([]int32, len(m.b)+1)
+		m.newj2len = make([]int32, len(m.b)+1)
+	}
+	// j2len[j+1] is the length of the match ending at a[i-1], b[j].
+	j2len, newj2len := m.j2len, m.newj2len
+	touched, newTouched := m.touched[:0], m.newTouched[:0]
+	for i := alo; i < ahi; i++ {
+		newTouched = newTouched[:0]
+		for _, j32 := range m.occurrences(m.a[i]) {
+			j := int(j32)
+			if j < blo {
+				continue
+			}
+			if j >= bhi {
+				break
+			}
+			k := j2len[j] + 1
+			newj2len[j+1] = k
+			newTouched = append(newTouched, int32(j+1))
+			if int(k) > bestsize {
+				besti, bestj, bestsize = i-int(k)+1, j-int(k)+1, int(k)
+			}
+		}
+		for _, t := range touched {
+			j2len[t] = 0
+		}
+		j2len, newj2len = newj2len, j2len
+		touched, newTouched = newTouched, touched
+	}
+	for _, t := range touched {
+		j2len[t] = 0
+	}
+	m.j2len, m.newj2len = j2len, newj2len
+	m.touched, m.newTouched = touched, newTouched
+	for besti > alo && bestj > blo && m.a[besti-1] == m.b[bestj-1] {
+		besti, bestj, bestsize = besti-1, bestj-1, bestsize+1
+	}
+	for besti+bestsize < ahi && bestj+bestsize < bhi && m.a[besti+bestsize] == m.b[bestj+bestsize] {
+		bestsize++
+	}
+	return seqMatch{besti, bestj, bestsize}
+}
+
+// matchingBlocks is difflib's get_matching_blocks: the matches in order,
+// adjacent ones merged, ending with the sentinel (len(a), len(b), 0).
+func (m *seqMatcher) matchingBlocks() []seqMatch {
+	type task struct{ alo, ahi, blo, bhi int }
+	queue := []task{{0, len(m.a), 0, len(m.b)}}
+	var blocks []seqMatch
+	for len(queue) > 0 {
+		t := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		x := m.findLongestMatch(t.alo, t.ahi, t.blo, t.bhi)
+		if x.size == 0 {
+			continue
+		}
+		blocks = append(blocks, x)
+		if t.alo < x.i && t.blo < x.j {
+			queue = append(queue, task{t.alo, x.i, t.blo, x.j})
+		}
+		if x.i+x.size < t.ahi && x.j+x.size < t.bhi {
+			queue = append(queue, task{x.i + x.size, t.ahi, x.j + x.size, t.bhi})
+		}
+	}
+	sort.Slice(blocks, func(p, q int) bool {
+		if blocks[p].i != blocks[q].i {
+			return blocks[p].i < blocks[q].i
+		}
+		return blocks[p].j < blocks[q].j
+	})
+	var out []seqMatch
+	var cur seqMatch
+	for _, b := range blocks {
+		if cur.i+cur.size == b.i && cur.j+cur.size == b.j {
+			cur.size += b.size
+			continue
+		}
+		if cur.size > 0 {
+			out = append(out, cur)
+		}
+		cur = b
+	}
+	if cur.size > 0 {
+		out = append(out, cur)
+	}
+	return append(out, seqMatch{len(m.a), len(m.b), 0})
+}
+
+// ratio is difflib's ratio(): 2*M/T, where M is the number of matched
+// elements and T the total number of elements; 1.0 when both are empty.
+func (m *seqMatcher) ratio() float64 {
+	total := len(m.a) + len(m.b)
+	if total == 0 {
+		return 1
+	}
+	matched := 0
+	for _, b := range m.matchingBlocks() {
+		matched += b.size
+	}
+	return 2 * float64(matched) / float64(total)
+}
+
+type opTag uint8
+
+const (
+	opEqual opTag = iota
+	opReplace
+	opDelete
+	opInsert
+)
+
+// opcode is one of difflib's get_opcodes entries: a[i1:i2] relates to
+// b[j1:j2] as tag says.
+type opcode struct {
+	tag            opTag
+	i1, i2, j1, j2 int
+}
+
+// opcodes is difflib's get_opcodes.
+func (m *seqMatcher) opcodes() []opcode {
+	var out []opcode
+	i, j := 0, 0
+	for _, b := range m.matchingBlocks() {
+		switch {
+		case i < b.i && j < b.j:
+			out = append(out, opcode{opReplace, i, b.i, j, b.j})
+		case i < b.i:
+			out = append(out, opcode{opDelete, i, b.i, j, b.j})
+		case j < b.j:
+			out = append(out, opcode{opInsert, i, b.i, j, b.j})
+		}
+		i, j = b.i+b.size, b.j+b.size
+		if b.size > 0 {
+			out = append(out, opcode{opEqual, b.i, i, b.j, j})
+		}
+	}
+	return out
+}
+
+// groupedOpcodes is difflib's get_grouped_opcodes(n): the change hunks of a
+// unified diff with n lines of context.
+func (m *seqMatcher) groupedOpcodes(n int) [][]opcode {
+	codes := m.opcodes()
+	if len(codes) == 0 {
+		codes = []opcode{{opEqual, 0, 1, 0, 1}}
+	}
+	if c := &codes[0]; c.tag == opEqual {
+		c.i1, c.j1 = max(c.i1, c.i2-n), max(c.j1, c.j2-n)
+	}
+	if c := &codes[len(codes)-1]; c.tag == opEqual {
+		c.i2, c.j2 = min(c.i2, c.i1+n), min(c.j2, c.j1+n)
+	}
+	var groups [][]opcode
+	var group []opcode
+	for _, c := range codes {
+		if c.tag == opEqual && c.i2-c.i1 > 2*n {
+			group = append(group, opcode{opEqual, c.i1, min(c.i2, c.i1+n), c.j1, min(c.j2, c.j1+n)})
+			groups = append(groups, group)
+			group = nil
+			c.i1, c.j1 = max(c.i1, c.i2-n), max(c.j1, c.j2-n)
+		}
+		group = append(group, c)
+	}
+	if len(group) > 0 && !(len(group) == 1 && group[0].tag == opEqual) {
+		groups = append(groups, group)
+	}
+	return groups
+}
+
+// lineProfile caches what the similarity pre-checks need about one
+// (stripped) line: its code points and their multiset.
+type lineProfile struct {
+	runes []rune
+	ascii [128]int32
+	other map[rune]int32
+	// matcher has this line as its b sequence; built on first use and
+	// reused against every pattern line the line is compared with.
+	matcher *seqMatcher
+}
+
+func newLineProfile(s string) *lineProfile {
+	p := &lineProfile{runes: runesOf(s)}
+	for _, r := range p.runes {
+		if r >= 0 && r < 128 {
+			p.ascii[r]++
+			continue
+		}
+		if p.other == nil {
+			p.other = make(map[rune]int32)
+		}
+		p.other[r]++
+	}
+	return p
+}
+
+// upperRatio is difflib's quick_ratio() (preceded by real_quick_ratio()): an
+// upper bound on ratio() computed from lengths and element counts only.
+func upperRatio(a, b *lineProfile) float64 {
+	total := len(a.runes) + len(b.runes)
+	if total == 0 {
+		return 1
+	}
+	common := 0
+	for c := range 128 {
+		common += int(min(a.ascii[c], b.ascii[c]))
+	}
+	small, large := a.other, b.other
+	if len(small) > len(large) {
+		small, large = large, small
+	}
+	for r, n := range small {
+		common += int(min(n, large[r]))
+	}
+	return 2 * float64(common) / float64(total)
+}
+
+// similarAtLeast reports whether SequenceMatcher(None, a, b).ratio() >= t,
+// skipping the full computation when the quick upper bound already fails.
+// It caches a matcher in b, so b must not be shared between goroutines.
+func similarAtLeast(a, b *lineProfile, t float64) bool {
+	total := len(a.runes) + len(b.runes)
+	if total > 0 && 2*float64(min(len(a.runes), len(b.runes)))/float64(total) < t {
+		return false
+	}
+	if upperRatio(a, b) < t {
+		return false
+	}
+	if b.matcher == nil {
+		b.matcher = runeMatcher(nil, b.runes)
+	}
+	b.matcher.a = a.runes
+	return b.matcher.ratio() >= t
+}
