@@ -1,0 +1,158 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hermes-acp/hermes-acp/acp"
+	"github.com/hermes-acp/hermes-acp/acp/acptest"
+	"github.com/hermes-acp/hermes-acp/agent"
+	"github.com/hermes-acp/hermes-acp/internal/schematest"
+	"github.com/hermes-acp/hermes-acp/model"
+	"github.com/hermes-acp/hermes-acp/registry"
+)
+
+// fakeModel is a model.Provider whose replies come from a function of the
+// call number and request; it records every request.
+type fakeModel struct {
+	reply func(ctx context.Context, n int, req model.Request, emit func(model.Delta)) (*model.Reply, error)
+
+	mu   sync.Mutex
+	reqs []model.Request
+}
+
+func (f *fakeModel) Name() string { return "fake" }
+
+func (f *fakeModel) Stream(ctx context.Context, req model.Request, emit func(model.Delta)) (*model.Reply, error) {
+	f.mu.Lock()
+	n := len(f.reqs)
+	f.reqs = append(f.reqs, req)
+	f.mu.Unlock()
+	return f.reply(ctx, n, req, emit)
+}
+
+func (f *fakeModel) requests() []model.Request {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]model.Request(nil), f.reqs...)
+}
+
+// textReply streams text in two pieces and stops.
+func textReply(text string, emit func(model.Delta)) *model.Reply {
+	half := len(text) / 2
+	emit(model.Delta{Text: text[:half]})
+	emit(model.Delta{Text: text[half:]})
+	return &model.Reply{Text: text, FinishReason: model.Stop}
+}
+
+func toolReply(calls ...model.ToolCall) *model.Reply {
+	return &model.Reply{ToolCalls: calls, FinishReason: model.ToolCalls}
+}
+
+// lastMessage returns the last message of a request.
+func lastMessage(req model.Request) model.Message { return req.Messages[len(req.Messages)-1] }
+
+type harness struct {
+	t      *testing.T
+	agent  *agent.Agent
+	editor *acptest.Editor
+	model  *fakeModel
+	home   string
+}
+
+type harnessOptions struct {
+	caps    acp.ClientCapabilities
+	opts    agent.Options
+	reg     *registry.Registry
+	perm    func(ctx context.Context, req *acp.RequestPermissionRequest) acp.PermissionOutcome
+	noModel bool
+	home    string
+}
+
+func newHarness(t *testing.T, fm *fakeModel, ho harnessOptions) *harness {
+	t.Helper()
+	check := schematest.Attach(t)
+	o := ho.opts
+	if ho.home == "" {
+		ho.home = t.TempDir()
+	}
+	o.HermesHome = ho.home
+	if !ho.noModel {
+		o.Model = agent.ModelSetup{Provider: fm, Name: "fake-model", Choices: []string{"other-model"}}
+	}
+	if ho.reg != nil {
+		o.Registry = ho.reg
+		o.Pipeline = registry.NewPipeline(ho.reg, registry.PipelineOptions{ResultsDir: t.TempDir()})
+		if len(o.Toolsets) == 0 {
+			o.Toolsets = ho.reg.Snapshot().Toolsets()
+		}
+	}
+	o.Version = "test"
+	a := agent.New(o)
+	t.Cleanup(func() { a.Close() })
+	e := acptest.New(t, a, acptest.Options{Capabilities: ho.caps, Tap: check.Line, Permission: ho.perm})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := e.Init(ctx); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	return &harness{t: t, agent: a, editor: e, model: fm, home: ho.home}
+}
+
+func (h *harness) ctx() context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	h.t.Cleanup(cancel)
+	return ctx
+}
+
+func (h *harness) newSession(cwd string) string {
+	h.t.Helper()
+	if cwd == "" {
+		cwd = h.t.TempDir()
+	}
+	res, err := h.editor.NewSessionAt(h.ctx(), cwd)
+	if err != nil {
+		h.t.Fatalf("session/new: %v", err)
+	}
+	return res.SessionID
+}
+
+func (h *harness) prompt(sid, text string) acp.StopReason {
+	h.t.Helper()
+	stop, err := h.editor.PromptText(h.ctx(), sid, text)
+	if err != nil {
+		h.t.Fatalf("session/prompt %q: %v", text, err)
+	}
+	return stop
+}
+
+// kinds lists the sessionUpdate kinds received for sid, in order.
+func (h *harness) kinds(sid string) []string {
+	var out []string
+	for _, u := range h.editor.Updates(sid) {
+		out = append(out, u.Update.Kind())
+	}
+	return out
+}
+
+// echoRegistry returns a registry with an "echo" tool.
+func echoRegistry(t *testing.T) *registry.Registry {
+	t.Helper()
+	reg := registry.New(nil)
+	err := reg.Register(registry.Entry{
+		Name: "echo", Toolset: "test", Description: "Echo text back.",
+		Schema: map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string"}}, "required": []any{"text"}},
+		Handler: func(ctx context.Context, c *registry.Call) (string, error) {
+			s, _ := c.String("text")
+			b, _ := json.Marshal(map[string]string{"echo": s})
+			return string(b), nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}

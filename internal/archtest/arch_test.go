@@ -1,0 +1,111 @@
+// Package archtest keeps the package graph of DESIGN.md true: which module
+// packages each package may import, and which third-party modules may appear
+// where.
+package archtest
+
+import (
+	"encoding/json"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const mod = "github.com/hermes-acp/hermes-acp"
+
+// allowed lists, for each package, the module packages it may depend on
+// (directly or not). Packages not listed may import anything (cmd, tests).
+var allowed = map[string][]string{
+	"acp":             {},
+	"acp/acptest":     {"acp"},
+	"model":           {},
+	"registry":        {},
+	"toolsets":        {"registry"},
+	"workspace":       {},
+	"lint":            {},
+	"tools":           {"registry", "workspace", "lint"},
+	"agent":           {"acp", "model", "registry", "toolsets", "workspace", "lint"},
+	"model/modeltest": {"model"},
+}
+
+// thirdParty lists the only packages allowed to import each third-party
+// module directly (DESIGN.md: each module lives in one package).
+var thirdParty = map[string][]string{
+	"github.com/sourcegraph/jsonrpc2":        {"acp"},
+	"github.com/fsnotify/fsnotify":           {"workspace"},
+	"go.lsp.dev/protocol":                    {"lint", "tools"},
+	"gopkg.in/yaml.v3":                       {"lint", "model", "cmd/hermes-acp"},
+	"github.com/BurntSushi/toml":             {"lint"},
+	"golang.org/x/mod":                       {"lint"},
+	"github.com/sergi/go-diff":               {"lint", "workspace"},
+	"github.com/openai/openai-go/v3":         {"model"},
+	"modernc.org/sqlite":                     {"agent"},
+	"github.com/modelcontextprotocol/go-sdk": {"agent", "internal/mcptest"},
+}
+
+type pkg struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+}
+
+func list(t *testing.T) []pkg {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-json", mod+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for dec.More() {
+		var p pkg
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+func TestImportGraph(t *testing.T) {
+	pkgs := list(t)
+	seen := 0
+	for _, p := range pkgs {
+		rel := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, mod), "/")
+		ok, listed := allowed[rel]
+		if !listed {
+			continue
+		}
+		seen++
+		for _, d := range p.Deps {
+			if !strings.HasPrefix(d, mod+"/") {
+				continue
+			}
+			drel := strings.TrimPrefix(d, mod+"/")
+			if !slices.Contains(ok, drel) {
+				t.Errorf("%s depends on %s; allowed module packages: %v", rel, drel, ok)
+			}
+		}
+	}
+	if seen < 8 {
+		t.Errorf("checked only %d packages; the package list is out of date", seen)
+	}
+}
+
+func TestThirdPartyConfinement(t *testing.T) {
+	for _, p := range list(t) {
+		rel := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, mod), "/")
+		if strings.HasPrefix(rel, "cmd/") {
+			continue // the composition root may import anything
+		}
+		for _, imp := range p.Imports {
+			for module, owners := range thirdParty {
+				if imp == module || strings.HasPrefix(imp, module+"/") {
+					if !slices.Contains(owners, rel) {
+						t.Errorf("%s imports %s; only %v may", rel, imp, owners)
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,131 @@
+package workspace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+)
+
+// Editor is what Files needs from the editor: ACP's fs/read_text_file and
+// fs/write_text_file for one session. The agent implements it over ACP;
+// paths are absolute. An implementation must report a file the editor
+// cannot find with an error that wraps [fs.ErrNotExist] (for example by
+// mapping ACP's "resource not found", -32002), so that Files can tell a
+// missing file from a broken connection.
+type Editor interface {
+	// ReadTextFile returns the whole text of the file as the editor sees
+	// it, including unsaved changes (fs/read_text_file).
+	ReadTextFile(ctx context.Context, absPath string) (string, error)
+	// WriteTextFile replaces the file's text in the editor, creating the
+	// file if needed (fs/write_text_file).
+	WriteTextFile(ctx context.Context, absPath, content string) error
+}
+
+// Files reads and writes workspace files through the editor when the client
+// advertised the capability, and on disk otherwise. It is safe for
+// concurrent use when its Editor is; it owns nothing that needs closing.
+type Files struct {
+	w        *Workspace
+	ed       Editor
+	canRead  bool
+	canWrite bool
+}
+
+// NewFiles returns a Files for w. canRead and canWrite are the client's
+// fs.readTextFile and fs.writeTextFile capabilities; with a nil ed both are
+// treated as false.
+func NewFiles(w *Workspace, ed Editor, canRead, canWrite bool) *Files {
+	if ed == nil {
+		canRead, canWrite = false, false
+	}
+	return &Files{w: w, ed: ed, canRead: canRead, canWrite: canWrite}
+}
+
+// Workspace returns the workspace the files belong to.
+func (f *Files) Workspace() *Workspace { return f.w }
+
+// Read returns the content of p. When the editor can read, the content is
+// the editor's (unsaved buffer text included); a "not found" answer from
+// the editor for a file the disk does not have either is returned as an
+// error wrapping [fs.ErrNotExist]. When the editor fails in any other way,
+// or says "not found" for a file that exists on disk, Read logs that and
+// reads the disk, unless ctx is done. Without the capability Read uses
+// [Workspace.ReadFile]. Files larger than Options.MaxFileBytes are refused
+// with [ErrTooLarge] before the editor is asked. Read does not apply
+// CheckRead.
+func (f *Files) Read(ctx context.Context, p Path) ([]byte, error) {
+	if err := f.w.check(p); err != nil {
+		return nil, err
+	}
+	if !f.canRead {
+		return f.w.ReadFile(p)
+	}
+	fi, statErr := p.root.r.Stat(p.osRel())
+	switch {
+	case statErr == nil && fi.IsDir():
+		return nil, fmt.Errorf("read %s: is a directory", p.abs)
+	case statErr == nil && !fi.Mode().IsRegular():
+		return nil, specialFileErr(p.abs, fi.Mode())
+	case statErr == nil && fi.Size() > f.w.limit():
+		return nil, tooLarge(p.abs, fi.Size(), f.w.limit())
+	}
+	text, err := f.ed.ReadTextFile(ctx, p.abs)
+	if err == nil {
+		if int64(len(text)) > f.w.limit() {
+			return nil, tooLarge(p.abs, int64(len(text)), f.w.limit())
+		}
+		return []byte(text), nil
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return nil, fmt.Errorf("read %s: %w", p.abs, ctxErr)
+	}
+	if statErr != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("read %s: %w", p.abs, err)
+		}
+		if errors.Is(statErr, fs.ErrNotExist) {
+			// The editor failed and the disk has no such file either.
+			return nil, fmt.Errorf("read %s: %w (editor: %v)", p.abs, fs.ErrNotExist, err)
+		}
+	}
+	// The disk has the file but the editor could not serve it: read the
+	// disk rather than report a missing file that a later write would
+	// clobber.
+	f.w.log.Warn("editor read failed; reading from disk", "path", p.abs, "err", err)
+	return f.w.ReadFile(p)
+}
+
+// Write replaces the content of p. It applies CheckWrite(p, "Write") and
+// [KeepConventions] against the current content (read the same way Read
+// does; a missing file has none). When the editor can write, the editor
+// writes the file and the disk is not touched by this process except for
+// creating missing parent directories; otherwise the write is
+// [Workspace.WriteFile]'s atomic disk write.
+func (f *Files) Write(ctx context.Context, p Path, content []byte) (WriteInfo, error) {
+	if err := f.w.CheckWrite(p, "Write"); err != nil {
+		return WriteInfo{}, err
+	}
+	if !f.canWrite {
+		return f.w.WriteFile(p, content)
+	}
+	if p.rel == "." {
+		return WriteInfo{}, fmt.Errorf("write %s: is a directory (a workspace root)", p.abs)
+	}
+	before, err := f.Read(ctx, p)
+	created := errors.Is(err, fs.ErrNotExist)
+	if err != nil && !created {
+		return WriteInfo{}, fmt.Errorf("write %s: read current content: %w", p.abs, err)
+	}
+	info := WriteInfo{Path: p, Created: created, Before: before, ViaEditor: true}
+	info.After = KeepConventions(before, content)
+	info.DirsCreated, err = f.w.mkdirParents(p)
+	if err != nil {
+		return WriteInfo{}, err
+	}
+	if err := f.ed.WriteTextFile(ctx, p.abs, string(info.After)); err != nil {
+		return WriteInfo{}, fmt.Errorf("write %s: editor: %w", p.abs, err)
+	}
+	info.Bytes = len(info.After)
+	return info, nil
+}

@@ -1,0 +1,251 @@
+package workspace
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// The tables below port hermes-agent's agent/file_safety.py and the
+// tool-level checks of tools/file_tools.py. They are immutable.
+
+// blockedDevicePaths are device and fd paths whose reads hang or never end.
+var blockedDevicePaths = []string{
+	"/dev/zero", "/dev/random", "/dev/urandom", "/dev/full", // never reach EOF
+	"/dev/stdin", "/dev/tty", "/dev/console", // block on input
+	"/dev/stdout", "/dev/stderr", // nonsensical to read
+	"/dev/fd/0", "/dev/fd/1", "/dev/fd/2", // fd aliases
+}
+
+// blockedProcSuffixes are /proc/<pid>/... (and .../task/<tid>/...) files
+// that alias stdio or leak secrets, argv, memory layout or memory.
+var blockedProcSuffixes = []string{
+	"/fd/0", "/fd/1", "/fd/2",
+	"/environ", "/cmdline", "/maps", "/smaps", "/smaps_rollup", "/numa_maps",
+	"/mem", "/auxv", "/pagemap",
+}
+
+// isBlockedDevicePath reports whether the clean absolute path p is on
+// hermes's device guard list. It does no I/O.
+func isBlockedDevicePath(p string) bool {
+	p = filepath.ToSlash(p)
+	if slices.Contains(blockedDevicePaths, p) {
+		return true
+	}
+	if !strings.HasPrefix(p, "/proc/") {
+		return false
+	}
+	for _, s := range blockedProcSuffixes {
+		if strings.HasSuffix(p, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// Write-deny list (backend level: write, patch, delete, move).
+var (
+	writeDeniedHomeFiles = []string{
+		".ssh/authorized_keys", ".ssh/id_rsa", ".ssh/id_ed25519", ".ssh/config",
+		".netrc", ".pgpass", ".npmrc", ".pypirc", ".git-credentials",
+	}
+	writeDeniedSystemFiles = []string{"/etc/sudoers", "/etc/passwd", "/etc/shadow"}
+	// Directories whose contents are denied (the directory name itself is not).
+	writeDeniedHomeDirs = []string{
+		".ssh", ".aws", ".gnupg", ".kube", ".docker", ".azure", ".config/gh", ".config/gcloud",
+	}
+	writeDeniedSystemDirs = []string{"/etc/sudoers.d", "/etc/systemd"}
+	// Files under HERMES_HOME and the Hermes root.
+	writeDeniedHermesFiles = []string{".env", ".anthropic_oauth.json", "cache/bws_cache.enc.json", "state.db"}
+	// Directories under HERMES_HOME and the Hermes root, denied themselves
+	// and everything inside.
+	writeDeniedHermesDirs = []string{"mcp-tokens", "pairing", "sessions"}
+)
+
+// Tool-level sensitive system paths (write_file and patch, before the
+// backend). /private/var/ is macOS's /var; the system temporary directory,
+// which lives there on macOS, is exempt.
+var (
+	sensitiveSystemPrefixes = []string{"/etc/", "/boot/", "/usr/lib/systemd/", "/private/etc/", "/private/var/"}
+	sensitiveSystemExact    = []string{"/var/run/docker.sock", "/run/docker.sock"}
+)
+
+// Read-deny list.
+var (
+	hermesCredentialFiles = []string{
+		"auth.json", "auth.lock", ".anthropic_oauth.json", ".env",
+		"webhook_subscriptions.json", "auth/google_oauth.json", "cache/bws_cache.json",
+	}
+	secretEnvNames = []string{
+		".env", ".env.local", ".env.development", ".env.production",
+		".env.test", ".env.staging", ".envrc",
+	}
+)
+
+const notBoundary = "(Defense-in-depth — not a security boundary; the terminal tool can still bypass.)"
+
+// guards holds the safety places of one Workspace, resolved once at Open.
+type guards struct {
+	hubDirs      []place // skills/.hub under each Hermes dir: read-denied with contents
+	credStores   []place // Hermes credential stores: read-denied
+	tokenDirs    []place // mcp-tokens under each Hermes dir: read-denied with contents
+	configFile   place   // HERMES_HOME/config.yaml: write-refused
+	denyFiles    []place // write-denied files
+	denyContents []place // write-denied contents (not the directory itself)
+	denyTrees    []place // write-denied directories and their contents
+}
+
+func newGuards(home, hermesHome, hermesRoot place) guards {
+	var g guards
+	var hermesDirs []place
+	for _, pl := range [...]place{hermesHome, hermesRoot} {
+		if pl.lit != "" && !slices.ContainsFunc(hermesDirs, func(o place) bool { return o.real == pl.real }) {
+			hermesDirs = append(hermesDirs, pl)
+		}
+	}
+	for _, hd := range hermesDirs {
+		g.hubDirs = append(g.hubDirs, hd.join("skills", ".hub"))
+		g.tokenDirs = append(g.tokenDirs, hd.join("mcp-tokens"))
+		for _, f := range hermesCredentialFiles {
+			g.credStores = append(g.credStores, hd.join(filepath.FromSlash(f)))
+		}
+		for _, f := range writeDeniedHermesFiles {
+			g.denyFiles = append(g.denyFiles, hd.join(filepath.FromSlash(f)))
+		}
+		for _, d := range writeDeniedHermesDirs {
+			g.denyTrees = append(g.denyTrees, hd.join(d))
+		}
+	}
+	g.configFile = hermesHome.join("config.yaml")
+	if home.lit != "" {
+		for _, f := range writeDeniedHomeFiles {
+			g.denyFiles = append(g.denyFiles, home.join(filepath.FromSlash(f)))
+		}
+		for _, d := range writeDeniedHomeDirs {
+			g.denyContents = append(g.denyContents, home.join(filepath.FromSlash(d)))
+		}
+	}
+	for _, f := range writeDeniedSystemFiles {
+		g.denyFiles = append(g.denyFiles, newPlace(filepath.FromSlash(f)))
+	}
+	for _, d := range writeDeniedSystemDirs {
+		g.denyContents = append(g.denyContents, newPlace(filepath.FromSlash(d)))
+	}
+	return g
+}
+
+// CheckRead applies hermes's read guards to p and returns nil when it may
+// be read. It refuses hermes's blocking device paths (when a root contains
+// /dev or /proc), the skills hub cache, Hermes credential stores and the
+// mcp-tokens directory under HERMES_HOME and the Hermes root, and any file
+// named .env, .env.local, .env.development, .env.production, .env.test,
+// .env.staging or .envrc (case-insensitive). The error wraps
+// [ErrReadDenied] (and [ErrSpecialFile] for devices) and carries hermes's
+// message.
+func (w *Workspace) CheckRead(p Path) error {
+	if err := w.check(p); err != nil {
+		return err
+	}
+	show := p.abs
+	g := &w.guards
+	if isBlockedDevicePath(p.abs) || isBlockedDevicePath(p.real) {
+		return pathErr(show, fmt.Sprintf("Cannot read '%s': this is a device file that would block or produce infinite output.", show), ErrReadDenied, ErrSpecialFile)
+	}
+	if slices.ContainsFunc(g.hubDirs, func(d place) bool { return d.holds(p, true) }) {
+		return pathErr(show, fmt.Sprintf("Access denied: %s is an internal Hermes cache file and cannot be read directly to prevent prompt injection. Use the skills_list or skill_view tools instead.", show), ErrReadDenied)
+	}
+	if slices.ContainsFunc(g.credStores, func(f place) bool { return f.is(p) }) {
+		return pathErr(show, fmt.Sprintf("Access denied: %s is a Hermes credential store and cannot be read directly. Provider tools consume these credentials through internal channels. %s", show, notBoundary), ErrReadDenied)
+	}
+	for _, tokens := range g.tokenDirs {
+		if tokens.is(p) {
+			return pathErr(show, fmt.Sprintf("Access denied: %s is the Hermes MCP token directory and cannot be read directly. %s", show, notBoundary), ErrReadDenied)
+		}
+		if tokens.holds(p, false) {
+			return pathErr(show, fmt.Sprintf("Access denied: %s is a Hermes MCP token file and cannot be read directly. %s", show, notBoundary), ErrReadDenied)
+		}
+	}
+	if slices.Contains(secretEnvNames, strings.ToLower(filepath.Base(p.real))) ||
+		slices.Contains(secretEnvNames, strings.ToLower(filepath.Base(p.abs))) {
+		return pathErr(show, fmt.Sprintf("Access denied: %s is a secret-bearing environment file and cannot be read to prevent credential leakage. If you need to check the file structure, read .env.example instead. %s", show, notBoundary), ErrReadDenied)
+	}
+	return nil
+}
+
+// CheckWrite applies hermes's write guards to p for the given verb
+// ("Write", "Delete" or "Move"; empty means "Write") and returns nil when
+// the operation may proceed. In hermes's order it refuses sensitive system
+// paths (/etc/, /boot/, ..., docker.sock), the Hermes config file
+// (HERMES_HOME/config.yaml), the write-deny list (credential files under
+// Home, HERMES_HOME and the Hermes root, /etc/sudoers, ...), and, when
+// HERMES_WRITE_SAFE_ROOT is set, anything outside it. The error wraps
+// [ErrWriteDenied] and carries hermes's message. WriteFile, Remove, Rename
+// and Files.Write call CheckWrite themselves.
+func (w *Workspace) CheckWrite(p Path, verb string) error {
+	if err := w.check(p); err != nil {
+		return err
+	}
+	if verb == "" {
+		verb = "Write"
+	}
+	show := p.abs
+	g := &w.guards
+	if w.sensitiveSystemPath(p) {
+		return pathErr(show, fmt.Sprintf("Refusing to write to sensitive system path: %s\nUse the terminal tool with sudo if you need to modify system files.", show), ErrWriteDenied)
+	}
+	if g.configFile.is(p) {
+		return pathErr(show, fmt.Sprintf("Refusing to write to Hermes config file: %s\nAgent cannot modify security-sensitive configuration.", show), ErrWriteDenied)
+	}
+	if slices.ContainsFunc(g.denyFiles, func(f place) bool { return f.is(p) }) ||
+		slices.ContainsFunc(g.denyContents, func(d place) bool { return d.holds(p, false) }) ||
+		slices.ContainsFunc(g.denyTrees, func(d place) bool { return d.holds(p, true) }) {
+		return pathErr(show, fmt.Sprintf("%s denied: '%s' is a protected system/credential file.", verb, show), ErrWriteDenied)
+	}
+	if len(w.safeRoots) > 0 && !slices.ContainsFunc(w.safeRoots, func(sr place) bool { return sr.holds(p, true) }) {
+		return pathErr(show, fmt.Sprintf("%s denied: '%s' is outside HERMES_WRITE_SAFE_ROOT (%s). Unset the variable or add this path's directory prefix.", verb, show, w.safeShow), ErrWriteDenied)
+	}
+	return nil
+}
+
+func (w *Workspace) sensitiveSystemPath(p Path) bool {
+	for _, s := range [...]string{filepath.ToSlash(p.abs), filepath.ToSlash(p.real)} {
+		if slices.Contains(sensitiveSystemExact, s) {
+			return true
+		}
+		for _, prefix := range sensitiveSystemPrefixes {
+			if strings.HasPrefix(s, prefix) {
+				if prefix == "/private/var/" && w.InTempDir(p) {
+					continue
+				}
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// IsSensitiveForApproval reports whether an edit of p must always be shown
+// to the user for approval, whatever the session's approval mode: any path
+// component is .git or .ssh, or the file name starts with .env or id_
+// (hermes's sensitive auto-approve targets). The comparison ignores case.
+// The zero Path is sensitive.
+func IsSensitiveForApproval(p Path) bool {
+	if p.root == nil {
+		return true
+	}
+	for _, s := range [...]string{p.abs, p.real} {
+		parts := strings.Split(filepath.ToSlash(s), "/")
+		for _, c := range parts {
+			switch strings.ToLower(c) {
+			case ".git", ".ssh":
+				return true
+			}
+		}
+		base := strings.ToLower(parts[len(parts)-1])
+		if strings.HasPrefix(base, ".env") || strings.HasPrefix(base, "id_") {
+			return true
+		}
+	}
+	return false
+}

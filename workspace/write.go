@@ -1,0 +1,399 @@
+package workspace
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path"
+	"path/filepath"
+	"syscall"
+)
+
+// utf8BOM is the UTF-8 byte order mark.
+const utf8BOM = "\xef\xbb\xbf"
+
+// crlfSample is how much of an existing file decides its line endings, as
+// in hermes (_detect_line_ending looks at the first 4 KB).
+const crlfSample = 4096
+
+// tempPrefix starts the name of WriteFile's temporary files. The watcher
+// ignores files with this prefix.
+const tempPrefix = ".hermes-tmp."
+
+// WriteInfo describes a completed write.
+type WriteInfo struct {
+	// Path is the file written.
+	Path Path
+	// Bytes is the number of bytes written, after normalisation.
+	Bytes int
+	// Created reports that the file did not exist before.
+	Created bool
+	// DirsCreated lists the directories created for the file, outermost
+	// first, as absolute paths. Nil when none were needed.
+	DirsCreated []string
+	// Before is the previous content, nil when the file was created (or
+	// was larger than the read limit).
+	Before []byte
+	// After is the content written: the caller's content with the
+	// existing file's CRLF line endings and UTF-8 BOM applied.
+	After []byte
+	// ViaEditor reports that the editor wrote the file (Files.Write with a
+	// client that can write), not this process.
+	ViaEditor bool
+}
+
+// KeepConventions returns content adjusted to the conventions of existing,
+// the current content of the file it will replace (nil for a new file), as
+// hermes does: when existing has a CRLF in its first 4 KB, every line ending
+// of content (LF, CRLF or lone CR) becomes CRLF; when existing starts with a
+// UTF-8 BOM, the result starts with exactly one BOM. Otherwise content is
+// returned unchanged.
+func KeepConventions(existing, content []byte) []byte {
+	hadBOM := bytes.HasPrefix(existing, []byte(utf8BOM))
+	head := existing
+	if len(head) > crlfSample {
+		head = head[:crlfSample]
+	}
+	crlf := bytes.Contains(head, []byte("\r\n"))
+	if !hadBOM && !crlf {
+		return content
+	}
+	out := content
+	if hadBOM {
+		for bytes.HasPrefix(out, []byte(utf8BOM)) {
+			out = out[len(utf8BOM):]
+		}
+	}
+	if crlf {
+		out = toCRLF(out)
+	}
+	if hadBOM {
+		out = append([]byte(utf8BOM), out...)
+	}
+	return out
+}
+
+// toCRLF converts every LF, CRLF and lone CR to CRLF. It returns b itself
+// when nothing changes.
+func toCRLF(b []byte) []byte {
+	needs := false
+	for i, c := range b {
+		if c == '\n' && (i == 0 || b[i-1] != '\r') || c == '\r' && (i+1 == len(b) || b[i+1] != '\n') {
+			needs = true
+			break
+		}
+	}
+	if !needs {
+		return b
+	}
+	out := make([]byte, 0, len(b)+len(b)/16+2)
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; c {
+		case '\r':
+			out = append(out, '\r', '\n')
+			if i+1 < len(b) && b[i+1] == '\n' {
+				i++
+			}
+		case '\n':
+			out = append(out, '\r', '\n')
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// StripBOM returns b without one leading UTF-8 BOM, for showing a file's
+// text to the model (hermes strips it on read and restores it on write).
+func StripBOM(b []byte) []byte {
+	return bytes.TrimPrefix(b, []byte(utf8BOM))
+}
+
+// WriteFile atomically replaces (or creates) the file p with content,
+// through p's root. It applies CheckWrite(p, "Write"); creates missing parent
+// directories; keeps the existing file's CRLF line endings and UTF-8 BOM
+// (see [KeepConventions]); writes a temporary file named .hermes-tmp.XXXXXX
+// in the same directory (created with O_EXCL), syncs it, gives it the
+// existing file's permission bits (0644 for a new file) and renames it over
+// p, then syncs the directory. On failure the original file is untouched
+// and the temporary file is removed. File ownership is not preserved.
+func (w *Workspace) WriteFile(p Path, content []byte) (WriteInfo, error) {
+	if err := w.CheckWrite(p, "Write"); err != nil {
+		return WriteInfo{}, err
+	}
+	before, mode, exists, err := w.current(p)
+	if err != nil {
+		return WriteInfo{}, err
+	}
+	info := WriteInfo{Path: p, Created: !exists}
+	if exists && int64(len(before)) <= w.limit() {
+		info.Before = before
+	}
+	info.After = KeepConventions(before, content)
+	info.DirsCreated, err = w.mkdirParents(p)
+	if err != nil {
+		return WriteInfo{}, err
+	}
+	if err := w.replace(p, info.After, mode); err != nil {
+		return WriteInfo{}, err
+	}
+	info.Bytes = len(info.After)
+	return info, nil
+}
+
+func (w *Workspace) limit() int64 {
+	if w.maxBytes < 0 {
+		return 1<<63 - 1
+	}
+	return w.maxBytes
+}
+
+// current returns the content (or, above the read limit, the first 4 KB,
+// enough for KeepConventions) and permission bits of the existing file p.
+func (w *Workspace) current(p Path) (content []byte, mode fs.FileMode, exists bool, err error) {
+	if p.rel == "." {
+		return nil, 0, false, fmt.Errorf("write %s: is a directory (a workspace root)", p.abs)
+	}
+	fi, err := p.root.r.Lstat(p.osRel())
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return nil, 0o644, false, nil // mkdirParents reports a file in the way
+	case err != nil:
+		return nil, 0, false, fmt.Errorf("write %s: %w", p.abs, unwrapPathError(err))
+	case fi.IsDir():
+		return nil, 0, false, fmt.Errorf("write %s: is a directory", p.abs)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return nil, 0, false, fmt.Errorf("write %s: became a symbolic link after it was resolved; resolve the path again", p.abs)
+	case !fi.Mode().IsRegular():
+		return nil, 0, false, specialFileErr(p.abs, fi.Mode())
+	}
+	if fi.Size() > w.limit() {
+		content, err = w.readHead(p, crlfSample)
+	} else {
+		content, err = w.readRoot(p, -1)
+	}
+	if err != nil {
+		return nil, 0, false, err
+	}
+	return content, fi.Mode().Perm(), true, nil
+}
+
+func (w *Workspace) readHead(p Path, n int) ([]byte, error) {
+	f, err := p.root.r.Open(p.osRel())
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", p.abs, unwrapPathError(err))
+	}
+	defer f.Close()
+	buf := make([]byte, n)
+	m, err := f.Read(buf)
+	if m == 0 && err != nil {
+		return nil, fmt.Errorf("read %s: %w", p.abs, err)
+	}
+	return buf[:m], nil
+}
+
+// mkdirParents creates p's missing parent directories inside the root and
+// returns the ones it created, outermost first.
+func (w *Workspace) mkdirParents(p Path) ([]string, error) {
+	dir := path.Dir(p.rel)
+	if dir == "." {
+		return nil, nil
+	}
+	var created []string
+	prefix := ""
+	for _, c := range splitComponents(filepath.FromSlash(dir)) {
+		prefix = path.Join(prefix, c)
+		if created != nil {
+			created = append(created, p.root.path(prefix).abs)
+			continue
+		}
+		fi, err := p.root.r.Stat(filepath.FromSlash(prefix))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			created = append(created, p.root.path(prefix).abs)
+		case err != nil:
+			return nil, fmt.Errorf("create parent directories of %s: %w", p.abs, unwrapPathError(err))
+		case !fi.IsDir():
+			return nil, fmt.Errorf("create parent directories of %s: %s is not a directory", p.abs, p.root.path(prefix).abs)
+		}
+	}
+	if created == nil {
+		return nil, nil
+	}
+	if err := p.root.r.MkdirAll(filepath.FromSlash(dir), 0o755); err != nil {
+		return nil, fmt.Errorf("create parent directories of %s: %w", p.abs, unwrapPathError(err))
+	}
+	return created, nil
+}
+
+// replace writes content to a temporary file next to p and renames it
+// over p. The temporary file never outlives a failure.
+func (w *Workspace) replace(p Path, content []byte, mode fs.FileMode) (err error) {
+	dir := path.Dir(p.rel)
+	var f *os.File
+	var tmp string
+	for range 100 {
+		tmp = path.Join(dir, tempPrefix+randomSuffix())
+		f, err = p.root.r.OpenFile(filepath.FromSlash(tmp), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: create temporary file: %w", p.abs, unwrapPathError(err))
+	}
+	closed := false
+	defer func() {
+		if err != nil {
+			if !closed {
+				f.Close()
+			}
+			if rmErr := p.root.r.Remove(filepath.FromSlash(tmp)); rmErr != nil && !errors.Is(rmErr, fs.ErrNotExist) {
+				w.log.Warn("cannot remove temporary file", "path", p.root.path(tmp).abs, "err", rmErr)
+			}
+		}
+	}()
+	if err = w.fail("write"); err != nil {
+		return fmt.Errorf("write %s: %w", p.abs, err)
+	}
+	if _, err = f.Write(content); err != nil {
+		return fmt.Errorf("write %s: %w", p.abs, err)
+	}
+	if err = f.Chmod(mode); err != nil {
+		return fmt.Errorf("write %s: set mode: %w", p.abs, err)
+	}
+	if err = w.fail("sync"); err != nil {
+		return fmt.Errorf("write %s: sync: %w", p.abs, err)
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("write %s: sync: %w", p.abs, err)
+	}
+	closed = true
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", p.abs, err)
+	}
+	if err = w.fail("rename"); err != nil {
+		return fmt.Errorf("write %s: rename: %w", p.abs, err)
+	}
+	if err = p.root.r.Rename(filepath.FromSlash(tmp), p.osRel()); err != nil {
+		return fmt.Errorf("write %s: rename: %w", p.abs, unwrapPathError(err))
+	}
+	w.syncDir(p.root, dir)
+	return nil
+}
+
+// syncDir makes a rename in dir durable. Some file systems cannot sync a
+// directory; that is logged, not returned, because the rename has happened.
+func (w *Workspace) syncDir(r *root, dir string) {
+	d, err := r.r.Open(filepath.FromSlash(dir))
+	if err == nil {
+		err = d.Sync()
+		d.Close()
+	}
+	if err != nil {
+		w.log.Debug("cannot sync directory", "dir", r.path(dir).abs, "err", err)
+	}
+}
+
+func (w *Workspace) fail(step string) error {
+	if w.failpoint == nil {
+		return nil
+	}
+	return w.failpoint(step)
+}
+
+// randomSuffix returns six random letters and digits, like mkstemp's XXXXXX.
+func randomSuffix() string {
+	const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	var b [6]byte
+	for i := range b {
+		b[i] = alphabet[rand.N(len(alphabet))]
+	}
+	return string(b[:])
+}
+
+// Remove deletes the regular file (or symbolic link) p, as V4A's
+// "*** Delete File" does, after CheckWrite(p, "Delete"). Directories are
+// refused.
+func (w *Workspace) Remove(p Path) error {
+	if err := w.CheckWrite(p, "Delete"); err != nil {
+		return err
+	}
+	if p.rel == "." {
+		return fmt.Errorf("delete %s: is a workspace root", p.abs)
+	}
+	fi, err := p.root.r.Lstat(p.osRel())
+	if err != nil {
+		return fmt.Errorf("delete %s: %w", p.abs, unwrapPathError(err))
+	}
+	if fi.IsDir() {
+		return fmt.Errorf("delete %s: is a directory; only files can be deleted", p.abs)
+	}
+	if err := p.root.r.Remove(p.osRel()); err != nil {
+		return fmt.Errorf("delete %s: %w", p.abs, unwrapPathError(err))
+	}
+	w.syncDir(p.root, path.Dir(p.rel))
+	return nil
+}
+
+// Rename moves the regular file from to the new name to, as V4A's
+// "*** Move File: a -> b" does, after CheckWrite on both with verb "Move".
+// The destination must not exist (the error wraps [fs.ErrExist]); missing
+// parent directories are created. Within one root this is an atomic rename;
+// across roots the file is written atomically at the destination (mode
+// kept) and then the source is removed. The returned WriteInfo describes the
+// destination.
+func (w *Workspace) Rename(from, to Path) (WriteInfo, error) {
+	if err := w.CheckWrite(from, "Move"); err != nil {
+		return WriteInfo{}, err
+	}
+	if err := w.CheckWrite(to, "Move"); err != nil {
+		return WriteInfo{}, err
+	}
+	if from.rel == "." || to.rel == "." {
+		return WriteInfo{}, fmt.Errorf("move %s to %s: a workspace root cannot be moved or replaced", from.abs, to.abs)
+	}
+	fi, err := from.root.r.Lstat(from.osRel())
+	if err != nil {
+		return WriteInfo{}, fmt.Errorf("move %s: %w", from.abs, unwrapPathError(err))
+	}
+	if !fi.Mode().IsRegular() {
+		return WriteInfo{}, fmt.Errorf("move %s: not a regular file; only files can be moved", from.abs)
+	}
+	if _, err := to.root.r.Lstat(to.osRel()); err == nil {
+		return WriteInfo{}, fmt.Errorf("move %s to %s: destination %w; delete it first or choose another name", from.abs, to.abs, fs.ErrExist)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return WriteInfo{}, fmt.Errorf("move %s to %s: %w", from.abs, to.abs, unwrapPathError(err))
+	}
+	info := WriteInfo{Path: to, Created: true, Bytes: int(fi.Size())}
+	info.DirsCreated, err = w.mkdirParents(to)
+	if err != nil {
+		return WriteInfo{}, err
+	}
+	if from.root == to.root {
+		if err := from.root.r.Rename(from.osRel(), to.osRel()); err != nil {
+			return WriteInfo{}, fmt.Errorf("move %s to %s: %w", from.abs, to.abs, unwrapPathError(err))
+		}
+		w.syncDir(to.root, path.Dir(to.rel))
+		if d := path.Dir(from.rel); d != path.Dir(to.rel) {
+			w.syncDir(from.root, d)
+		}
+		return info, nil
+	}
+	data, err := w.readRoot(from, -1)
+	if err != nil {
+		return WriteInfo{}, err
+	}
+	if err := w.replace(to, data, fi.Mode().Perm()); err != nil {
+		return WriteInfo{}, err
+	}
+	if err := from.root.r.Remove(from.osRel()); err != nil {
+		return WriteInfo{}, fmt.Errorf("move %s to %s: copied, but removing the source failed: %w", from.abs, to.abs, unwrapPathError(err))
+	}
+	w.syncDir(from.root, path.Dir(from.rel))
+	info.After = data
+	return info, nil
+}
