@@ -46,9 +46,11 @@ type Options struct {
 	// ReloadModel re-reads the configuration (after `hermes-acp --setup`);
 	// nil means authenticate cannot pick up a new configuration.
 	ReloadModel func() (ModelSetup, error)
-	// Registry and Pipeline run tools; nil Registry means no tools.
+	// Registry holds the built-in tools; each session works on its own clone
+	// (to which its MCP tools are added). Nil means no tools.
 	Registry *registry.Registry
-	Pipeline *registry.Pipeline
+	// Pipeline configures each session's tool pipeline.
+	Pipeline registry.PipelineOptions
 	// Toolsets and DisabledToolsets select the session's tools
 	// (default ["hermes-acp"]).
 	Toolsets, DisabledToolsets []string
@@ -64,6 +66,9 @@ type Options struct {
 	// MaxModelCalls caps model requests per turn; 0 means
 	// DefaultMaxModelCalls.
 	MaxModelCalls int
+	// LintRefuse makes JSON, YAML and TOML writes that introduce syntax
+	// errors fail before writing (lint.on_new_errors: refuse).
+	LintRefuse bool
 	// HermesHome holds the session database; "" disables persistence.
 	HermesHome string
 	// Hooks observe workspaces and tool results (lint, watchers); nil is fine.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"sync"
 
 	"github.com/hermes-acp/hermes-acp/acp"
 	"github.com/hermes-acp/hermes-acp/workspace"
@@ -19,15 +20,21 @@ type Env struct {
 	s     *Session
 	files *workspace.Files
 	state *workspace.State
+	lint  linted
+	wg    sync.WaitGroup // the watcher's start-up goroutine
+
+	mu     sync.Mutex // guards values
+	values map[any]any
 }
 
 func newEnv(s *Session) *Env {
 	caps := s.client.Capabilities()
 	ed := &editorFS{client: s.client, sessionID: s.id}
 	return &Env{
-		s:     s,
-		files: workspace.NewFiles(s.ws, ed, caps.FS.ReadTextFile, caps.FS.WriteTextFile),
-		state: workspace.NewState(s.ws),
+		s:      s,
+		files:  workspace.NewFiles(s.ws, ed, caps.FS.ReadTextFile, caps.FS.WriteTextFile),
+		state:  workspace.NewState(s.ws),
+		values: map[any]any{},
 	}
 }
 

@@ -85,7 +85,7 @@ func newHarness(t *testing.T, fm *fakeModel, ho harnessOptions) *harness {
 	}
 	if ho.reg != nil {
 		o.Registry = ho.reg
-		o.Pipeline = registry.NewPipeline(ho.reg, registry.PipelineOptions{ResultsDir: t.TempDir()})
+		o.Pipeline = registry.PipelineOptions{ResultsDir: t.TempDir()}
 		if len(o.Toolsets) == 0 {
 			o.Toolsets = ho.reg.Snapshot().Toolsets()
 		}

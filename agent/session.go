@@ -12,6 +12,7 @@ import (
 
 	"github.com/hermes-acp/hermes-acp/acp"
 	"github.com/hermes-acp/hermes-acp/model"
+	"github.com/hermes-acp/hermes-acp/registry"
 	"github.com/hermes-acp/hermes-acp/workspace"
 )
 
@@ -26,6 +27,8 @@ type Session struct {
 	client *acp.Client
 	env    *Env
 	ws     *workspace.Workspace
+	reg    *registry.Registry // the session's tools (built-ins plus its MCP tools); nil: none
+	pipe   *registry.Pipeline
 	onEnd  func()
 
 	mu          sync.Mutex // guards the fields below
@@ -86,6 +89,14 @@ func (a *Agent) openSession(ctx context.Context, id, cwd string, dirs []string) 
 	}
 	now := a.now()
 	s := &Session{a: a, id: id, client: client, ws: ws, cwd: cwd, dirs: dirs, mode: mode, modelName: name, created: now, updated: now}
+	if a.opts.Registry != nil {
+		s.reg = a.opts.Registry.Clone()
+		po := a.opts.Pipeline
+		if po.Log == nil {
+			po.Log = a.log
+		}
+		s.pipe = registry.NewPipeline(s.reg, po)
+	}
 	s.env = newEnv(s)
 	a.mu.Lock()
 	if a.closed {
@@ -271,6 +282,7 @@ func (s *Session) close() {
 	if s.onEnd != nil {
 		s.onEnd()
 	}
+	s.env.close()
 	s.persist()
 	s.ws.Close()
 }

@@ -3,19 +3,28 @@ package agent
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/hermes-acp/hermes-acp/toolsets"
 )
 
-// toolNames resolves the configured toolsets against the registry.
-func (a *Agent) toolNames() []string {
-	if a.opts.Registry == nil {
+// toolNames resolves the configured toolsets, plus the session's MCP
+// toolsets, against the session's registry.
+func (s *Session) toolNames() []string {
+	if s.reg == nil {
 		return nil
 	}
-	names, warnings := toolsets.Select(a.opts.Toolsets, a.opts.DisabledToolsets, a.opts.Registry.Snapshot())
+	snap := s.reg.Snapshot()
+	enabled := s.a.opts.Toolsets
+	for _, ts := range snap.Toolsets() {
+		if strings.HasPrefix(ts, "mcp-") && !slices.Contains(enabled, ts) {
+			enabled = append(slices.Clip(enabled), ts)
+		}
+	}
+	names, warnings := toolsets.Select(enabled, s.a.opts.DisabledToolsets, snap)
 	for _, w := range warnings {
-		a.log.Debug("toolsets", "warning", w)
+		s.a.log.Debug("toolsets", "warning", w)
 	}
 	return names
 }

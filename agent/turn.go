@@ -25,8 +25,8 @@ func (s *Session) runTurn(ctx context.Context, msg model.Message) acp.StopReason
 		return acp.StopEndTurn
 	}
 	var pturn *registry.Turn
-	if s.a.opts.Pipeline != nil {
-		pturn = s.a.opts.Pipeline.NewTurn()
+	if s.pipe != nil {
+		pturn = s.pipe.NewTurn()
 	}
 	tools := s.toolDefs()
 	for calls := 0; ; calls++ {
@@ -209,12 +209,10 @@ func (s *Session) runTools(ctx context.Context, pturn *registry.Turn, calls []mo
 // toolDefs returns the tools offered to the model: the registered, available
 // tools of the session's toolsets.
 func (s *Session) toolDefs() []model.ToolDef {
-	reg := s.a.opts.Registry
-	if reg == nil {
+	if s.reg == nil {
 		return nil
 	}
-	names := s.a.toolNames()
-	defs := reg.Definitions(names)
+	defs := s.reg.Definitions(s.toolNames())
 	out := make([]model.ToolDef, len(defs))
 	for i, d := range defs {
 		out[i] = model.ToolDef{Name: d.Name, Description: d.Description, Parameters: d.Parameters}

@@ -31,6 +31,15 @@ func New(log *slog.Logger) *Registry {
 	return r
 }
 
+// Clone returns a new registry that starts with r's current tools and then
+// changes independently (a session adds its MCP tools to its own clone). It
+// costs one pointer copy: snapshots are immutable.
+func (r *Registry) Clone() *Registry {
+	c := &Registry{log: r.log}
+	c.cur.Store(r.cur.Load())
+	return c
+}
+
 // Snapshot returns the current consistent read view.
 func (r *Registry) Snapshot() *Snapshot { return r.cur.Load() }
 

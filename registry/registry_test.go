@@ -404,3 +404,23 @@ func TestRegistryConcurrency(t *testing.T) {
 		t.Errorf("stable tool lost")
 	}
 }
+
+func TestCloneIsIndependent(t *testing.T) {
+	t.Parallel()
+	base := New(nil)
+	h := func(context.Context, *Call) (string, error) { return "{}", nil }
+	if err := base.Register(Entry{Name: "a", Toolset: "t", Handler: h}); err != nil {
+		t.Fatal(err)
+	}
+	c := base.Clone()
+	if err := c.Register(Entry{Name: "mcp_x_b", Toolset: "mcp-x", Handler: h}); err != nil {
+		t.Fatal(err)
+	}
+	c.Deregister("a")
+	if !base.Snapshot().Has("a") || base.Snapshot().Has("mcp_x_b") {
+		t.Errorf("changing the clone changed the original: %v", base.Snapshot().Names())
+	}
+	if c.Snapshot().Has("a") || !c.Snapshot().Has("mcp_x_b") {
+		t.Errorf("clone = %v, want only mcp_x_b", c.Snapshot().Names())
+	}
+}

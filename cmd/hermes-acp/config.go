@@ -102,10 +102,15 @@ func loadConfig(getenv func(string) string, flagModel, flagBaseURL string) confi
 	c := config{Home: home, File: filepath.Join(home, "config.yaml")}
 	var fc fileConfig
 	if data, err := os.ReadFile(c.File); err == nil {
-		dec := yaml.NewDecoder(bytes.NewReader(data))
-		dec.KnownFields(true)
-		if err := dec.Decode(&fc); err != nil && !errors.Is(err, io.EOF) {
+		// Decode strictly to report unknown keys (typos), then leniently so
+		// that a typo does not throw away the rest of the file.
+		strict := yaml.NewDecoder(bytes.NewReader(data))
+		strict.KnownFields(true)
+		if err := strict.Decode(&fileConfig{}); err != nil && !errors.Is(err, io.EOF) {
 			c.FileErr = fmt.Errorf("%s: %w", c.File, err)
+		}
+		if err := yaml.Unmarshal(data, &fc); err != nil {
+			c.FileErr = fmt.Errorf("%s (ignored): %w", c.File, err)
 			fc = fileConfig{}
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/hermes-acp/hermes-acp/acp"
@@ -44,10 +45,6 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		log.Error("register built-in tools", "error", err)
 		return 1
 	}
-	pipe := registry.NewPipeline(reg, registry.PipelineOptions{
-		ResultsDir: cfg.Home + string(os.PathSeparator) + "results",
-		Log:        log,
-	})
 	ag := agent.New(agent.Options{
 		Version: buildVersion(),
 		Model:   setup,
@@ -55,10 +52,11 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 			return modelSetup(loadConfig(os.Getenv, o.model, o.baseURL), o.record, log), nil
 		},
 		Registry:         reg,
-		Pipeline:         pipe,
+		Pipeline:         registry.PipelineOptions{ResultsDir: filepath.Join(cfg.Home, "results"), Log: log},
 		Toolsets:         cfg.Toolsets,
 		DisabledToolsets: cfg.Disabled,
 		ApprovalsOff:     cfg.ApprovalsOff,
+		LintRefuse:       cfg.LintRefuse,
 		ApprovalTimeout:  cfg.ApprovalTimeout,
 		MaxModelCalls:    cfg.MaxTurns,
 		HermesHome:       cfg.Home,

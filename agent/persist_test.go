@@ -1,0 +1,178 @@
+package agent_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hermes-acp/hermes-acp/acp"
+	"github.com/hermes-acp/hermes-acp/model"
+)
+
+func TestSessionPersistenceAndReplay(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	ws := t.TempDir()
+	fm := &fakeModel{reply: func(ctx context.Context, n int, req model.Request, emit func(model.Delta)) (*model.Reply, error) {
+		if lastMessage(req).Role == model.RoleUser {
+			emit(model.Delta{Thought: "thinking"})
+			r := toolReply(model.ToolCall{ID: "call_9", Name: "echo", Arguments: `{"text":"persisted"}`})
+			r.Thought = "thinking"
+			return r, nil
+		}
+		return textReply("All done.", emit), nil
+	}}
+	h := newHarness(t, fm, harnessOptions{reg: echoRegistry(t), home: home})
+	sid := h.newSession(ws)
+	h.prompt(sid, "Remember this conversation\nsecond line")
+
+	// A new connection (a restarted editor) sees and reloads it.
+	h2 := newHarness(t, fm, harnessOptions{reg: echoRegistry(t), home: home})
+	ctx := h2.ctx()
+	var list acp.ListSessionsResponse
+	if err := h2.editor.Call(ctx, "session/list", &acp.ListSessionsRequest{}, &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Sessions) != 1 || list.Sessions[0].SessionID != sid || list.Sessions[0].Cwd != ws ||
+		list.Sessions[0].Title == nil || *list.Sessions[0].Title != "Remember this conversation" || list.Sessions[0].UpdatedAt == nil {
+		t.Fatalf("session/list = %+v", list.Sessions)
+	}
+	other := "/elsewhere"
+	if err := h2.editor.Call(ctx, "session/list", &acp.ListSessionsRequest{Cwd: &other}, &list); err != nil || len(list.Sessions) != 0 {
+		t.Errorf("cwd filter: %+v, %v", list.Sessions, err)
+	}
+	var loaded acp.LoadSessionResponse
+	if err := h2.editor.Call(ctx, "session/load", &acp.LoadSessionRequest{SessionID: sid, Cwd: ws, McpServers: []acp.McpServer{}}, &loaded); err != nil {
+		t.Fatal(err)
+	}
+	kinds := h2.kinds(sid)
+	want := []string{"user_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update", "agent_message_chunk"}
+	if len(kinds) < len(want) || !slices.Equal(kinds[:len(want)], want) {
+		t.Fatalf("replay = %v, want %v first (all before the response)", kinds, want)
+	}
+	ups := h2.editor.Updates(sid)
+	if ups[0].Update.UserMessageChunk.Content.Text.Text != "Remember this conversation\nsecond line" {
+		t.Errorf("replayed user text = %q", ups[0].Update.UserMessageChunk.Content.Text.Text)
+	}
+	if tc := ups[2].Update.ToolCall; tc.ToolCallID != "call_9" || tc.Title != "echo" {
+		t.Errorf("replayed tool call = %+v", tc)
+	}
+	if tu := ups[3].Update.ToolCallUpdate; tu.Status != acp.StatusCompleted {
+		t.Errorf("replayed completion = %+v", tu)
+	}
+	if loaded.Modes == nil || len(loaded.ConfigOptions) == 0 {
+		t.Errorf("load response = %+v", loaded)
+	}
+	// The restored conversation continues with its history.
+	h2.prompt(sid, "continue")
+	reqs := fm.requests()
+	msgs := reqs[len(reqs)-1].Messages
+	if !strings.Contains(msgs[1].Content, "Remember this conversation") {
+		t.Errorf("continued conversation lost its history: %+v", msgs)
+	}
+
+	// Resume restores without replaying.
+	h3 := newHarness(t, fm, harnessOptions{reg: echoRegistry(t), home: home})
+	var resumed acp.LoadSessionResponse
+	if err := h3.editor.Call(h3.ctx(), "session/resume", &acp.ResumeSessionRequest{SessionID: sid, Cwd: ws}, &resumed); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range h3.kinds(sid) {
+		if k != "available_commands_update" {
+			t.Errorf("resume replayed %s", k)
+		}
+	}
+	// Delete removes it; deleting again is fine; loading it now fails.
+	for range 2 {
+		if err := h3.editor.Call(h3.ctx(), "session/delete", &acp.SessionRequest{SessionID: sid}, &acp.Empty{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := h3.editor.Call(h3.ctx(), "session/list", &acp.ListSessionsRequest{}, &list); err != nil || len(list.Sessions) != 0 {
+		t.Errorf("after delete: %+v, %v", list.Sessions, err)
+	}
+	err := h3.editor.Call(h3.ctx(), "session/load", &acp.LoadSessionRequest{SessionID: sid, Cwd: ws, McpServers: []acp.McpServer{}}, &loaded)
+	var ae *acp.Error
+	if !errors.As(err, &ae) || ae.Code != acp.CodeResourceNotFound {
+		t.Errorf("load after delete: %v, want -32002", err)
+	}
+}
+
+func TestSessionListPagination(t *testing.T) {
+	t.Parallel()
+	fm := &fakeModel{reply: func(ctx context.Context, n int, req model.Request, emit func(model.Delta)) (*model.Reply, error) {
+		return textReply("ok", emit), nil
+	}}
+	h := newHarness(t, fm, harnessOptions{})
+	ws := t.TempDir()
+	ids := map[string]bool{}
+	for range 53 {
+		sid := h.newSession(ws)
+		h.prompt(sid, "hi")
+		ids[sid] = true
+	}
+	h.newSession(ws) // never prompted: not listed
+	var page acp.ListSessionsResponse
+	ctx := h.ctx()
+	if err := h.editor.Call(ctx, "session/list", &acp.ListSessionsRequest{}, &page); err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Sessions) != 50 || page.NextCursor == nil {
+		t.Fatalf("first page: %d sessions, cursor %v", len(page.Sessions), page.NextCursor)
+	}
+	seen := map[string]bool{}
+	for _, s := range page.Sessions {
+		seen[s.SessionID] = true
+	}
+	var page2 acp.ListSessionsResponse
+	if err := h.editor.Call(ctx, "session/list", &acp.ListSessionsRequest{Cursor: page.NextCursor}, &page2); err != nil {
+		t.Fatal(err)
+	}
+	if len(page2.Sessions) != 3 || page2.NextCursor != nil {
+		t.Fatalf("second page: %d sessions, cursor %v", len(page2.Sessions), page2.NextCursor)
+	}
+	for _, s := range page2.Sessions {
+		if seen[s.SessionID] {
+			t.Errorf("%s on both pages", s.SessionID)
+		}
+		seen[s.SessionID] = true
+	}
+	if len(seen) != 53 {
+		t.Errorf("listed %d distinct sessions, want 53", len(seen))
+	}
+	bad := "not-a-cursor"
+	err := h.editor.Call(ctx, "session/list", &acp.ListSessionsRequest{Cursor: &bad}, &page)
+	var ae *acp.Error
+	if !errors.As(err, &ae) || ae.Code != acp.CodeInvalidParams {
+		t.Errorf("bad cursor: %v, want -32602", err)
+	}
+}
+
+func TestCloseSession(t *testing.T) {
+	t.Parallel()
+	started := make(chan int, 2)
+	release := make(chan struct{})
+	defer close(release)
+	h := newHarness(t, blockingModel(started, release), harnessOptions{})
+	sid := h.newSession("")
+	result := make(chan acp.StopReason, 1)
+	go func() { result <- h.prompt(sid, "long") }()
+	<-started
+	if err := h.editor.Call(h.ctx(), "session/close", &acp.SessionRequest{SessionID: sid}, &acp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	if stop := <-result; stop != acp.StopCancelled {
+		t.Errorf("prompt during close = %s, want cancelled", stop)
+	}
+	_, err := h.editor.PromptText(h.ctx(), sid, "again")
+	var ae *acp.Error
+	if !errors.As(err, &ae) || ae.Code != acp.CodeResourceNotFound {
+		t.Errorf("prompt after close: %v, want -32002", err)
+	}
+	err = h.editor.Call(h.ctx(), "session/close", &acp.SessionRequest{SessionID: sid}, &acp.Empty{})
+	if !errors.As(err, &ae) || ae.Code != acp.CodeResourceNotFound {
+		t.Errorf("second close: %v, want -32002", err)
+	}
+}

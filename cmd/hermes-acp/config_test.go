@@ -1,0 +1,115 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func envMap(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func writeHome(t *testing.T, files map[string]string) string {
+	t.Helper()
+	home := t.TempDir()
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(home, name), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return home
+}
+
+func TestConfigPrecedence(t *testing.T) {
+	t.Parallel()
+	home := writeHome(t, map[string]string{
+		"config.yaml": "model:\n  default: file-model\n  base_url: http://file/v1\n  api_key_env: MY_KEY\n  choices: [a, b]\napprovals:\n  mode: off\n  timeout: 5\nlint:\n  on_new_errors: refuse\ntoolsets: [file]\nagent:\n  max_turns: 7\n",
+		".env":        "export MY_KEY=\"from-dotenv\"\nHERMES_MODEL=dotenv-model\n",
+	})
+	for _, tc := range []struct {
+		name                 string
+		env                  map[string]string
+		flagModel, flagURL   string
+		wantModel, wantURL   string
+		wantKey, wantKeyFrom string
+	}{
+		{"file and dotenv", map[string]string{}, "", "", "dotenv-model", "http://file/v1", "from-dotenv", "MY_KEY"},
+		{"environment beats file", map[string]string{"HERMES_MODEL": "env-model", "OPENAI_BASE_URL": "http://env/v1", "OPENAI_API_KEY": "env-key"}, "", "", "env-model", "http://env/v1", "env-key", "OPENAI_API_KEY"},
+		{"flags beat environment", map[string]string{"HERMES_MODEL": "env-model", "OPENAI_BASE_URL": "http://env/v1"}, "flag-model", "http://flag/v1", "flag-model", "http://flag/v1", "from-dotenv", "MY_KEY"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := map[string]string{"HERMES_HOME": home}
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			c := loadConfig(envMap(env), tc.flagModel, tc.flagURL)
+			if c.Model != tc.wantModel || c.BaseURL != tc.wantURL || c.APIKey != tc.wantKey || c.APIKeySource != tc.wantKeyFrom {
+				t.Errorf("loadConfig = model %q url %q key %q (%s), want %q %q %q (%s)", c.Model, c.BaseURL, c.APIKey, c.APIKeySource, tc.wantModel, tc.wantURL, tc.wantKey, tc.wantKeyFrom)
+			}
+			if c.FileErr != nil {
+				t.Errorf("FileErr = %v", c.FileErr)
+			}
+			if !c.ApprovalsOff || c.ApprovalTimeout != 5*time.Second || !c.LintRefuse || c.MaxTurns != 7 || len(c.ModelChoices) != 2 || c.Toolsets[0] != "file" {
+				t.Errorf("settings not read: %+v", c)
+			}
+		})
+	}
+}
+
+func TestConfigProblemsAreNotFatal(t *testing.T) {
+	t.Parallel()
+	typo := writeHome(t, map[string]string{"config.yaml": "model:\n  default: m\n  defualt: typo\napprovals:\n  mode: sometimes\n"})
+	c := loadConfig(envMap(map[string]string{"HERMES_HOME": typo}), "", "")
+	if c.Model != "m" {
+		t.Errorf("a typo elsewhere discarded model.default: %q", c.Model)
+	}
+	if c.FileErr == nil || !strings.Contains(c.FileErr.Error(), "defualt") || !strings.Contains(c.FileErr.Error(), "sometimes") {
+		t.Errorf("FileErr = %v, want the unknown key and the bad approvals.mode named", c.FileErr)
+	}
+	if c.ApprovalsOff {
+		t.Error("an invalid approvals.mode must fall back to manual")
+	}
+	broken := writeHome(t, map[string]string{"config.yaml": "model: [unclosed\n"})
+	c = loadConfig(envMap(map[string]string{"HERMES_HOME": broken, "HERMES_MODEL": "env"}), "", "")
+	if c.FileErr == nil || c.Model != "env" {
+		t.Errorf("broken YAML: model %q err %v; want env model and a reported error", c.Model, c.FileErr)
+	}
+	none := loadConfig(envMap(map[string]string{"HERMES_HOME": t.TempDir()}), "", "")
+	if none.FileErr != nil || none.Model != "" {
+		t.Errorf("no config: %+v", none)
+	}
+}
+
+func TestSetupWritesConfigAndKey(t *testing.T) {
+	t.Parallel()
+	home := writeHome(t, map[string]string{
+		"config.yaml": "# my settings\nmodel:\n  default: old-model # keep me\nlint:\n  on_new_errors: refuse\n",
+		".env":        "OTHER=1\nOPENAI_API_KEY=old\n",
+	})
+	var out, errOut strings.Builder
+	in := strings.NewReader("http://localhost:8080/v1\nqwen2.5-coder\nsecret-key\n")
+	if code := runSetup(in, &out, &errOut, envMap(map[string]string{"HERMES_HOME": home})); code != 0 {
+		t.Fatalf("runSetup = %d, stderr %q", code, errOut.String())
+	}
+	c := loadConfig(envMap(map[string]string{"HERMES_HOME": home}), "", "")
+	if c.Model != "qwen2.5-coder" || c.BaseURL != "http://localhost:8080/v1" || c.APIKey != "secret-key" || !c.LintRefuse {
+		t.Errorf("after setup: %+v", c)
+	}
+	data, _ := os.ReadFile(filepath.Join(home, "config.yaml"))
+	if !strings.Contains(string(data), "# my settings") {
+		t.Errorf("setup dropped comments:\n%s", data)
+	}
+	env, _ := os.ReadFile(filepath.Join(home, ".env"))
+	if !strings.Contains(string(env), "OTHER=1") || strings.Count(string(env), "OPENAI_API_KEY") != 1 {
+		t.Errorf(".env = %q", env)
+	}
+	if fi, _ := os.Stat(filepath.Join(home, ".env")); fi.Mode().Perm() != 0o600 {
+		t.Errorf(".env mode = %v, want 0600", fi.Mode().Perm())
+	}
+	if code := runSetup(strings.NewReader(""), &out, &errOut, envMap(map[string]string{"HERMES_HOME": t.TempDir()})); code == 0 {
+		t.Error("setup with closed stdin succeeded")
+	}
+}

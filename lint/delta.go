@@ -1,0 +1,308 @@
+package lint
+
+import (
+	"bytes"
+	"regexp"
+	"sort"
+	"unicode/utf8"
+
+	"github.com/sergi/go-diff/diffmatchpatch"
+	"go.lsp.dev/protocol"
+)
+
+// Result is the delta lint of one edit: the diagnostics of the new content,
+// split into those the edit introduced and those that were already there.
+// A Result is a value; its methods render it for the model
+// ([Result.ModelLint]), the approval prompt ([Result.Summary]), the editor
+// ([Result.Diagnostics], [Result.Meta]) and the syntax gate ([Result.Gate]).
+type Result struct {
+	// Language is the language the content was checked as.
+	Language Language
+	// Introduced holds the new content's diagnostics that the edit
+	// introduced, in order. Never nil in a Result from Delta.
+	Introduced []protocol.Diagnostic
+	// Preexisting holds the new content's diagnostics that were already in
+	// the old content, in order. Never nil in a Result from Delta.
+	Preexisting []protocol.Diagnostic
+	// Skipped is true when the language has no linter.
+	Skipped bool
+	// SkipReason says why the lint was skipped, in hermes-agent's words
+	// ("No linter for .txt files").
+	SkipReason string
+}
+
+// maxDiffLines bounds the changed middle of the two contents (in lines, old
+// and new together) that is given to the line diff; a larger rewrite counts
+// as changed throughout, so every diagnostic in it is introduced. go-diff
+// encodes each distinct line as one rune and cannot encode more than about
+// 1.1 million of them.
+const maxDiffLines = 400_000
+
+// Delta lints after, the new content of a file, as lang and classifies each
+// diagnostic as introduced by the edit or pre-existing in before, the old
+// content:
+//
+//   - when after is clean, before is never linted (the hot path);
+//   - before == nil means a new file: every diagnostic is introduced;
+//   - a diagnostic on a line that the edit changed is introduced, so before
+//     is linted only when some diagnostic sits on an unchanged line (for a
+//     small edit; after a large rewrite before is linted first, and the line
+//     diff is skipped when it is clean);
+//   - otherwise a diagnostic is pre-existing when it sits on a line of after
+//     that a line diff of before and after leaves unchanged, and the
+//     corresponding line of before carries a diagnostic with the same code
+//     and the same message, line numbers inside messages aside (each before
+//     diagnostic vouches for one after diagnostic). So an error that only
+//     moved because lines were inserted above it is pre-existing, and any
+//     diagnostic on a changed line is introduced.
+//
+// For [LanguageNone] the Result is skipped with a generic reason; use
+// [DeltaFile] to get hermes-agent's "No linter for <ext> files".
+func Delta(lang Language, before, after []byte) Result {
+	return delta(check, lang, before, after)
+}
+
+// DeltaFile is [Delta] with the language picked by [LanguageFor] from the
+// file's name, which also names the extension in the skip reason. The file is
+// never opened.
+func DeltaFile(name string, before, after []byte) Result {
+	r := Delta(LanguageFor(name), before, after)
+	if r.Skipped {
+		r.SkipReason = SkipReason(name)
+	}
+	return r
+}
+
+// delta is Delta with the checker as a parameter, so tests can count calls.
+func delta(chk checker, lang Language, before, after []byte) Result {
+	r := Result{Language: lang, Introduced: []protocol.Diagnostic{}, Preexisting: []protocol.Diagnostic{}}
+	if lang == LanguageNone {
+		r.Skipped = true
+		r.SkipReason = "No linter for this file type"
+		return r
+	}
+	afterFs := chk(lang, after)
+	if len(afterFs) == 0 {
+		return r
+	}
+	var introduced []bool // nil: all introduced
+	if before != nil {
+		introduced = classifyEdit(chk, lang, before, after, afterFs)
+	}
+	m := NewMapper(after)
+	for i, f := range afterFs {
+		d := protocol.Diagnostic{
+			Range:    m.clampedRange(f.start, f.end),
+			Severity: f.severity,
+			Code:     f.code,
+			Source:   Source,
+			Message:  f.message,
+		}
+		if introduced == nil || introduced[i] {
+			r.Introduced = append(r.Introduced, d)
+		} else {
+			r.Preexisting = append(r.Preexisting, d)
+		}
+	}
+	return r
+}
+
+// lineKey identifies a diagnostic of the old content for matching: its line,
+// code and normalised message.
+type lineKey struct {
+	line    int
+	code    string
+	message string
+}
+
+// smallEditLines is the size of a changed middle (old and new lines
+// together) up to which the line diff is computed before the old content is
+// linted: it is cheap, and when every diagnostic sits on a changed line the
+// old content need not be parsed at all.
+const smallEditLines = 2000
+
+// classifyEdit reports, for each finding of after, whether the edit from
+// before introduced it; nil means all of them. The old content is linted only
+// when a finding sits on a line the edit left unchanged, and the line diff is
+// computed only when needed too: up front for a small edit, else only when
+// the old content has findings.
+func classifyEdit(chk checker, lang Language, before, after []byte, afterFs []finding) []bool {
+	bText, aText := newTextLines(before), newTextLines(after)
+	prefix, suffix := commonLines(bText, aText)
+	var toBefore []int
+	if bText.count()+aText.count()-2*(prefix+suffix) <= smallEditLines {
+		toBefore = mapLines(bText, aText, prefix, suffix, maxDiffLines)
+		unchanged := false
+		for _, f := range afterFs {
+			if toBefore[aText.lineOf(f.start)] >= 0 {
+				unchanged = true
+				break
+			}
+		}
+		if !unchanged {
+			return nil
+		}
+	}
+	beforeFs := chk(lang, before)
+	if len(beforeFs) == 0 {
+		return nil
+	}
+	if toBefore == nil {
+		toBefore = mapLines(bText, aText, prefix, suffix, maxDiffLines)
+	}
+	return classify(bText, aText, toBefore, beforeFs, afterFs)
+}
+
+// classify reports, for each finding of after, whether the edit introduced
+// it, given the old content's findings and the line map from after to before.
+func classify(bText, aText textLines, toBefore []int, beforeFs, afterFs []finding) []bool {
+	vouchers := make(map[lineKey]int, len(beforeFs))
+	for _, f := range beforeFs {
+		vouchers[lineKey{bText.lineOf(f.start), f.code, normalizeMessage(f.message)}]++
+	}
+	introduced := make([]bool, len(afterFs))
+	for i, f := range afterFs {
+		bl := toBefore[aText.lineOf(f.start)]
+		k := lineKey{bl, f.code, normalizeMessage(f.message)}
+		if bl >= 0 && vouchers[k] > 0 {
+			vouchers[k]--
+			continue
+		}
+		introduced[i] = true
+	}
+	return introduced
+}
+
+// lineNumbers matches the line and column numbers that messages may quote
+// ("already defined at line 3", "started at go.mod:2:1").
+var lineNumbers = regexp.MustCompile(`(?i:\b(?:lines?|columns?|col)\s+|:)\d+`)
+
+// normalizeMessage replaces line and column numbers in msg with "#", so that
+// an error whose message quotes a line that moved still matches.
+func normalizeMessage(msg string) string {
+	return lineNumbers.ReplaceAllStringFunc(msg, func(s string) string {
+		i := len(s)
+		for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
+			i--
+		}
+		return s[:i] + "#"
+	})
+}
+
+// textLines splits content into the lines a line diff sees: each ends after
+// a "\n", and a last line without one counts too.
+type textLines struct {
+	content []byte
+	// newlines holds the offset of every "\n".
+	newlines []int
+}
+
+// newTextLines indexes content's line breaks.
+func newTextLines(content []byte) textLines {
+	t := textLines{content: content, newlines: make([]int, 0, bytes.Count(content, []byte{'\n'}))}
+	for i := 0; ; {
+		j := bytes.IndexByte(content[i:], '\n')
+		if j < 0 {
+			return t
+		}
+		t.newlines = append(t.newlines, i+j)
+		i += j + 1
+	}
+}
+
+// count returns the number of lines.
+func (t textLines) count() int {
+	n := len(t.newlines)
+	if len(t.content) > 0 && t.content[len(t.content)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// lineOf returns the line holding offset off; the end of content after a
+// final "\n" is line count(), one past the last.
+func (t textLines) lineOf(off int) int {
+	return sort.SearchInts(t.newlines, off)
+}
+
+// line returns line i with its "\n".
+func (t textLines) line(i int) []byte {
+	return t.content[t.start(i):t.start(i+1)]
+}
+
+// start returns the offset where line i starts (len(content) for i >= count()).
+func (t textLines) start(i int) int {
+	switch {
+	case i == 0:
+		return 0
+	case i > len(t.newlines):
+		return len(t.content)
+	}
+	return t.newlines[i-1] + 1
+}
+
+// commonLines returns how many lines before and after share at their start
+// (prefix) and, after those, at their end (suffix).
+func commonLines(before, after textLines) (prefix, suffix int) {
+	nb, na := before.count(), after.count()
+	for prefix < nb && prefix < na && bytes.Equal(before.line(prefix), after.line(prefix)) {
+		prefix++
+	}
+	for suffix < nb-prefix && suffix < na-prefix &&
+		bytes.Equal(before.line(nb-1-suffix), after.line(na-1-suffix)) {
+		suffix++
+	}
+	return prefix, suffix
+}
+
+// mapLines returns, for each line of after and for the end of after (index
+// count()), the line of before it is unchanged from, or -1 when the edit
+// changed it. The prefix and suffix lines, from [commonLines], map directly;
+// the changed middle goes through go-diff's line mode unless it has more than
+// limit lines, in which case all of it counts as changed.
+func mapLines(before, after textLines, prefix, suffix, limit int) []int {
+	nb, na := before.count(), after.count()
+	toBefore := make([]int, na+1)
+	for i := range toBefore {
+		toBefore[i] = -1
+	}
+	for i := range prefix {
+		toBefore[i] = i
+	}
+	for j := range suffix {
+		toBefore[na-1-j] = nb - 1 - j
+	}
+	if midB, midA := nb-prefix-suffix, na-prefix-suffix; midB > 0 && midA > 0 && midB+midA <= limit {
+		diffMiddle(toBefore, prefix,
+			string(before.content[before.start(prefix):before.start(nb-suffix)]),
+			string(after.content[after.start(prefix):after.start(na-suffix)]))
+	}
+	// The end of the content is unchanged when the last lines are.
+	if (na == 0 && nb == 0) || (na > 0 && nb > 0 && toBefore[na-1] == nb-1) {
+		toBefore[na] = nb
+	}
+	return toBefore
+}
+
+// diffMiddle maps the unchanged lines of the changed middle of two contents,
+// which starts at line first in both, with a line diff.
+func diffMiddle(toBefore []int, first int, before, after string) {
+	dmp := diffmatchpatch.New()
+	chars1, chars2, _ := dmp.DiffLinesToChars(before, after)
+	bi, ai := first, first
+	for _, d := range dmp.DiffMain(chars1, chars2, false) {
+		n := utf8.RuneCountInString(d.Text) // one rune per line
+		switch d.Type {
+		case diffmatchpatch.DiffEqual:
+			for k := range n {
+				toBefore[ai+k] = bi + k
+			}
+			ai += n
+			bi += n
+		case diffmatchpatch.DiffDelete:
+			bi += n
+		case diffmatchpatch.DiffInsert:
+			ai += n
+		}
+	}
+}

@@ -1,0 +1,44 @@
+// Package lint is hermes-acp's in-process syntax linter: bytes in,
+// LSP-shaped diagnostics out. It never reads the disk, never panics on any
+// input and keeps no state between calls, so every function here is safe for
+// concurrent use.
+//
+// # Languages
+//
+// [LanguageFor] picks a [Language] from a file name: JSON, JSONC (JSON with
+// comments and trailing commas, for files that are JSONC by convention such as
+// tsconfig.json or .vscode/settings.json), YAML, TOML, Go and go.mod. Any other
+// file is [LanguageNone] and its lint is skipped with hermes-agent's message
+// "No linter for <ext> files".
+//
+// # Checks
+//
+// [Check] parses content with the language's parser (encoding/json,
+// gopkg.in/yaml.v3, github.com/BurntSushi/toml, go/parser,
+// golang.org/x/mod/modfile) and turns every error into a
+// [protocol.Diagnostic]: 0-based line, UTF-16 character (counted only by
+// [Mapper]), Source "hermes-lint", a stable string Code per check and a Range
+// covering the offending token. Syntax errors have severity Error; duplicate
+// YAML mapping keys have severity Warning, because the file still parses and
+// most YAML consumers keep the last value, so a duplicate key is a likely
+// mistake rather than a broken file (the syntax gate does not refuse them).
+// Diagnostics are sorted by position, then code, then message.
+//
+// JSON, YAML and TOML parsers stop at the first syntax error, so they report at
+// most one syntax error per file (YAML also reports every duplicate key found
+// in the documents before the error). Go reports every syntax error
+// (parser.AllErrors) and go.mod every error modfile finds.
+//
+// # Delta lint
+//
+// [Delta] implements hermes-agent's post-write delta lint with line mapping:
+// the new content is linted first and, when it is clean, the old content is
+// never parsed (the hot path). Otherwise each diagnostic of the new content is
+// either introduced by the edit or pre-existing; a diagnostic is pre-existing
+// when its line is unchanged by a line diff of old and new content and the
+// corresponding old line carried a diagnostic with the same code and the same
+// message (line numbers inside messages are ignored). [Result] renders what the
+// model sees ([Result.ModelLint]), a one-line approval summary
+// ([Result.Summary]), the full set for the editor ([Result.Diagnostics]) and
+// the fail-closed syntax gate ([Result.Gate], [RefusalMessage]).
+package lint

@@ -1,0 +1,173 @@
+package lint
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"sort"
+	"unicode/utf8"
+
+	"go.lsp.dev/protocol"
+)
+
+// ErrOutOfRange is returned by [Mapper] methods for an offset or position that
+// lies outside the content.
+var ErrOutOfRange = errors.New("lint: position out of range")
+
+// Mapper converts byte offsets in one content to LSP positions and back. It
+// is the only place in hermes-acp's lint that counts UTF-16 code units.
+//
+// Lines end at "\n", "\r\n" or a lone "\r", as LSP defines them. A character
+// is a UTF-16 code unit: a rune outside the Basic Multilingual Plane counts
+// two, and each byte of an invalid UTF-8 sequence counts one (it decodes to
+// U+FFFD). A Mapper is immutable after [NewMapper] and safe for concurrent use;
+// it keeps a reference to the content, which the caller must not modify.
+type Mapper struct {
+	content []byte
+	// lineStarts[i] is the byte offset where line i starts; lineStarts[0] is 0.
+	// When the content ends with a line break, the last entry is len(content)
+	// (the empty last line).
+	lineStarts []int
+}
+
+// NewMapper returns a Mapper for content. It scans the content once for line
+// breaks.
+func NewMapper(content []byte) *Mapper {
+	starts := make([]int, 1, 64)
+	if bytes.IndexByte(content, '\r') < 0 {
+		// The common case: only "\n" breaks lines, and IndexByte is fast.
+		for i := 0; ; {
+			j := bytes.IndexByte(content[i:], '\n')
+			if j < 0 {
+				return &Mapper{content: content, lineStarts: starts}
+			}
+			i += j + 1
+			starts = append(starts, i)
+		}
+	}
+	for i := 0; i < len(content); i++ {
+		switch content[i] {
+		case '\n':
+			starts = append(starts, i+1)
+		case '\r':
+			if i+1 < len(content) && content[i+1] == '\n' {
+				i++
+			}
+			starts = append(starts, i+1)
+		}
+	}
+	return &Mapper{content: content, lineStarts: starts}
+}
+
+// LineCount returns the number of lines; it is at least 1 (empty content has
+// one empty line).
+func (m *Mapper) LineCount() int { return len(m.lineStarts) }
+
+// lineOf returns the line holding byte offset off (0 <= off <= len).
+func (m *Mapper) lineOf(off int) int {
+	// The first line start greater than off is on the next line.
+	return sort.Search(len(m.lineStarts), func(i int) bool { return m.lineStarts[i] > off }) - 1
+}
+
+// lineEnd returns the offset where line's text ends, before its line break.
+func (m *Mapper) lineEnd(line int) int {
+	if line+1 >= len(m.lineStarts) {
+		return len(m.content)
+	}
+	end := m.lineStarts[line+1]
+	if end > 0 && m.content[end-1] == '\n' {
+		end--
+	}
+	if end > m.lineStarts[line] && m.content[end-1] == '\r' {
+		end--
+	}
+	return end
+}
+
+// Position returns the LSP position of byte offset off, 0 <= off <= len(content).
+// An offset inside a multi-byte rune maps to the start of that rune; an offset
+// inside a line break (the "\n" of "\r\n") maps to the end of the line's text.
+func (m *Mapper) Position(off int) (protocol.Position, error) {
+	if off < 0 || off > len(m.content) {
+		return protocol.Position{}, fmt.Errorf("offset %d of %d bytes: %w", off, len(m.content), ErrOutOfRange)
+	}
+	return m.position(off), nil
+}
+
+// position is Position for an offset already known to be in range.
+func (m *Mapper) position(off int) protocol.Position {
+	line := m.lineOf(off)
+	off = min(off, m.lineEnd(line))
+	var units uint32
+	for i := m.lineStarts[line]; i < off; {
+		c := m.content[i]
+		if c < utf8.RuneSelf {
+			units++
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(m.content[i:])
+		if i+size > off {
+			break // off is inside this rune: round down to its start
+		}
+		units += utf16Len(r)
+		i += size
+	}
+	return protocol.Position{Line: uint32(line), Character: units}
+}
+
+// Offset returns the byte offset of an LSP position. As LSP specifies, a
+// character past the end of the line means the end of the line; a character
+// in the middle of a surrogate pair means the start of that rune. A line past
+// the last one is an error.
+func (m *Mapper) Offset(p protocol.Position) (int, error) {
+	if int64(p.Line) >= int64(len(m.lineStarts)) {
+		return 0, fmt.Errorf("line %d of %d: %w", p.Line, len(m.lineStarts), ErrOutOfRange)
+	}
+	line := int(p.Line)
+	end := m.lineEnd(line)
+	var units uint32
+	i := m.lineStarts[line]
+	for i < end && units < p.Character {
+		r, size := utf8.DecodeRune(m.content[i:end])
+		n := utf16Len(r)
+		if units+n > p.Character {
+			break
+		}
+		units += n
+		i += size
+	}
+	return i, nil
+}
+
+// Range returns the LSP range of the bytes [start, end).
+func (m *Mapper) Range(start, end int) (protocol.Range, error) {
+	if start > end {
+		return protocol.Range{}, fmt.Errorf("range %d-%d is reversed: %w", start, end, ErrOutOfRange)
+	}
+	s, err := m.Position(start)
+	if err != nil {
+		return protocol.Range{}, err
+	}
+	e, err := m.Position(end)
+	if err != nil {
+		return protocol.Range{}, err
+	}
+	return protocol.Range{Start: s, End: e}, nil
+}
+
+// clampedRange is Range with start and end first clamped into the content
+// and ordered; the linters use it so that no diagnostic can be out of range.
+func (m *Mapper) clampedRange(start, end int) protocol.Range {
+	start = max(0, min(start, len(m.content)))
+	end = max(start, min(end, len(m.content)))
+	return protocol.Range{Start: m.position(start), End: m.position(end)}
+}
+
+// utf16Len returns the number of UTF-16 code units that encode r.
+func utf16Len(r rune) uint32 {
+	if r >= 0x10000 {
+		return 2
+	}
+	return 1
+}

@@ -1,0 +1,131 @@
+package model
+
+import "context"
+
+// Role is the author of a [Message]: "system", "user", "assistant" or
+// "tool".
+type Role string
+
+// The roles a [Message] can have.
+const (
+	RoleSystem    Role = "system"
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// Message is one entry of a conversation. The caller owns it; providers
+// never modify the messages of a [Request].
+type Message struct {
+	Role Role
+	// Content is the text of the message. For user messages with several
+	// text parts it is the parts joined; for tool messages it is the tool's
+	// result.
+	Content string
+	// Images are attached to user messages and sent as image_url parts with
+	// data: URLs.
+	Images []Image
+	// Thought is the reasoning an assistant produced before its answer. It
+	// is kept for history and replay and is not sent back to the model.
+	Thought string
+	// ToolCalls are the calls an assistant message asks for.
+	ToolCalls []ToolCall
+	// ToolCallID links a tool message to the call it answers.
+	ToolCallID string
+	// Name is the tool's name on tool messages.
+	Name string
+}
+
+// Image is an image attached to a user message.
+type Image struct {
+	MIMEType string // for example "image/png"
+	Data     []byte // the raw image bytes
+}
+
+// ToolCall is one tool invocation requested by the model.
+type ToolCall struct {
+	ID   string // the provider's call id, echoed back in the tool message
+	Name string // the tool's name
+	// Arguments is the raw JSON text the model produced. It is passed on
+	// verbatim and may be invalid JSON; the caller validates it.
+	Arguments string
+}
+
+// ToolDef describes a tool the model may call.
+type ToolDef struct {
+	Name        string
+	Description string
+	// Parameters is the JSON Schema of the arguments object. Nil is sent as
+	// an object schema without properties.
+	Parameters map[string]any
+}
+
+// Request is one model call: the whole conversation so far and the tools on
+// offer.
+type Request struct {
+	// Model overrides Config.Model for this call when not empty.
+	Model    string
+	Messages []Message
+	Tools    []ToolDef
+	// MaxTokens caps the reply's length; 0 leaves it to the server. The
+	// OpenAI-compatible provider sends it as max_tokens, which vLLM,
+	// llama.cpp, Ollama, DeepSeek, OpenRouter and LM Studio all accept, and
+	// as max_completion_tokens when the base URL is api.openai.com, whose
+	// reasoning models reject max_tokens.
+	MaxTokens int
+}
+
+// Delta is one streamed piece of a reply: exactly one field is non-empty.
+type Delta struct {
+	Text    string // a piece of the answer
+	Thought string // a piece of the model's reasoning
+}
+
+// FinishReason says why the model stopped.
+type FinishReason string
+
+// The reasons a reply can end with.
+const (
+	// Stop means the model finished its answer.
+	Stop FinishReason = "stop"
+	// ToolCalls means the model wants the tools in Reply.ToolCalls run.
+	ToolCalls FinishReason = "tool_calls"
+	// Length means the reply hit MaxTokens or the context limit.
+	Length FinishReason = "length"
+	// ContentFilter means the server withheld (part of) the reply.
+	ContentFilter FinishReason = "content_filter"
+)
+
+// Usage counts the tokens of one model call. Zero means unknown.
+type Usage struct {
+	InputTokens      int // prompt tokens, including cached ones
+	OutputTokens     int // completion tokens, including reasoning
+	TotalTokens      int
+	ThoughtTokens    int // reasoning tokens, part of OutputTokens
+	CachedReadTokens int // prompt tokens served from the server's cache
+}
+
+// Reply is the assembled result of one model call.
+type Reply struct {
+	Text      string // the answer, all text deltas joined
+	Thought   string // the reasoning, all thought deltas joined
+	ToolCalls []ToolCall
+	// FinishReason is always set on a returned reply. It is ToolCalls
+	// whenever ToolCalls is not empty, even when a server said "stop".
+	FinishReason FinishReason
+	Usage        Usage
+}
+
+// Provider is one model backend. It is safe for concurrent use by several
+// sessions.
+type Provider interface {
+	// Stream sends req and calls emit for every text or reasoning delta as
+	// it arrives (emit is never called concurrently, and never after Stream
+	// returns), then returns the assembled reply. On error the reply is
+	// nil: failures the user can act on are [*Error]; cancellation of ctx
+	// returns promptly with ctx.Err() wrapped, after closing the HTTP
+	// stream.
+	Stream(ctx context.Context, req Request, emit func(Delta)) (*Reply, error)
+	// Name identifies the backend: "openai-compatible" or "script".
+	Name() string
+}
