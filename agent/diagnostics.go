@@ -13,6 +13,9 @@ import (
 // maxRelintBytes caps the files the watcher re-lints.
 const maxRelintBytes = 4 << 20
 
+// maxPublished caps the diagnostics published for one file.
+const maxPublished = 200
+
 // publishParams is the _hermes/publishDiagnostics notification.
 type publishParams struct {
 	SessionID   string `json:"sessionId"`
@@ -84,7 +87,11 @@ func (e *Env) publish(uri string, res lint.Result) {
 	e.lint.version[uri]++
 	v := e.lint.version[uri]
 	e.lint.mu.Unlock()
-	err := e.s.client.Notify("_hermes/publishDiagnostics", &publishParams{SessionID: e.s.id, URI: uri, Version: v, Diagnostics: res.Diagnostics()})
+	diags := res.Diagnostics()
+	if len(diags) > maxPublished {
+		diags = diags[:maxPublished] // a garbage file can have thousands
+	}
+	err := e.s.client.Notify("_hermes/publishDiagnostics", &publishParams{SessionID: e.s.id, URI: uri, Version: v, Diagnostics: diags})
 	if err != nil {
 		e.s.a.log.Debug("publish diagnostics", "uri", uri, "error", err)
 	}

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -97,10 +98,10 @@ func TestCheckMessages(t *testing.T) {
 	}
 }
 
-func TestCheckLocatesMessagesWithoutLines(t *testing.T) {
+func TestCheckRangeCoversToken(t *testing.T) {
 	t.Parallel()
-	// yaml.v3 gives no line for reader errors and unknown aliases; the
-	// linter finds the offending text itself.
+	// Each range covers the offending token. yaml.v3 gives no line for
+	// reader errors and unknown aliases; the linter finds that text itself.
 	for _, tc := range []struct {
 		lang    Language
 		content string
@@ -111,6 +112,8 @@ func TestCheckLocatesMessagesWithoutLines(t *testing.T) {
 		{LanguageYAML, "a: 1\nb: \x01\n", "\x01"},
 		{LanguageYAML, "a: 1\nb: \"\xff\"\n", "\xff"},
 		{LanguageYAML, "note: it's\nt: 'open\n", "'open"},
+		{LanguageYAML, "&k a: 1\n*k : 2\n", "*k"},
+		{LanguageYAML, "'a b': 1\n\"a b\": 2\n", `"a b"`},
 		{LanguageJSON, "{\"a\": 1 \"b\": 2}", `"b"`},
 		{LanguageTOML, "[server]\n[server]\n", "server"},
 		{LanguageTOML, "a = 1\nb = 2\x16\n", "\x16"}, // BurntSushi/toml reports the byte before
@@ -163,5 +166,43 @@ func TestRunParserRecoversFromPanics(t *testing.T) {
 	}
 	if fs := check(Language(42), []byte("x")); len(fs) != 0 {
 		t.Errorf("check(unknown language) = %v, want nothing", fs)
+	}
+}
+
+func TestCheckYAMLDuplicateKeys(t *testing.T) {
+	t.Parallel()
+	var big strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&big, "key%d: %d\n", i, i)
+	}
+	big.WriteString("key5: again\nkey25: again\nkey5: thrice\n")
+	for _, tc := range []struct {
+		name    string
+		content string
+		want    []string // "line:char message"
+	}{
+		{"large mapping", big.String(), []string{
+			`30:0 mapping key "key5" already defined at line 6`,
+			`31:0 mapping key "key25" already defined at line 26`,
+			`32:0 mapping key "key5" already defined at line 6`,
+		}},
+		{"alias key repeats its anchor", "&k a: 1\n*k : 2\n", []string{`1:0 mapping key "a" already defined at line 1`}},
+		{"flow mapping", "{a: 1, b: 2, a: 3}\n", []string{`0:13 mapping key "a" already defined at line 1`}},
+		{"quoted key", "'a b': 1\n\"a b\": 2\n", []string{`1:0 mapping key "a b" already defined at line 1`}},
+		{"same text, different tags", "1: int\n\"1\": str\n!!str 1: str again\n", []string{`2:0 mapping key "1" already defined at line 2`}},
+		{"sequence of mappings are separate", "- a: 1\n- a: 2\n", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ds := Check(LanguageYAML, []byte(tc.content))
+			if diff := cmp.Diff(tc.want, briefs(ds)); diff != "" {
+				t.Errorf("Check(yaml, %q) (-want +got):\n%s", tc.content, diff)
+			}
+			for _, d := range ds {
+				if d.Severity != protocol.DiagnosticSeverityWarning || d.Code != CodeYAMLDuplicateKey {
+					t.Errorf("duplicate key diagnostic %+v, want a yaml-duplicate-key warning", d)
+				}
+			}
+		})
 	}
 }

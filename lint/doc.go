@@ -37,7 +37,9 @@
 // either introduced by the edit or pre-existing; a diagnostic is pre-existing
 // when its line is unchanged by a line diff of old and new content and the
 // corresponding old line carried a diagnostic with the same code and the same
-// message (line numbers inside messages are ignored). [Result] renders what the
+// message (line numbers inside messages are ignored). A diagnostic on a
+// changed line is introduced whatever the old content held, so the old
+// content is parsed only when some diagnostic sits on an unchanged line. [Result] renders what the
 // model sees ([Result.ModelLint]), a one-line approval summary
 // ([Result.Summary]), the full set for the editor ([Result.Diagnostics]) and
 // the fail-closed syntax gate ([Result.Gate], [RefusalMessage]).

@@ -52,17 +52,24 @@ func yamlDuplicateKeys(content []byte, lineStarts func() []int, n *yaml.Node, fs
 			fs = yamlDuplicateKeys(content, lineStarts, c, fs)
 		}
 	case yaml.MappingNode:
-		var seen map[string]*yaml.Node
+		keys := make([]yamlKey, 0, len(n.Content)/2) // the mapping's keys so far
+		var index map[yamlKeyID]*yaml.Node           // for large mappings only
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i]
 			if id, ok := yamlKeyIdentity(k); ok {
-				if seen == nil {
-					seen = make(map[string]*yaml.Node, len(n.Content)/2)
-				}
-				if first, dup := seen[id]; dup {
-					fs = append(fs, yamlDuplicateFinding(content, lineStarts(), k, first))
+				if first := findYAMLKey(keys, index, id); first != nil {
+					fs = append(fs, yamlDuplicateFinding(content, lineStarts(), k, id.value, first))
 				} else {
-					seen[id] = k
+					keys = append(keys, yamlKey{id, k})
+					switch {
+					case index != nil:
+						index[id] = k
+					case len(keys) > 16:
+						index = make(map[yamlKeyID]*yaml.Node, len(n.Content)/2)
+						for _, key := range keys {
+							index[key.id] = key.node
+						}
+					}
 				}
 			}
 			fs = yamlDuplicateKeys(content, lineStarts, k, fs)
@@ -72,38 +79,63 @@ func yamlDuplicateKeys(content []byte, lineStarts func() []int, n *yaml.Node, fs
 	return fs
 }
 
-// yamlKeyIdentity returns what makes a scalar key unique in a mapping: its
-// resolved tag and its text, so that "1" (a string) and 1 (an int) differ.
-// Complex keys and merge keys have no identity here.
-func yamlKeyIdentity(k *yaml.Node) (string, bool) {
+// yamlKeyID is what makes a scalar mapping key unique: its resolved tag and
+// its text.
+type yamlKeyID struct{ tag, value string }
+
+// yamlKey is a key of a mapping and the node where it is defined.
+type yamlKey struct {
+	id   yamlKeyID
+	node *yaml.Node
+}
+
+// findYAMLKey returns the node of the key id among keys (looked up in index
+// once a mapping is large), or nil.
+func findYAMLKey(keys []yamlKey, index map[yamlKeyID]*yaml.Node, id yamlKeyID) *yaml.Node {
+	if index != nil {
+		return index[id]
+	}
+	for _, k := range keys {
+		if k.id == id {
+			return k.node
+		}
+	}
+	return nil
+}
+
+// yamlKeyIdentity returns the identity of a scalar key (through an alias),
+// so that "1" (a string) and 1 (an int) differ. Complex keys and merge keys
+// have no identity here.
+func yamlKeyIdentity(k *yaml.Node) (yamlKeyID, bool) {
 	if k.Kind == yaml.AliasNode && k.Alias != nil {
 		k = k.Alias
 	}
 	if k.Kind != yaml.ScalarNode {
-		return "", false
+		return yamlKeyID{}, false
 	}
 	tag := k.ShortTag()
 	if tag == "!!merge" {
-		return "", false
+		return yamlKeyID{}, false
 	}
-	return tag + "\x00" + k.Value, true
+	return yamlKeyID{tag, k.Value}, true
 }
 
-// yamlDuplicateFinding reports key k, which repeats first.
-func yamlDuplicateFinding(content []byte, lines []int, k, first *yaml.Node) finding {
+// yamlDuplicateFinding reports key k, whose text is value (through an
+// alias), which repeats first.
+func yamlDuplicateFinding(content []byte, lines []int, k *yaml.Node, value string, first *yaml.Node) finding {
 	start := yamlOffset(content, lines, k.Line, k.Column)
 	return finding{
 		start:    start,
 		end:      yamlKeyEnd(content, start, k),
 		severity: protocol.DiagnosticSeverityWarning,
 		code:     CodeYAMLDuplicateKey,
-		message:  fmt.Sprintf("mapping key %q already defined at line %d", k.Value, first.Line),
+		message:  fmt.Sprintf("mapping key %q already defined at line %d", value, first.Line),
 	}
 }
 
 // yamlKeyEnd returns where the key token starting at start ends: after its
-// text for a plain key, after the closing quote for a quoted one, else at the
-// end of the line (aliases and block keys).
+// text for a plain key or an alias, after the closing quote for a quoted one,
+// else at the end of the line's text.
 func yamlKeyEnd(content []byte, start int, k *yaml.Node) int {
 	lineEnd := lineEndFrom(content, start)
 	if start >= lineEnd {
@@ -124,8 +156,12 @@ func yamlKeyEnd(content []byte, start int, k *yaml.Node) int {
 		}
 		return lineEnd
 	}
-	if k.Kind == yaml.ScalarNode && bytes.HasPrefix(content[start:lineEnd], []byte(k.Value)) && k.Value != "" {
-		return start + len(k.Value)
+	text := k.Value
+	if k.Kind == yaml.AliasNode {
+		text = "*" + k.Value
+	}
+	if text != "" && bytes.HasPrefix(content[start:lineEnd], []byte(text)) {
+		return start + len(text)
 	}
 	return trimRightSpace(content, start, lineEnd)
 }
