@@ -185,6 +185,7 @@ func cmdReset(_ context.Context, s *Session, _ string) commandResult {
 	s.plan = nil
 	s.mu.Unlock()
 	s.resetStored()
+	s.env.resetValues() // tool state (read dedup, loop counters) refers to the old context
 	s.sendText("Conversation cleared.")
 	return done()
 }

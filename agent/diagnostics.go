@@ -47,6 +47,13 @@ func (e *Env) Value(key any, init func() any) any {
 	return v
 }
 
+// resetValues forgets every per-session tool value.
+func (e *Env) resetValues() {
+	e.mu.Lock()
+	clear(e.values)
+	e.mu.Unlock()
+}
+
 // RefuseNewLintErrors reports lint.on_new_errors: refuse.
 func (e *Env) RefuseNewLintErrors() bool { return e.s.a.opts.LintRefuse }
 

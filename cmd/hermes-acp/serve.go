@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/hermes-acp/hermes-acp/acp"
@@ -51,8 +53,12 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		ReloadModel: func() (agent.ModelSetup, error) {
 			return modelSetup(loadConfig(os.Getenv, o.model, o.baseURL), o.record, log), nil
 		},
-		Registry:         reg,
-		Pipeline:         registry.PipelineOptions{ResultsDir: filepath.Join(cfg.Home, "results"), Log: log},
+		Registry: reg,
+		Pipeline: registry.PipelineOptions{
+			ResultsDir: filepath.Join(cfg.Home, "results"),
+			Hooks:      []registry.Hook{loopGuardHook},
+			Log:        log,
+		},
 		Toolsets:         cfg.Toolsets,
 		DisabledToolsets: cfg.Disabled,
 		ApprovalsOff:     cfg.ApprovalsOff,
@@ -60,6 +66,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		ApprovalTimeout:  cfg.ApprovalTimeout,
 		MaxModelCalls:    cfg.MaxTurns,
 		HermesHome:       cfg.Home,
+		MCPServers:       mcpServers(cfg.MCPServers),
 		Log:              log,
 	})
 	var trace *slog.Logger
@@ -92,6 +99,18 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 	}
 	return 0
 }
+
+// The agent's per-session environment is what tools run in.
+var _ tools.Env = (*agent.Env)(nil)
+
+// loopGuardHook tells read_file's and search_files's loop guards about every
+// tool call, so that another tool breaks a run of identical reads.
+var loopGuardHook = registry.HookFuncs{PreFunc: func(_ context.Context, c *registry.Call) (bool, string) {
+	if env, ok := c.Env.(tools.Env); ok {
+		tools.NoteToolCall(env, c.Name)
+	}
+	return false, ""
+}}
 
 // modelSetup builds the model provider from the configuration. A missing or
 // broken model is not fatal: the agent explains it when prompted.
@@ -126,4 +145,31 @@ func modelSetup(cfg config, record string, log *slog.Logger) agent.ModelSetup {
 		setup.Problem = fmt.Sprintf("%s\n\n(configuration problem: %v)", setup.Problem, cfg.FileErr)
 	}
 	return setup
+}
+
+// mcpServers turns the config file's mcp_servers into the agent's list,
+// sorted by name, without the servers marked enabled: false. A server with a
+// url is a streamable HTTP server; otherwise it is started with its command.
+func mcpServers(cfg map[string]mcpServerConfig) []acp.McpServer {
+	var out []acp.McpServer
+	for _, name := range slices.Sorted(maps.Keys(cfg)) {
+		c := cfg[name]
+		if c.Enabled != nil && !*c.Enabled {
+			continue
+		}
+		srv := acp.McpServer{Name: name}
+		if c.URL != "" {
+			srv.Type, srv.URL = "http", c.URL
+			for _, k := range slices.Sorted(maps.Keys(c.Headers)) {
+				srv.Headers = append(srv.Headers, acp.HTTPHeader{Name: k, Value: c.Headers[k]})
+			}
+		} else {
+			srv.Command, srv.Args = c.Command, c.Args
+			for _, k := range slices.Sorted(maps.Keys(c.Env)) {
+				srv.Env = append(srv.Env, acp.EnvVariable{Name: k, Value: c.Env[k]})
+			}
+		}
+		out = append(out, srv)
+	}
+	return out
 }

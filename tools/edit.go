@@ -1,0 +1,145 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/hermes-acp/hermes-acp/lint"
+	"github.com/hermes-acp/hermes-acp/workspace"
+)
+
+// This file holds what the two editing tools, write_file and patch, share:
+// resolving and checking a target before anything is proposed, reading the
+// current content, the delta lint and its fail-closed syntax gate, and the
+// bookkeeping after a write (state, read dedup, lint report).
+
+// editTarget resolves raw, a path from the model, and applies the write
+// guards for verb ("Write", "Delete" or "Move"). On failure it returns the
+// message for the model (hermes's wording, from the workspace package):
+// a path outside the workspace, a sensitive system path, a credential file.
+func editTarget(env Env, raw, verb string) (workspace.Path, string) {
+	p, err := env.Workspace().Resolve(raw)
+	if err != nil {
+		return workspace.Path{}, err.Error()
+	}
+	if err := env.Workspace().CheckWrite(p, verb); err != nil {
+		return workspace.Path{}, err.Error()
+	}
+	return p, ""
+}
+
+// editRead returns the current content of p through the session's files
+// (the editor's buffer when it can serve it, else the disk). A missing file
+// is not an error: it reports exists false.
+func editRead(ctx context.Context, env Env, p workspace.Path) (content []byte, exists bool, err error) {
+	b, err := env.Files().Read(ctx, p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if b == nil {
+		b = []byte{}
+	}
+	return b, true, nil
+}
+
+// editLint is the delta lint of an edit of p from old (nil for a new file)
+// to new.
+func editLint(p workspace.Path, old []byte, exists bool, new []byte) lint.Result {
+	if !exists {
+		old = nil
+	} else if old == nil {
+		old = []byte{}
+	}
+	return lint.DeltaFile(p.Abs(), old, new)
+}
+
+// editGate applies the fail-closed syntax gate of lint.on_new_errors:
+// refuse. It returns hermes's refusal message when the session refuses new
+// lint errors and res introduces syntax errors into a JSON, YAML or TOML
+// file, and "" otherwise.
+func editGate(env Env, p workspace.Path, res lint.Result) string {
+	if !env.RefuseNewLintErrors() {
+		return ""
+	}
+	if err := res.Gate(); err != nil {
+		return lint.RefusalMessage(p.Abs(), err)
+	}
+	return ""
+}
+
+// editChange is the proposal for replacing the content of p (old, when it
+// exists) by new.
+func editChange(p workspace.Path, old []byte, exists bool, new []byte) workspace.Change {
+	c := workspace.Change{Kind: workspace.ChangeCreate, Path: p, New: string(new)}
+	if exists {
+		o := string(old)
+		c.Kind, c.Old = workspace.ChangeEdit, &o
+	}
+	return c
+}
+
+// editWriteMessage renders a failed write for the model: a refusal by the
+// workspace's guards keeps its own message; any other failure is prefixed
+// with what was being done.
+func editWriteMessage(prefix string, err error) string {
+	var we *workspace.Error
+	if errors.As(err, &we) {
+		return we.Msg
+	}
+	return prefix + err.Error()
+}
+
+// editWritten does the bookkeeping after the call callID wrote p: the
+// session state learns the new content (so the agent's own write is not
+// reported as an external change), read_file's dedup forgets the path, and
+// the lint goes to the editor. planned is the content the lint res was
+// computed for; when what was actually written differs (the file changed
+// between the proposal and the write, so its line-ending or BOM convention
+// did), the lint is recomputed. It returns the lint of what was written.
+func editWritten(env Env, callID string, p workspace.Path, info workspace.WriteInfo, planned []byte, res lint.Result) lint.Result {
+	env.State().RecordWrite(p, info.After)
+	ForgetReads(env, p)
+	if !bytes.Equal(info.After, planned) {
+		res = editLint(p, info.Before, !info.Created, info.After)
+	}
+	env.ReportLint(callID, p, info.After, res)
+	return res
+}
+
+// editCancelled returns the call's context error, wrapped with op, when the
+// turn was cancelled; the pipeline then reports the call as cancelled
+// instead of showing the model a failure it did not cause.
+func editCancelled(ctx context.Context, op string, p workspace.Path) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s %s: %w", op, p.Abs(), err)
+	}
+	return nil
+}
+
+// editPyType names the JSON type of an argument the way hermes's messages
+// do (Python's type names).
+func editPyType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "NoneType"
+	case bool:
+		return "bool"
+	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
+		return "int"
+	case float32, float64:
+		return "float"
+	case string:
+		return "str"
+	case []any:
+		return "list"
+	case map[string]any:
+		return "dict"
+	}
+	return fmt.Sprintf("%T", v)
+}

@@ -1,0 +1,718 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/hermes-acp/hermes-acp/lint"
+	"github.com/hermes-acp/hermes-acp/registry"
+	"github.com/hermes-acp/hermes-acp/workspace"
+)
+
+// patch edits files in place, as hermes-agent's tool of the same name does:
+// replace mode runs the nine-strategy fuzzy find-and-replace ([FuzzyReplace])
+// on one file; patch mode applies a V4A multi-file patch ([ParseV4A],
+// [ApplyV4A]) only after every operation has validated. Either way the
+// complete proposed change is linted and shown to the user for approval
+// before anything is written.
+var _ = register(registry.Entry{
+	Name:    "patch",
+	Toolset: "file",
+	Emoji:   "🔧",
+	Description: "Targeted find-and-replace edits in files. Use this instead of sed/awk in terminal. " +
+		"Uses fuzzy matching (9 strategies) so minor whitespace/indentation differences won't break it. " +
+		"Returns a unified diff. Every edit is shown to the user as a diff for approval before it is " +
+		"written, and the edited files are syntax-checked (.json/.yaml/.yml/.toml/.go, go.mod); only NEW " +
+		"errors introduced by the edit are reported. Files keep their CRLF line endings and UTF-8 BOM.\n\n" +
+		"REPLACE MODE (mode='replace', default): find a unique string and replace it. " +
+		"REQUIRED PARAMETERS: mode, path, old_string, new_string.\n" +
+		"PATCH MODE (mode='patch'): apply V4A multi-file patches for bulk changes (update, add, delete " +
+		"and move files; nothing is written unless every operation validates). " +
+		"REQUIRED PARAMETERS: mode, patch. Example:\n" +
+		"*** Begin Patch\n*** Update File: src/app.py\n@@ def main(): @@\n     print(\"hello\")\n" +
+		"-    return 1\n+    return 0\n*** Add File: NOTES.md\n+# Notes\n*** End Patch",
+	Schema: map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"mode": map[string]any{
+				"type":        "string",
+				"enum":        []any{"replace", "patch"},
+				"description": "Edit mode. 'replace' (default): requires path + old_string + new_string. 'patch': requires patch content only.",
+				"default":     "replace",
+			},
+			"path": map[string]any{
+				"type":        "string",
+				"description": "REQUIRED when mode='replace'. File path to edit.",
+			},
+			"old_string": map[string]any{
+				"type":        "string",
+				"description": "REQUIRED when mode='replace'. Exact text to find and replace. Must be unique in the file unless replace_all=true. Include surrounding context lines to ensure uniqueness.",
+			},
+			"new_string": map[string]any{
+				"type":        "string",
+				"description": "REQUIRED when mode='replace'. Replacement text. Pass empty string '' to delete the matched text.",
+			},
+			"replace_all": map[string]any{
+				"type":        "boolean",
+				"description": "Replace all occurrences instead of requiring a unique match (default: false)",
+				"default":     false,
+			},
+			"patch": map[string]any{
+				"type":        "string",
+				"description": "REQUIRED when mode='patch'. V4A format patch content. Format:\n*** Begin Patch\n*** Update File: path/to/file\n@@ context hint @@\n context line\n-removed line\n+added line\n*** End Patch",
+			},
+		},
+		"required": []any{"mode"},
+	},
+	Handler:        patchTool,
+	MaxResultChars: 100_000,
+})
+
+// Messages and limits; the wording and numbers are hermes-agent's.
+const (
+	patchHintNotFound = "old_string not found. Use read_file to verify the current content, or " +
+		"search_files to locate the text."
+	patchHintEscalatedFmt = "This is failure #%d patching %s. Stop retrying with variations of the " +
+		"same old_string. Either: (1) re-read the file fresh to verify current content, (2) use a " +
+		"longer / more unique old_string with surrounding context lines, or (3) use write_file to " +
+		"replace the entire file if the targeted region is hard to anchor."
+	patchVerifyFailedFmt = "Post-write verification failed for %s: on-disk content differs from " +
+		"intended write (wrote %d chars, read back %d chars after normalizing line endings). The " +
+		"patch did not persist. Re-read the file and try again."
+	patchApplyFailed = "Apply phase failed (state may be inconsistent — run `git diff` to assess):"
+
+	// patchEscalateAfter is the consecutive failure on one path from which
+	// the escalated hint replaces the plain one.
+	patchEscalateAfter = 3
+	// patchFailurePaths caps the paths whose failures a session counts; the
+	// oldest is forgotten first.
+	patchFailurePaths = 64
+)
+
+// patchFailureResult is the result of a patch that failed after its
+// arguments were accepted: hermes's PatchResult with success false, plus
+// the advisory keys of its tool layer.
+type patchFailureResult struct {
+	Success bool   `json:"success"`
+	Error   string `json:"error"`
+	Warning string `json:"_warning,omitempty"`
+	Hint    string `json:"_hint,omitempty"`
+}
+
+// patchReplaceResult is the result of a successful replace.
+type patchReplaceResult struct {
+	Success       bool           `json:"success"`
+	Diff          string         `json:"diff,omitempty"`
+	FilesModified []string       `json:"files_modified"`
+	Lint          lint.ModelLint `json:"lint"`
+	ResolvedPath  string         `json:"resolved_path"`
+	Warning       string         `json:"_warning,omitempty"`
+}
+
+// patchV4AResult is the result of a V4A patch that reached the apply
+// phase. On success files_modified lists every file the patch touched; after
+// an apply-phase failure it lists only those changed, and Error says what
+// failed.
+type patchV4AResult struct {
+	Success       bool                      `json:"success"`
+	Diff          string                    `json:"diff,omitempty"`
+	FilesModified []string                  `json:"files_modified,omitempty"`
+	FilesCreated  []string                  `json:"files_created,omitempty"`
+	FilesDeleted  []string                  `json:"files_deleted,omitempty"`
+	Lint          map[string]lint.ModelLint `json:"lint,omitempty"`
+	Error         string                    `json:"error,omitempty"`
+	ResolvedPath  string                    `json:"resolved_path,omitempty"`
+	Warning       string                    `json:"_warning,omitempty"`
+}
+
+// patchTool is patch's handler: it picks the mode.
+func patchTool(ctx context.Context, call *registry.Call) (string, error) {
+	env, err := envOf(call)
+	if err != nil {
+		return "", err
+	}
+	mode := "replace"
+	if v, ok := call.Args["mode"]; ok && v != nil {
+		s, ok := v.(string)
+		if !ok {
+			return errorResult(fmt.Sprintf("Unknown mode: %v", v)), nil
+		}
+		mode = s
+	}
+	switch mode {
+	case "replace":
+		return patchReplace(ctx, env, call)
+	case "patch":
+		return patchV4A(ctx, env, call)
+	}
+	return errorResult("Unknown mode: " + mode), nil
+}
+
+// patchReplace is replace mode: one fuzzy find-and-replace in one file.
+func patchReplace(ctx context.Context, env Env, call *registry.Call) (string, error) {
+	rawPath, _ := call.Args["path"].(string)
+	if rawPath == "" {
+		return errorResult("path required"), nil
+	}
+	oldString, okOld := call.Args["old_string"].(string)
+	newString, okNew := call.Args["new_string"].(string)
+	if !okOld || !okNew {
+		return errorResult("old_string and new_string required"), nil
+	}
+	replaceAll, _ := call.Bool("replace_all")
+
+	p, msg := editTarget(env, rawPath, "Write")
+	if msg != "" {
+		return errorResult(msg), nil
+	}
+	warning := env.State().CheckStale(p)
+	fail := func(msg string) string {
+		return patchFailed(env, rawPath, p, msg, warning, true)
+	}
+
+	raw, exists, err := editRead(ctx, env, p)
+	if err != nil {
+		if cerr := editCancelled(ctx, "patch", p); cerr != nil {
+			return "", cerr
+		}
+		return fail("Failed to read file: " + err.Error()), nil
+	}
+	if !exists {
+		return fail("Failed to read file: " + p.Abs()), nil
+	}
+	content := string(workspace.StripBOM(raw))
+	fr, err := FuzzyReplace(content, oldString, newString, replaceAll)
+	if err != nil {
+		return fail(err.Error()), nil
+	}
+	newContent := fr.Content
+	if ending := patchLineEnding(content); ending != "" {
+		newContent = patchNormalizeEndings(newContent, ending)
+	}
+	planned := workspace.KeepConventions(raw, []byte(newContent))
+	res := editLint(p, raw, true, planned)
+	if msg := editGate(env, p, res); msg != "" {
+		return fail("Failed to write changes: " + msg), nil
+	}
+	change := editChange(p, raw, true, planned)
+	if err := env.ApproveEdit(ctx, call.ID, []workspace.Change{change}, []lint.Result{res}); err != nil {
+		if cerr := editCancelled(ctx, "patch", p); cerr != nil {
+			return "", cerr
+		}
+		return errorResult(err.Error()), nil
+	}
+
+	info, err := env.Files().Write(ctx, p, []byte(newContent))
+	if err != nil {
+		if cerr := editCancelled(ctx, "patch", p); cerr != nil {
+			return "", cerr
+		}
+		return fail("Failed to write changes: " + editWriteMessage("", err)), nil
+	}
+	if msg := patchVerify(ctx, env, p, newContent); msg != "" {
+		if cerr := editCancelled(ctx, "patch", p); cerr != nil {
+			return "", cerr
+		}
+		return fail(msg), nil
+	}
+	res = editWritten(env, call.ID, p, info, planned, res)
+	patchFailuresOf(env).reset(p.Abs())
+	return jsonResult(patchReplaceResult{
+		Success:       true,
+		Diff:          UnifiedDiff(p.Rel(), content, newContent),
+		FilesModified: []string{p.Abs()},
+		Lint:          res.ModelLint(),
+		ResolvedPath:  p.Abs(),
+		Warning:       warning,
+	}), nil
+}
+
+// patchFailed renders a failed patch with hermes's hints. When msg is a
+// not-found failure it adds a _hint: for replace mode (count true) the
+// session's consecutive failures on p are counted and from the third on the
+// hint escalates; otherwise the plain hint is given unless msg already
+// offers "Did you mean" sections.
+func patchFailed(env Env, rawPath string, p workspace.Path, msg, warning string, count bool) string {
+	out := patchFailureResult{Error: msg, Warning: warning}
+	if strings.Contains(msg, "Could not find") {
+		n := 0
+		if count {
+			n = patchFailuresOf(env).record(p.Abs())
+		}
+		switch {
+		case n >= patchEscalateAfter:
+			out.Hint = fmt.Sprintf(patchHintEscalatedFmt, n, pyRepr(rawPath))
+		case !strings.Contains(msg, "Did you mean one of these sections?"):
+			out.Hint = patchHintNotFound
+		}
+	}
+	return jsonResult(out)
+}
+
+// patchVerify re-reads p after a replace and compares it with what was
+// meant to be written, line endings and BOM aside (hermes's post-write
+// verification). It returns the failure message, or "".
+func patchVerify(ctx context.Context, env Env, p workspace.Path, intended string) string {
+	b, err := env.Files().Read(ctx, p)
+	if err != nil {
+		return "Post-write verification failed: could not re-read " + p.Abs()
+	}
+	got := patchNormalizeEndings(string(workspace.StripBOM(b)), "\n")
+	want := patchNormalizeEndings(intended, "\n")
+	if got != want {
+		return fmt.Sprintf(patchVerifyFailedFmt, p.Abs(), utf8.RuneCountInString(want), utf8.RuneCountInString(got))
+	}
+	return ""
+}
+
+// patchLineEnding is the line ending of content as hermes detects it:
+// "\r\n" when a CRLF occurs in the first 4 KB, else "\n" when an LF does,
+// else "" (no line break to go by).
+func patchLineEnding(content string) string {
+	head := content[:min(len(content), 4096)]
+	switch {
+	case strings.Contains(head, "\r\n"):
+		return "\r\n"
+	case strings.Contains(head, "\n"):
+		return "\n"
+	}
+	return ""
+}
+
+// patchNormalizeEndings turns every line ending of text (CRLF, lone CR or
+// LF) into target, "\n" or "\r\n".
+func patchNormalizeEndings(text, target string) string {
+	lf := strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n")
+	if target == "\r\n" {
+		return strings.ReplaceAll(lf, "\n", "\r\n")
+	}
+	return lf
+}
+
+// patchFailuresKey is the session value key of the failure counters.
+type patchFailuresKey struct{}
+
+// patchFailures counts, for one session, the consecutive replace-mode
+// failures on each path (hermes's _patch_failure_tracker). It is safe for
+// concurrent use.
+type patchFailures struct {
+	mu     sync.Mutex // guards counts, order
+	counts map[string]int
+	order  []string // the keys of counts, oldest first
+}
+
+// patchFailuresOf returns the session's failure counters.
+func patchFailuresOf(env Env) *patchFailures {
+	return env.Value(patchFailuresKey{}, func() any {
+		return &patchFailures{counts: map[string]int{}}
+	}).(*patchFailures)
+}
+
+// record counts one more failure on path and returns the count. When
+// patchFailurePaths paths are already counted, the oldest is forgotten.
+func (f *patchFailures) record(path string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.counts[path]; !ok {
+		if len(f.order) >= patchFailurePaths {
+			delete(f.counts, f.order[0])
+			f.order = f.order[1:]
+		}
+		f.order = append(f.order, path)
+	}
+	f.counts[path]++
+	return f.counts[path]
+}
+
+// reset forgets the failures on paths, after a successful patch.
+func (f *patchFailures) reset(paths ...string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, p := range paths {
+		if _, ok := f.counts[p]; !ok {
+			continue
+		}
+		delete(f.counts, p)
+		for i, k := range f.order {
+			if k == p {
+				f.order = append(f.order[:i], f.order[i+1:]...)
+				break
+			}
+		}
+	}
+}
+
+// patchV4A is patch mode: a V4A patch, validated as a whole, approved as a
+// whole and then applied operation by operation.
+func patchV4A(ctx context.Context, env Env, call *registry.Call) (string, error) {
+	text, _ := call.Args["patch"].(string)
+	if text == "" {
+		return errorResult("patch content required"), nil
+	}
+	for _, hp := range V4APaths(text) {
+		if hasTraversal(hp) {
+			_, err := ParseV4A(text) // reports the traversal in hermes's words
+			return errorResult(err.Error()), nil
+		}
+	}
+	ops, err := ParseV4A(text)
+	if err != nil {
+		return jsonResult(patchFailureResult{Error: "Failed to parse patch: " + err.Error()}), nil
+	}
+
+	// Resolve and check every path, both ends of moves, before anything is
+	// read or proposed.
+	fsys := &patchFS{ctx: ctx, env: env, targets: map[string]workspace.Path{}, reads: map[string]patchRead{}}
+	var touched []workspace.Path
+	check := func(raw, verb string) string {
+		p, msg := editTarget(env, raw, verb)
+		if msg != "" {
+			return msg
+		}
+		if _, seen := fsys.targets[raw]; !seen {
+			fsys.targets[raw] = p
+		}
+		for _, t := range touched {
+			if t == p {
+				return ""
+			}
+		}
+		touched = append(touched, p)
+		return ""
+	}
+	for _, op := range ops {
+		var msg string
+		switch op.Kind {
+		case OpDelete:
+			msg = check(op.Path, "Delete")
+		case OpMove:
+			if msg = check(op.Path, "Move"); msg == "" {
+				msg = check(op.MoveTo, "Move")
+			}
+		default:
+			msg = check(op.Path, "Write")
+		}
+		if msg != "" {
+			return errorResult(msg), nil
+		}
+	}
+	var warnings []string
+	for _, p := range touched {
+		if w := env.State().CheckStale(p); w != "" {
+			warnings = append(warnings, w)
+		}
+	}
+	warning := strings.Join(warnings, " | ")
+
+	changes, err := ApplyV4A(ops, fsys)
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return "", fmt.Errorf("patch: %w", cerr)
+		}
+		return patchFailed(env, "", workspace.Path{}, err.Error(), warning, false), nil
+	}
+	plan := patchPlan(fsys, changes)
+	var refusals []string
+	for _, s := range plan {
+		if s.linted {
+			if msg := editGate(env, s.path, s.res); msg != "" {
+				refusals = append(refusals, msg)
+			}
+		}
+	}
+	if len(refusals) > 0 {
+		return jsonResult(patchFailureResult{Error: strings.Join(refusals, "\n"), Warning: warning}), nil
+	}
+	proposal := make([]workspace.Change, len(plan))
+	lints := make([]lint.Result, len(plan))
+	for i, s := range plan {
+		proposal[i], lints[i] = s.change, s.res
+	}
+	if err := env.ApproveEdit(ctx, call.ID, proposal, lints); err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return "", fmt.Errorf("patch: %w", cerr)
+		}
+		return errorResult(err.Error()), nil
+	}
+
+	// Once anything may have been written, the result reports what was
+	// done, even when the turn is being cancelled.
+	out := patchApply(ctx, env, call.ID, plan)
+	out.Warning = warning
+	if out.Success {
+		abs := make([]string, len(touched))
+		for i, p := range touched {
+			abs[i] = p.Abs()
+		}
+		out.FilesModified = abs
+		if len(abs) == 1 {
+			out.ResolvedPath = abs[0]
+		}
+		patchFailuresOf(env).reset(abs...)
+	}
+	return jsonResult(out), nil
+}
+
+// patchStep is one change of a validated V4A patch, ready for approval
+// and application.
+type patchStep struct {
+	fc       FileChange
+	path, to workspace.Path
+	change   workspace.Change
+	// planned is the content the step leaves at its file as it will be
+	// written (with the file's line-ending and BOM conventions): the new
+	// content of an add or update, the moved content of a move.
+	planned []byte
+	res     lint.Result
+	linted  bool
+}
+
+// patchPlan turns the changes ApplyV4A computed into proposals. It follows
+// the patch in order, so that a file's "before" is what the earlier
+// operations leave there (a move followed by an update of the destination,
+// a delete followed by an add), and applies each file's conventions to what
+// will be written.
+func patchPlan(fsys *patchFS, changes []FileChange) []patchStep {
+	type state struct {
+		content []byte
+		exists  bool
+	}
+	overlay := map[workspace.Path]state{}
+	current := func(p workspace.Path) ([]byte, bool) {
+		if s, ok := overlay[p]; ok {
+			return s.content, s.exists
+		}
+		r := fsys.reads[p.Abs()]
+		return r.raw, r.exists
+	}
+	steps := make([]patchStep, 0, len(changes))
+	for _, fc := range changes {
+		s := patchStep{fc: fc, path: fsys.targets[fc.Path]}
+		switch fc.Kind {
+		case OpUpdate:
+			old, _ := current(s.path)
+			s.planned = workspace.KeepConventions(old, []byte(fc.NewText))
+			s.res, s.linted = editLint(s.path, old, true, s.planned), true
+			s.change = editChange(s.path, old, true, s.planned)
+			overlay[s.path] = state{s.planned, true}
+		case OpAdd:
+			s.planned = []byte(fc.NewText)
+			s.res, s.linted = editLint(s.path, nil, false, s.planned), true
+			s.change = editChange(s.path, nil, false, s.planned)
+			overlay[s.path] = state{s.planned, true}
+		case OpDelete:
+			old, _ := current(s.path)
+			o := string(old)
+			s.change = workspace.Change{Kind: workspace.ChangeDelete, Path: s.path, Old: &o}
+			overlay[s.path] = state{nil, false}
+		case OpMove:
+			s.to = fsys.targets[fc.MoveTo]
+			content, _ := current(s.path)
+			o := string(content)
+			s.planned = content
+			s.change = workspace.Change{Kind: workspace.ChangeMove, Path: s.path, MoveTo: s.to, Old: &o, New: o}
+			overlay[s.path] = state{nil, false}
+			overlay[s.to] = state{content, true}
+		}
+		steps = append(steps, s)
+	}
+	return steps
+}
+
+// patchApply makes the approved changes in order. Adds and updates are
+// written through the session's files (the editor when it can write);
+// deletes remove the file from disk; a move renames the file on disk, or,
+// when the editor holds unsaved changes to it (the approved content differs
+// from the disk's), writes the approved content at the destination and
+// removes the source. Each step first re-checks what it validated (an added
+// file must still be absent, an updated file unchanged, a destination free),
+// so a file changed meanwhile is reported instead of overwritten. A failed
+// step does not stop the later ones, as in hermes; the result then carries
+// hermes's "state may be inconsistent" error.
+func patchApply(ctx context.Context, env Env, callID string, plan []patchStep) patchV4AResult {
+	out := patchV4AResult{Success: true}
+	var diffs, errs []string
+	for _, s := range plan {
+		var msg string
+		switch s.fc.Kind {
+		case OpAdd, OpUpdate:
+			var res lint.Result
+			if res, msg = patchApplyWrite(ctx, env, callID, s); msg == "" {
+				if out.Lint == nil {
+					out.Lint = map[string]lint.ModelLint{}
+				}
+				out.Lint[s.fc.Path] = res.ModelLint()
+				if s.fc.Kind == OpAdd {
+					out.FilesCreated = append(out.FilesCreated, s.path.Abs())
+				} else {
+					out.FilesModified = append(out.FilesModified, s.path.Abs())
+				}
+			}
+		case OpDelete:
+			if msg = patchApplyDelete(ctx, env, s); msg == "" {
+				out.FilesDeleted = append(out.FilesDeleted, s.path.Abs())
+			}
+		case OpMove:
+			if msg = patchApplyMove(ctx, env, callID, s); msg == "" {
+				out.FilesModified = append(out.FilesModified, s.path.Abs(), s.to.Abs())
+			}
+		}
+		if msg != "" {
+			errs = append(errs, fmt.Sprintf("Failed to %s %s: %s", patchVerb(s.fc.Kind), s.fc.Path, msg))
+			continue
+		}
+		diffs = append(diffs, s.fc.Diff)
+	}
+	out.Diff = strings.Join(diffs, "\n")
+	if len(errs) > 0 {
+		out.Success = false
+		out.Error = patchApplyFailed + "\n  • " + strings.Join(errs, "\n  • ")
+	}
+	return out
+}
+
+// patchVerb names an operation in apply-phase errors, as hermes does.
+func patchVerb(k OpKind) string {
+	return strings.ToLower(k.String())
+}
+
+// patchApplyWrite applies an add or an update and returns the lint of what
+// it wrote, or why it failed.
+func patchApplyWrite(ctx context.Context, env Env, callID string, s patchStep) (lint.Result, string) {
+	cur, exists, err := editRead(ctx, env, s.path)
+	switch {
+	case err != nil && s.fc.Kind == OpAdd:
+		return lint.Result{}, s.fc.Path + ": could not confirm the path is free — " + err.Error()
+	case err != nil:
+		return lint.Result{}, "Cannot read file: " + err.Error()
+	case s.fc.Kind == OpAdd && exists:
+		return lint.Result{}, s.fc.Path + ": file already exists — use Update File, not Add File"
+	case s.fc.Kind == OpUpdate && !exists:
+		return lint.Result{}, "Cannot read file: File not found: " + s.path.Abs()
+	case s.fc.Kind == OpUpdate && s.fc.OldText != nil && !patchSameText(cur, *s.fc.OldText):
+		return lint.Result{}, s.fc.Path + ": file changed after the patch was validated; re-read it and retry"
+	}
+	info, err := env.Files().Write(ctx, s.path, []byte(s.fc.NewText))
+	if err != nil {
+		return lint.Result{}, editWriteMessage("", err)
+	}
+	return editWritten(env, callID, s.path, info, s.planned, s.res), ""
+}
+
+// patchSameText reports whether the file content cur is the text a step
+// was validated against, its BOM and line endings aside (an earlier step of
+// the same patch may have applied the file's CRLF convention to it).
+func patchSameText(cur []byte, validated string) bool {
+	return patchNormalizeEndings(string(workspace.StripBOM(cur)), "\n") == patchNormalizeEndings(validated, "\n")
+}
+
+// patchApplyDelete removes a file from disk.
+func patchApplyDelete(ctx context.Context, env Env, s patchStep) string {
+	if _, exists, err := editRead(ctx, env, s.path); err != nil || !exists {
+		return "Cannot delete " + s.fc.Path + ": file not found"
+	}
+	if err := env.Workspace().Remove(s.path); err != nil {
+		return editWriteMessage("", err)
+	}
+	env.State().Forget(s.path)
+	ForgetReads(env, s.path)
+	return ""
+}
+
+// patchApplyMove moves a file; see [patchApply].
+func patchApplyMove(ctx context.Context, env Env, callID string, s patchStep) string {
+	_, exists, err := editRead(ctx, env, s.to)
+	switch {
+	case err != nil:
+		return s.fc.MoveTo + ": could not confirm the destination is free — " + err.Error()
+	case exists:
+		return s.fc.MoveTo + ": destination already exists — move would overwrite"
+	}
+	disk, diskErr := env.Workspace().ReadFile(s.path)
+	var info workspace.WriteInfo
+	if diskErr == nil && bytes.Equal(disk, s.planned) {
+		if info, err = env.Workspace().Rename(s.path, s.to); err != nil {
+			return editWriteMessage("", err)
+		}
+	} else {
+		if info, err = env.Files().Write(ctx, s.to, s.planned); err != nil {
+			return editWriteMessage("", err)
+		}
+		if diskErr == nil {
+			if err := env.Workspace().Remove(s.path); err != nil {
+				return editWriteMessage("", err)
+			}
+		}
+	}
+	if info.After == nil {
+		info.After = s.planned // a rename moved exactly the approved bytes
+	}
+	env.State().Forget(s.path)
+	ForgetReads(env, s.path)
+	editWritten(env, callID, s.to, info, s.planned, editLint(s.to, s.planned, true, s.planned))
+	return ""
+}
+
+// patchRead is one read of a patch target.
+type patchRead struct {
+	raw    []byte
+	exists bool
+	err    error
+}
+
+// patchFS is the [PatchFS] ApplyV4A validates a patch against: the
+// session's files (the editor's buffers when it serves them, else the disk),
+// addressed by the paths written in the patch, which patchV4A has resolved
+// and checked. Each file is read once; the raw bytes are kept for the
+// proposals. It is used by one goroutine.
+type patchFS struct {
+	ctx     context.Context
+	env     Env
+	targets map[string]workspace.Path // by the path as written in the patch
+	reads   map[string]patchRead      // by absolute path
+}
+
+// load reads the file the patch calls name.
+func (f *patchFS) load(name string) patchRead {
+	p, ok := f.targets[name]
+	if !ok {
+		var msg string
+		if p, msg = editTarget(f.env, name, "Write"); msg != "" {
+			return patchRead{err: errors.New(msg)}
+		}
+		f.targets[name] = p
+	}
+	if r, ok := f.reads[p.Abs()]; ok {
+		return r
+	}
+	raw, exists, err := editRead(f.ctx, f.env, p)
+	r := patchRead{raw: raw, exists: exists, err: err}
+	f.reads[p.Abs()] = r
+	return r
+}
+
+// ReadFile returns the file's text without its BOM; a missing file is an
+// error matching fs.ErrNotExist.
+func (f *patchFS) ReadFile(name string) (string, error) {
+	r := f.load(name)
+	switch {
+	case r.err != nil:
+		return "", r.err
+	case !r.exists:
+		return "", fmt.Errorf("read %s: %w", name, fs.ErrNotExist)
+	}
+	return string(workspace.StripBOM(r.raw)), nil
+}
+
+// Exists reports whether something is at name. A file that cannot be read
+// counts as present, so that nothing is created over it.
+func (f *patchFS) Exists(name string) bool {
+	r := f.load(name)
+	return r.err != nil || r.exists
+}
