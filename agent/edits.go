@@ -58,17 +58,16 @@ func (e *Env) ApproveEdit(ctx context.Context, callID string, changes []workspac
 		return nil
 	}
 	title := "Approve edit: " + changeTitle(changes)
-	text := title
-	if summary != "" {
-		text += "\n" + summary
-	}
 	upd := acp.ToolCallUpdate{
 		ToolCallID: callID,
 		Title:      &title,
 		Kind:       acp.KindEdit,
 		Status:     acp.StatusPending,
-		Content:    append(append([]acp.ToolCallContent{}, content...), acp.TextContentItem(text)),
+		Content:    append([]acp.ToolCallContent{}, content...),
 		Locations:  locations,
+	}
+	if summary != "" {
+		upd.Content = append(upd.Content, acp.TextContentItem(summary))
 	}
 	if meta != nil {
 		upd.Meta = acp.Meta{"hermes": map[string]any{"lint": meta}}

@@ -273,6 +273,7 @@ type clientHandler struct {
 	sessionID string
 	block     string            // kind of the block being printed ("text", "thought", "")
 	titles    map[string]string // tool call id → title
+	shown     map[string]bool   // diffs already printed, by tool call id + path + new text
 }
 
 func (h *clientHandler) setSession(id string) {
@@ -375,7 +376,7 @@ func (h *clientHandler) printUpdate(u acp.SessionUpdate) {
 		h.titles[tc.ToolCallID] = tc.Title
 		h.mu.Unlock()
 		h.out.printf("🔧 %s [%s, %s]\n", tc.Title, orDefault(string(tc.Kind), "other"), orDefault(string(tc.Status), "pending"))
-		h.printContent(tc.Content)
+		h.printContent(tc.ToolCallID, tc.Content)
 	case u.ToolCallUpdate != nil:
 		h.endBlock()
 		tc := u.ToolCallUpdate
@@ -386,7 +387,7 @@ func (h *clientHandler) printUpdate(u acp.SessionUpdate) {
 			mark := map[acp.ToolCallStatus]string{acp.StatusCompleted: "✓", acp.StatusFailed: "✗", acp.StatusInProgress: "…", acp.StatusPending: "·"}[tc.Status]
 			h.out.printf("   %s %s %s\n", mark, title, tc.Status)
 		}
-		h.printContent(tc.Content)
+		h.printContent(tc.ToolCallID, tc.Content)
 	case u.Plan != nil:
 		h.endBlock()
 		h.out.printf("📋 plan\n")
@@ -408,9 +409,23 @@ func (h *clientHandler) printUpdate(u acp.SessionUpdate) {
 	}
 }
 
-// printContent shows tool-call content: text indented, diffs as unified diffs.
-func (h *clientHandler) printContent(cs []acp.ToolCallContent) {
+// printContent shows tool-call content: text indented, diffs as -/+ lines
+// (each diff once per tool call).
+func (h *clientHandler) printContent(callID string, cs []acp.ToolCallContent) {
 	for _, c := range cs {
+		if c.Diff != nil {
+			key := callID + "\x00" + c.Diff.Path + "\x00" + c.Diff.NewText
+			h.mu.Lock()
+			if h.shown == nil {
+				h.shown = map[string]bool{}
+			}
+			seen := h.shown[key]
+			h.shown[key] = true
+			h.mu.Unlock()
+			if seen {
+				continue
+			}
+		}
 		switch {
 		case c.Content != nil && c.Content.Text != nil:
 			for _, line := range strings.Split(strings.TrimRight(c.Content.Text.Text, "\n"), "\n") {
@@ -546,7 +561,7 @@ func (h *clientHandler) decide(ctx context.Context, req *acp.RequestPermissionRe
 	if !h.o.json {
 		h.endBlock()
 		h.out.printf("❓ permission: %s\n", orDefault(title, req.ToolCall.ToolCallID))
-		h.printContent(req.ToolCall.Content)
+		h.printContent(req.ToolCall.ToolCallID, req.ToolCall.Content)
 	}
 	var chosen acp.PermissionOption
 	var ok bool

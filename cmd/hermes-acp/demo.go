@@ -23,7 +23,7 @@ var demoWorkspace = map[string]string{
 
 // demoPrompts are the prompts the demo sends, in order.
 var demoPrompts = []string{
-	"Plan how to add a Farewell function to greeting.go and fix config.json.",
+	"Add a Farewell function to greeting.go and fix config.json.",
 }
 
 // runDemo is `hermes-acp demo`: it runs the headless client against this
