@@ -125,6 +125,10 @@ func (a *AgentConn) arrive(req *jsonrpc2.Request, cancel context.CancelFunc) {
 	a.pmu.Unlock()
 }
 
+// cancelOnEOF: prompt turns end when the client goes away; everything else
+// is answered.
+func (a *AgentConn) cancelOnEOF(method string) bool { return method == "session/prompt" }
+
 func (a *AgentConn) done(req *jsonrpc2.Request) {
 	if req.Method != "session/prompt" || req.Notif {
 		return

@@ -36,6 +36,7 @@ func NewClientConn(ctx context.Context, stream *Stream, h ClientHandler, opts Co
 func (c *ClientConn) preempt(*jsonrpc2.Request) bool               { return false }
 func (c *ClientConn) arrive(*jsonrpc2.Request, context.CancelFunc) {}
 func (c *ClientConn) done(*jsonrpc2.Request)                       {}
+func (c *ClientConn) cancelOnEOF(string) bool                      { return true }
 
 func (c *ClientConn) route(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	var params json.RawMessage

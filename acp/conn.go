@@ -26,6 +26,11 @@ type side interface {
 	route(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	// done runs on the handler goroutine after route returned.
 	done(req *jsonrpc2.Request)
+	// cancelOnEOF reports whether a request of method still being served
+	// when the input ends is cancelled (long work: a prompt turn) rather
+	// than left to finish (a quick request, whose reply a scripted client
+	// still reads).
+	cancelOnEOF(method string) bool
 }
 
 // conn is the machinery shared by [AgentConn] and [ClientConn]: ordered
@@ -43,12 +48,18 @@ type conn struct {
 	// Only the read goroutine (Handle, onRecv) touches it.
 	tail chan struct{}
 
-	mu       sync.Mutex                         // guards inflight and barrier
-	inflight map[jsonrpc2.ID]context.CancelFunc // incoming requests being served
-	barrier  map[jsonrpc2.ID]chan struct{}      // queue tail when our call's response arrived
+	mu       sync.Mutex                    // guards inflight and barrier
+	inflight map[jsonrpc2.ID]inflightReq   // incoming requests being served
+	barrier  map[jsonrpc2.ID]chan struct{} // queue tail when our call's response arrived
 
 	nextID atomic.Uint64
 	wg     sync.WaitGroup // handler goroutines
+}
+
+// inflightReq is an incoming request being served.
+type inflightReq struct {
+	method string
+	cancel context.CancelFunc
 }
 
 // reqState is the per-message state handlers reach through their context.
@@ -103,7 +114,7 @@ func newConn(log *slog.Logger, s side, barriers bool) *conn {
 		ready:    make(chan struct{}),
 		barriers: barriers,
 		tail:     tail,
-		inflight: make(map[jsonrpc2.ID]context.CancelFunc),
+		inflight: make(map[jsonrpc2.ID]inflightReq),
 		barrier:  make(map[jsonrpc2.ID]chan struct{}),
 	}
 }
@@ -137,7 +148,7 @@ func (c *conn) handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrpc2.Req
 	hctx, cancel := context.WithCancel(ctx)
 	if !req.Notif {
 		c.mu.Lock()
-		c.inflight[req.ID] = cancel
+		c.inflight[req.ID] = inflightReq{method: req.Method, cancel: cancel}
 		c.mu.Unlock()
 	}
 	c.side.arrive(req, cancel)
@@ -197,14 +208,16 @@ func (c *conn) handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrpc2.Req
 const drainTimeout = 500 * time.Millisecond
 
 // drain runs on the read goroutine when the input ends: the peer is going
-// away, so every request being served is cancelled (a prompt then replies
-// "cancelled"), and the handlers get a short time to write their replies
-// before the connection closes.
+// away, so long work (prompt turns) is cancelled — a prompt then replies
+// "cancelled" — while quick requests finish; the handlers get a short time
+// to write their replies before the connection closes.
 func (c *conn) drain() {
 	c.mu.Lock()
 	cancels := make([]context.CancelFunc, 0, len(c.inflight))
-	for _, cancel := range c.inflight {
-		cancels = append(cancels, cancel)
+	for _, r := range c.inflight {
+		if c.side.cancelOnEOF(r.method) {
+			cancels = append(cancels, r.cancel)
+		}
 	}
 	c.mu.Unlock()
 	for _, cancel := range cancels {
@@ -239,10 +252,10 @@ func (c *conn) cancelRequest(req *jsonrpc2.Request) {
 		return
 	}
 	c.mu.Lock()
-	cancel := c.inflight[id]
+	r, ok := c.inflight[id]
 	c.mu.Unlock()
-	if cancel != nil {
-		cancel()
+	if ok {
+		r.cancel()
 	}
 }
 

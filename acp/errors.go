@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -108,7 +109,7 @@ func fieldErrorAt(path string, err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		f := te.Field
-		problem := fmt.Sprintf("expected %s, got %s", te.Type.String(), te.Value)
+		problem := fmt.Sprintf("expected %s, got %s", jsonKind(te.Type), te.Value)
 		if f == "" {
 			return &FieldError{Field: path, Problem: problem}
 		}
@@ -122,6 +123,32 @@ func fieldErrorAt(path string, err error) error {
 		return &FieldError{Field: path, Problem: "malformed JSON: " + se.Error()}
 	}
 	return &FieldError{Field: path, Problem: err.Error()}
+}
+
+// jsonKind names the JSON type a Go type decodes from.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return "a base64 string"
+		}
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	}
+	return "a value of another type"
 }
 
 // decodeParams decodes raw params into v, validating when v has a Validate

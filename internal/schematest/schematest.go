@@ -105,12 +105,12 @@ func (c *Checker) validate(loc string, v json.RawMessage) error {
 }
 
 type envelope struct {
-	JSONRPC string           `json:"jsonrpc"`
-	ID      *json.RawMessage `json:"id"`
-	Method  *string          `json:"method"`
-	Params  json.RawMessage  `json:"params"`
-	Result  json.RawMessage  `json:"result"`
-	Error   json.RawMessage  `json:"error"`
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"` // "null" for error responses without a usable id
+	Method  *string         `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	Result  json.RawMessage `json:"result"`
+	Error   json.RawMessage `json:"error"`
 }
 
 // Line checks one line. Lines the agent sent are validated; lines the client
@@ -136,9 +136,9 @@ func (c *Checker) line(fromAgent bool, line []byte) error {
 		return nil
 	}
 	if !fromAgent {
-		if e.Method != nil && e.ID != nil {
+		if e.Method != nil && len(e.ID) > 0 && string(e.ID) != "null" {
 			c.mu.Lock()
-			c.pending["c:"+string(*e.ID)] = *e.Method
+			c.pending["c:"+string(e.ID)] = *e.Method
 			c.mu.Unlock()
 		}
 		return nil
@@ -153,9 +153,12 @@ func (c *Checker) line(fromAgent bool, line []byte) error {
 		return fmt.Errorf("agent message contains a raw newline")
 	}
 	switch {
-	case e.Method != nil && e.ID != nil: // agent → client request
+	case e.Method != nil && len(e.ID) > 0: // agent → client request
+		if string(e.ID) == "null" {
+			return fmt.Errorf("agent sent a request with a null id")
+		}
 		c.mu.Lock()
-		c.pending["a:"+string(*e.ID)] = *e.Method
+		c.pending["a:"+string(e.ID)] = *e.Method
 		c.mu.Unlock()
 		def := c.defFor(*e.Method, "client", "Request")
 		if def == "" {
@@ -176,9 +179,9 @@ func (c *Checker) line(fromAgent bool, line []byte) error {
 		default:
 			return fmt.Errorf("agent sent unknown notification %q", m)
 		}
-	case e.ID != nil: // response
+	case len(e.ID) > 0: // response
 		c.mu.Lock()
-		key := "c:" + string(*e.ID)
+		key := "c:" + string(e.ID)
 		method, ok := c.pending[key]
 		delete(c.pending, key)
 		c.mu.Unlock()
@@ -186,10 +189,10 @@ func (c *Checker) line(fromAgent bool, line []byte) error {
 			return c.check("Error", e.Error)
 		}
 		if !ok {
-			if string(*e.ID) == "null" {
+			if string(e.ID) == "null" {
 				return fmt.Errorf("agent sent a result with a null id")
 			}
-			return fmt.Errorf("agent answered unknown request id %s", *e.ID)
+			return fmt.Errorf("agent answered unknown request id %s", e.ID)
 		}
 		def := c.defFor(method, "agent", "Response")
 		if def == "" {

@@ -1,0 +1,46 @@
+package schematest
+
+import "testing"
+
+func TestChecker(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		lines     [][2]string // from ("c"/"a"), line
+		wantFails int
+	}{
+		{"valid exchange", [][2]string{
+			{"c", `{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}`},
+			{"a", `{"jsonrpc":"2.0","id":1,"result":{"sessionId":"s"}}`},
+			{"a", `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"current_mode_update","currentModeId":"m"}}}`},
+			{"a", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`},
+		}, 0},
+		{"docs-example mode update", [][2]string{
+			{"a", `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"current_mode_update","modeId":"m"}}}`},
+		}, 1},
+		{"null session/load result", [][2]string{
+			{"c", `{"jsonrpc":"2.0","id":2,"method":"session/load","params":{"sessionId":"s","cwd":"/w","mcpServers":[]}}`},
+			{"a", `{"jsonrpc":"2.0","id":2,"result":null}`},
+		}, 1},
+		{"unknown notification", [][2]string{{"a", `{"jsonrpc":"2.0","method":"_x/y","params":{}}`}}, 1},
+		{"tool call without title", [][2]string{
+			{"a", `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"c"}}}`},
+		}, 1},
+		{"bad diagnostics", [][2]string{
+			{"a", `{"jsonrpc":"2.0","method":"_hermes/publishDiagnostics","params":{"sessionId":"s","uri":"/not/a/uri","diagnostics":[]}}`},
+		}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := New()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range tc.lines {
+				c.Line(l[0] == "a", []byte(l[1]))
+			}
+			if got := len(c.Errors()); got != tc.wantFails {
+				t.Errorf("violations = %d (%v), want %d", got, c.Errors(), tc.wantFails)
+			}
+		})
+	}
+}
