@@ -56,6 +56,15 @@ func runToolsCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", st.Name, st.Toolset, yes, status)
 	}
 	tw.Flush()
+	var absent []string
+	for _, name := range offered {
+		if !snap.Has(name) {
+			absent = append(absent, name)
+		}
+	}
+	if len(absent) > 0 {
+		fmt.Fprintf(stdout, "\nNamed by the toolsets but not built into hermes-acp (not offered): %s\n", strings.Join(absent, ", "))
+	}
 	fmt.Fprintf(stdout, "\nToolsets: %s\n", strings.Join(toolsets.Names(), ", "))
 	return 0
 }
