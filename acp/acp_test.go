@@ -150,7 +150,7 @@ func (r *rawConn) next(t *testing.T) map[string]any {
 			t.Fatalf("agent wrote invalid JSON %q: %v", line, err)
 		}
 		return m
-	case <-time.After(10 * time.Second):
+	case <-time.After(60 * time.Second): // generous: the 10 MiB prompt under -race on a busy machine
 		t.Fatal("no message from agent")
 	}
 	return nil

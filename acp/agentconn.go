@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -109,20 +110,43 @@ func (a *AgentConn) arrive(req *jsonrpc2.Request, cancel context.CancelFunc) {
 	if req.Method != "session/prompt" || req.Notif || req.Params == nil {
 		return
 	}
-	var p struct {
-		SessionID string `json:"sessionId"`
-	}
-	if json.Unmarshal(*req.Params, &p) != nil || p.SessionID == "" {
+	sid := promptSessionID(*req.Params)
+	if sid == "" {
 		return
 	}
 	a.pmu.Lock()
-	m := a.prompts[p.SessionID]
+	m := a.prompts[sid]
 	if m == nil {
 		m = make(map[jsonrpc2.ID]context.CancelFunc)
-		a.prompts[p.SessionID] = m
+		a.prompts[sid] = m
 	}
 	m[req.ID] = cancel
 	a.pmu.Unlock()
+}
+
+// promptSessionID finds the sessionId of prompt params without decoding
+// the (possibly huge) prompt: jsonrpc2 re-encodes params with sorted keys,
+// so the top-level "sessionId" is normally the last one; the scan from the
+// end is confirmed by decoding just the tail. Anything unusual falls back to
+// a full decode.
+func promptSessionID(params []byte) string {
+	const key = `"sessionId":`
+	if i := bytes.LastIndex(params, []byte(key)); i > 0 && (params[i-1] == ',' || params[i-1] == '{') {
+		tail := append([]byte{'{'}, params[i:]...)
+		var p struct {
+			SessionID string `json:"sessionId"`
+		}
+		if json.Unmarshal(tail, &p) == nil && p.SessionID != "" {
+			return p.SessionID
+		}
+	}
+	var p struct {
+		SessionID string `json:"sessionId"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return ""
+	}
+	return p.SessionID
 }
 
 // cancelOnEOF: prompt turns end when the client goes away; everything else

@@ -43,14 +43,16 @@ type conn struct {
 	ready    chan struct{} // closed once rpc is set
 	barriers bool          // wait for earlier notifications before a call returns
 	client   *Client       // agent side: the proxy put in handler contexts
+	stream   *Stream       // for large params the stream kept out of jsonrpc2
 
 	// tail is the "finished or released" channel of the last queued message.
 	// Only the read goroutine (Handle, onRecv) touches it.
 	tail chan struct{}
 
-	mu       sync.Mutex                    // guards inflight and barrier
+	mu       sync.Mutex                    // guards inflight, barrier, closing and wg.Add
 	inflight map[jsonrpc2.ID]inflightReq   // incoming requests being served
 	barrier  map[jsonrpc2.ID]chan struct{} // queue tail when our call's response arrived
+	closing  bool                          // close started: no new handlers
 
 	nextID atomic.Uint64
 	wg     sync.WaitGroup // handler goroutines
@@ -123,6 +125,7 @@ func newConn(log *slog.Logger, s side, barriers bool) *conn {
 // ready before using c.rpc.
 func (c *conn) start(ctx context.Context, stream *Stream) {
 	stream.onEOF = c.drain
+	c.stream = stream
 	c.rpc = jsonrpc2.NewConn(ctx, stream, connHandler{c},
 		jsonrpc2.SetLogger(slogPrintf{c.log}), jsonrpc2.OnRecv(c.onRecv))
 	close(c.ready)
@@ -138,6 +141,12 @@ func (h connHandler) Handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrp
 
 // handle runs on the jsonrpc2 read goroutine: it never blocks.
 func (c *conn) handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	if req.Params != nil {
+		if p, ok := c.stream.unstash(*req.Params); ok {
+			raw := json.RawMessage(p)
+			req.Params = &raw
+		}
+	}
 	if req.Method == "$/cancel_request" {
 		c.cancelRequest(req)
 		return
@@ -146,11 +155,17 @@ func (c *conn) handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrpc2.Req
 		return
 	}
 	hctx, cancel := context.WithCancel(ctx)
-	if !req.Notif {
-		c.mu.Lock()
-		c.inflight[req.ID] = inflightReq{method: req.Method, cancel: cancel}
+	c.mu.Lock()
+	if c.closing {
 		c.mu.Unlock()
+		cancel()
+		return
 	}
+	c.wg.Add(1) // under mu, so Close's Wait never races an Add
+	if !req.Notif {
+		c.inflight[req.ID] = inflightReq{method: req.Method, cancel: cancel}
+	}
+	c.mu.Unlock()
 	c.side.arrive(req, cancel)
 
 	prev := c.tail
@@ -162,7 +177,6 @@ func (c *conn) handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrpc2.Req
 		hctx = context.WithValue(hctx, clientKey{}, c.client)
 	}
 
-	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
 		defer st.release()
@@ -350,6 +364,9 @@ func (c *conn) Done() <-chan struct{} {
 // close closes the connection and waits for every handler goroutine.
 func (c *conn) close() error {
 	<-c.ready
+	c.mu.Lock()
+	c.closing = true
+	c.mu.Unlock()
 	err := c.rpc.Close()
 	c.wg.Wait()
 	if errors.Is(err, jsonrpc2.ErrClosed) {

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 )
 
@@ -130,34 +131,83 @@ func (c ContentBlock) MarshalJSON() ([]byte, error) {
 	return nil, fmt.Errorf("marshal content block: no variant set")
 }
 
+// wireBlock is every member a content block may have, so that a block is
+// decoded in one pass (prompts can be many megabytes).
+type wireBlock struct {
+	Type        *string           `json:"type"`
+	Text        *string           `json:"text"`
+	Data        *string           `json:"data"`
+	MimeType    *string           `json:"mimeType"`
+	URI         *string           `json:"uri"`
+	Name        *string           `json:"name"`
+	Title       *string           `json:"title"`
+	Description *string           `json:"description"`
+	Size        *int64            `json:"size"`
+	Resource    *ResourceContents `json:"resource"`
+	Annotations *Annotations      `json:"annotations"`
+	Meta        Meta              `json:"_meta"`
+}
+
 // UnmarshalJSON decodes the variant named by "type".
 func (c *ContentBlock) UnmarshalJSON(b []byte) error {
-	tag, ok, err := tagOf(b, "type")
-	if err != nil {
+	var w wireBlock
+	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	if !ok {
+	return c.fromWire(&w)
+}
+
+// fromWire builds the block from its decoded members.
+func (c *ContentBlock) fromWire(w *wireBlock) error {
+	if w.Type == nil {
 		return &FieldError{Field: "type", Problem: "required"}
 	}
-	*c = ContentBlock{}
-	switch tag {
-	case "text":
-		c.Text = new(TextContent)
-		return decodeVariant(b, c.Text, "text")
-	case "image":
-		c.Image = new(ImageContent)
-		return decodeVariant(b, c.Image, "data", "mimeType")
-	case "audio":
-		c.Audio = new(AudioContent)
-		return decodeVariant(b, c.Audio, "data", "mimeType")
-	case "resource_link":
-		c.ResourceLink = new(ResourceLink)
-		return decodeVariant(b, c.ResourceLink, "uri", "name")
-	case "resource":
-		c.Resource = new(EmbeddedResource)
-		return decodeVariant(b, c.Resource, "resource")
+	need := func(name string, v bool) error {
+		if !v {
+			return &FieldError{Field: name, Problem: "required"}
+		}
+		return nil
 	}
-	return &FieldError{Field: "type", Problem: fmt.Sprintf("unknown content type %q", tag)}
+	*c = ContentBlock{}
+	switch *w.Type {
+	case "text":
+		if err := need("text", w.Text != nil); err != nil {
+			return err
+		}
+		c.Text = &TextContent{Text: *w.Text, Annotations: w.Annotations, Meta: w.Meta}
+	case "image":
+		if err := errors.Join(need("data", w.Data != nil), need("mimeType", w.MimeType != nil)); err != nil {
+			return firstFieldError(err)
+		}
+		c.Image = &ImageContent{Data: *w.Data, MimeType: *w.MimeType, URI: w.URI, Annotations: w.Annotations, Meta: w.Meta}
+	case "audio":
+		if err := errors.Join(need("data", w.Data != nil), need("mimeType", w.MimeType != nil)); err != nil {
+			return firstFieldError(err)
+		}
+		c.Audio = &AudioContent{Data: *w.Data, MimeType: *w.MimeType, Annotations: w.Annotations, Meta: w.Meta}
+	case "resource_link":
+		if err := errors.Join(need("uri", w.URI != nil), need("name", w.Name != nil)); err != nil {
+			return firstFieldError(err)
+		}
+		c.ResourceLink = &ResourceLink{URI: *w.URI, Name: *w.Name, MimeType: w.MimeType, Title: w.Title,
+			Description: w.Description, Size: w.Size, Annotations: w.Annotations, Meta: w.Meta}
+	case "resource":
+		if err := need("resource", w.Resource != nil); err != nil {
+			return err
+		}
+		c.Resource = &EmbeddedResource{Resource: *w.Resource, Annotations: w.Annotations, Meta: w.Meta}
+	default:
+		return &FieldError{Field: "type", Problem: fmt.Sprintf("unknown content type %q", *w.Type)}
+	}
+	return nil
+}
+
+// firstFieldError returns the first *FieldError joined in err.
+func firstFieldError(err error) error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()[0]
+	}
+	return err
 }
 
 // decodeVariant unmarshals b into v and checks that the required members are

@@ -161,7 +161,13 @@ func decodeParams(raw *json.RawMessage, v any) error {
 	if len(b) == 0 || b[0] != '{' {
 		return &FieldError{Field: "params", Problem: "must be an object"}
 	}
-	if err := json.Unmarshal(b, v); err != nil {
+	var err error
+	if u, ok := v.(json.Unmarshaler); ok {
+		err = u.UnmarshalJSON(b) // jsonrpc2 re-encoded params: already valid JSON
+	} else {
+		err = json.Unmarshal(b, v)
+	}
+	if err != nil {
 		return fieldErrorAt("", err)
 	}
 	if val, ok := v.(interface{ Validate() error }); ok {

@@ -345,8 +345,28 @@ func (r *PromptRequest) Validate() error {
 	return nil
 }
 
-// UnmarshalJSON decodes the prompt, naming the index of a bad block.
+// UnmarshalJSON decodes the prompt in one pass, and on failure decodes it
+// again block by block to name the index of the bad block.
 func (r *PromptRequest) UnmarshalJSON(b []byte) error {
+	var fast struct {
+		SessionID string      `json:"sessionId"`
+		Prompt    []wireBlock `json:"prompt"`
+		Meta      Meta        `json:"_meta"`
+	}
+	if err := json.Unmarshal(b, &fast); err == nil {
+		blocks := make([]ContentBlock, len(fast.Prompt))
+		ok := fast.Prompt != nil
+		for i := range fast.Prompt {
+			if blocks[i].fromWire(&fast.Prompt[i]) != nil {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			*r = PromptRequest{SessionID: fast.SessionID, Prompt: blocks, Meta: fast.Meta}
+			return nil
+		}
+	}
 	var raw struct {
 		SessionID string            `json:"sessionId"`
 		Prompt    []json.RawMessage `json:"prompt"`

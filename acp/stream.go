@@ -54,6 +54,71 @@ type Stream struct {
 	// pending is a read error held back until the line read with it was
 	// delivered.
 	pending error
+
+	// Large params bypass jsonrpc2's decoding (which decodes them into maps
+	// and re-encodes them): the stream hands jsonrpc2 a small placeholder
+	// and keeps the bytes here until the connection takes them back.
+	smu     sync.Mutex // guards stash and stashID
+	stash   map[int64][]byte
+	stashID int64
+}
+
+// stashThreshold is the params size above which they bypass jsonrpc2.
+const stashThreshold = 256 << 10
+
+// stashKey is the member of the placeholder params.
+const stashKey = "$hermes.params"
+
+// envelope is the top level of a JSON-RPC message.
+type envelope struct {
+	JSONRPC json.RawMessage `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  json.RawMessage `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   json.RawMessage `json:"error,omitempty"`
+}
+
+// slim replaces the params of a large request by a placeholder.
+func (s *Stream) slim(line []byte) []byte {
+	var e envelope
+	if json.Unmarshal(line, &e) != nil || len(e.Params) < stashThreshold || len(e.Method) == 0 || len(e.Result) > 0 || len(e.Error) > 0 {
+		return line
+	}
+	s.smu.Lock()
+	if s.stash == nil {
+		s.stash = map[int64][]byte{}
+	}
+	s.stashID++
+	id := s.stashID
+	s.stash[id] = e.Params
+	s.smu.Unlock()
+	e.Params = json.RawMessage(`{"` + stashKey + `":` + strconv.FormatInt(id, 10) + `}`)
+	out, err := json.Marshal(e)
+	if err != nil {
+		return line
+	}
+	return out
+}
+
+// unstash returns the real params for a placeholder (once), or false.
+func (s *Stream) unstash(params []byte) ([]byte, bool) {
+	if len(params) > 64 || !bytes.Contains(params, []byte(stashKey)) {
+		return nil, false
+	}
+	var p map[string]int64
+	if json.Unmarshal(params, &p) != nil {
+		return nil, false
+	}
+	id, ok := p[stashKey]
+	if !ok {
+		return nil, false
+	}
+	s.smu.Lock()
+	defer s.smu.Unlock()
+	b, ok := s.stash[id]
+	delete(s.stash, id)
+	return b, ok
 }
 
 var _ jsonrpc2.ObjectStream = (*Stream)(nil)
@@ -145,12 +210,12 @@ func (s *Stream) inputEnded(err error) {
 // false.
 func (s *Stream) decode(line []byte, v any) bool {
 	line = bytes.TrimSpace(line)
-	if !json.Valid(line) {
-		s.log.Warn("malformed JSON-RPC line", "bytes", len(line))
-		s.replyError(nil, CodeParseError, "Parse error: the line is not valid JSON")
-		return false
-	}
 	if line[0] != '{' {
+		if !json.Valid(line) {
+			s.log.Warn("malformed JSON-RPC line", "bytes", len(line))
+			s.replyError(nil, CodeParseError, "Parse error: the line is not valid JSON")
+			return false
+		}
 		msg := "Invalid request: expected a JSON object"
 		if line[0] == '[' {
 			msg = "Invalid request: batch requests are not supported"
@@ -158,17 +223,27 @@ func (s *Stream) decode(line []byte, v any) bool {
 		s.replyError(nil, CodeInvalidRequest, msg)
 		return false
 	}
-	if err := json.Unmarshal(line, v); err != nil {
-		id := requestID(line)
-		if id == nil && !hasMember(line, "method") && (hasMember(line, "result") || hasMember(line, "error")) {
-			// A malformed response to one of our calls: nothing to answer.
-			s.log.Warn("ignoring malformed JSON-RPC message", "error", err)
-			return false
-		}
-		s.replyError(id, CodeInvalidRequest, "Invalid request: "+err.Error())
+	if len(line) > stashThreshold {
+		line = s.slim(line)
+	}
+	err := json.Unmarshal(line, v) // validates the syntax first, so no separate pass
+	if err == nil {
+		return true
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) || !json.Valid(line) {
+		s.log.Warn("malformed JSON-RPC line", "bytes", len(line))
+		s.replyError(nil, CodeParseError, "Parse error: the line is not valid JSON")
 		return false
 	}
-	return true
+	id := requestID(line)
+	if id == nil && !hasMember(line, "method") && (hasMember(line, "result") || hasMember(line, "error")) {
+		// A malformed response to one of our calls: nothing to answer.
+		s.log.Warn("ignoring malformed JSON-RPC message", "error", err)
+		return false
+	}
+	s.replyError(id, CodeInvalidRequest, "Invalid request: "+err.Error())
+	return false
 }
 
 // readLine returns the next line without its newline. A line longer than the

@@ -71,6 +71,10 @@ type Options struct {
 	LintRefuse bool
 	// HermesHome holds the session database; "" disables persistence.
 	HermesHome string
+	// MCPServers are the MCP servers of the configuration file (enabled
+	// ones only); every session connects them plus the servers its request
+	// names, the request's server winning on a name clash.
+	MCPServers []acp.McpServer
 	// Hooks observe workspaces and tool results (lint, watchers); nil is fine.
 	Hooks SessionHooks
 	Log   *slog.Logger
@@ -187,8 +191,11 @@ func (a *Agent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*ac
 	return res, nil
 }
 
-// mcpCapabilities reports the MCP transports sessions accept.
-func (a *Agent) mcpCapabilities() acp.McpCapabilities { return acp.McpCapabilities{} }
+// mcpCapabilities reports the MCP transports sessions accept besides stdio
+// (agent/mcp.go).
+func (a *Agent) mcpCapabilities() acp.McpCapabilities {
+	return acp.McpCapabilities{HTTP: true, SSE: true}
+}
 
 // Authenticate accepts the setup method once a model is configured.
 func (a *Agent) Authenticate(ctx context.Context, req *acp.AuthenticateRequest) (*acp.Empty, error) {

@@ -13,7 +13,7 @@ import (
 // LoadSession restores a stored session and replays its whole conversation
 // as session/update notifications before answering.
 func (a *Agent) LoadSession(ctx context.Context, req *acp.LoadSessionRequest) (*acp.LoadSessionResponse, error) {
-	s, err := a.restore(ctx, req.SessionID, req.Cwd, req.AdditionalDirectories)
+	s, err := a.restore(ctx, req.SessionID, req.Cwd, req.AdditionalDirectories, req.McpServers)
 	if err != nil {
 		return nil, err
 	}
@@ -24,7 +24,7 @@ func (a *Agent) LoadSession(ctx context.Context, req *acp.LoadSessionRequest) (*
 
 // ResumeSession restores a stored session without replaying it.
 func (a *Agent) ResumeSession(ctx context.Context, req *acp.ResumeSessionRequest) (*acp.LoadSessionResponse, error) {
-	s, err := a.restore(ctx, req.SessionID, req.Cwd, req.AdditionalDirectories)
+	s, err := a.restore(ctx, req.SessionID, req.Cwd, req.AdditionalDirectories, req.McpServers)
 	if err != nil {
 		return nil, err
 	}
@@ -33,8 +33,8 @@ func (a *Agent) ResumeSession(ctx context.Context, req *acp.ResumeSessionRequest
 }
 
 // restore opens a live session from the store, on the workspace the client
-// names now.
-func (a *Agent) restore(ctx context.Context, id, cwd string, dirs []string) (*Session, error) {
+// names now, with the MCP servers the request names.
+func (a *Agent) restore(ctx context.Context, id, cwd string, dirs []string, mcpServers []acp.McpServer) (*Session, error) {
 	if a.store == nil {
 		return nil, acp.SessionNotFound(id)
 	}
@@ -45,7 +45,7 @@ func (a *Agent) restore(ctx context.Context, id, cwd string, dirs []string) (*Se
 	if err != nil {
 		return nil, err
 	}
-	s, err := a.openSession(ctx, id, cwd, dirs)
+	s, err := a.openSession(ctx, id, cwd, dirs, mcpServers)
 	if err != nil {
 		return nil, err
 	}

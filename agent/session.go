@@ -29,6 +29,7 @@ type Session struct {
 	ws     *workspace.Workspace
 	reg    *registry.Registry // the session's tools (built-ins plus its MCP tools); nil: none
 	pipe   *registry.Pipeline
+	mcp    *mcpSet // the session's MCP servers (agent/mcp.go); nil: none
 	onEnd  func()
 
 	mu          sync.Mutex // guards the fields below
@@ -59,8 +60,9 @@ type ticket struct {
 	granted bool          // guarded by Session.mu
 }
 
-// openSession builds a live session and registers it.
-func (a *Agent) openSession(ctx context.Context, id, cwd string, dirs []string) (*Session, error) {
+// openSession builds a live session and registers it; its MCP servers (the
+// configured ones plus mcpServers) start in the background.
+func (a *Agent) openSession(ctx context.Context, id, cwd string, dirs []string, mcpServers []acp.McpServer) (*Session, error) {
 	cwd, dirs = filepath.Clean(cwd), cleanAll(dirs)
 	ws, err := workspace.Open(cwd, dirs, workspace.Options{HermesHome: a.opts.HermesHome, Log: a.log})
 	if err != nil {
@@ -89,8 +91,12 @@ func (a *Agent) openSession(ctx context.Context, id, cwd string, dirs []string) 
 	}
 	now := a.now()
 	s := &Session{a: a, id: id, client: client, ws: ws, cwd: cwd, dirs: dirs, mode: mode, modelName: name, created: now, updated: now}
-	if a.opts.Registry != nil {
-		s.reg = a.opts.Registry.Clone()
+	base := a.opts.Registry
+	if base == nil && len(a.opts.MCPServers)+len(mcpServers) > 0 {
+		base = registry.New(a.log) // MCP tools only
+	}
+	if base != nil {
+		s.reg = base.Clone()
 		po := a.opts.Pipeline
 		if po.Log == nil {
 			po.Log = a.log
@@ -98,6 +104,7 @@ func (a *Agent) openSession(ctx context.Context, id, cwd string, dirs []string) 
 		s.pipe = registry.NewPipeline(s.reg, po)
 	}
 	s.env = newEnv(s)
+	s.mcp = a.newMCP(s, mcpServers)
 	a.mu.Lock()
 	if a.closed {
 		a.mu.Unlock()
@@ -114,6 +121,7 @@ func (a *Agent) openSession(ctx context.Context, id, cwd string, dirs []string) 
 	if a.opts.Hooks != nil {
 		s.onEnd = a.opts.Hooks.Opened(s.env)
 	}
+	s.mcp.start(ctx)
 	return s, nil
 }
 
@@ -130,7 +138,7 @@ func cleanAll(dirs []string) []string {
 
 // NewSession opens a session on the client's workspace.
 func (a *Agent) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
-	s, err := a.openSession(ctx, newSessionID(), req.Cwd, req.AdditionalDirectories)
+	s, err := a.openSession(ctx, newSessionID(), req.Cwd, req.AdditionalDirectories, req.McpServers)
 	if err != nil {
 		return nil, err
 	}
@@ -279,6 +287,7 @@ func (s *Session) close() {
 			s.a.log.Warn("session turn did not stop in time", "session", s.id)
 		}
 	}
+	s.mcp.close()
 	if s.onEnd != nil {
 		s.onEnd()
 	}

@@ -28,13 +28,14 @@ func (s *Session) runTurn(ctx context.Context, msg model.Message) acp.StopReason
 	if s.pipe != nil {
 		pturn = s.pipe.NewTurn()
 	}
-	tools := s.toolDefs()
+	s.mcp.settle(ctx) // the session's first prompt waits for its MCP servers to start (agent/mcp.go)
 	for calls := 0; ; calls++ {
 		if calls >= s.a.opts.MaxModelCalls {
 			s.sendText(fmt.Sprintf("\n\nStopped: this turn reached the limit of %d model requests. Send another prompt to continue.", s.a.opts.MaxModelCalls))
 			return acp.StopMaxTurnRequests
 		}
 		s.takeSteering()
+		tools := s.toolDefs() // per request: MCP servers may change their tools mid-turn
 		reply, partial, err := s.callModel(ctx, setup, tools)
 		if err != nil {
 			if ctx.Err() != nil {

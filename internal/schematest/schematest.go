@@ -31,8 +31,8 @@ type Checker struct {
 	compiler *jsonschema.Compiler
 	defs     map[string]map[string]any // $defs by name
 
-	mu      sync.Mutex // guards the fields below
-	pending map[string]string           // "c:<id>" / "a:<id>" → method of an unanswered request
+	mu      sync.Mutex        // guards the fields below
+	pending map[string]string // "c:<id>" / "a:<id>" → method of an unanswered request
 	schemas map[string]*jsonschema.Schema
 	errs    []error
 	seen    int
