@@ -44,12 +44,16 @@ type fileConfig struct {
 
 // mcpServerConfig configures an MCP server in config.yaml (hermes's shape).
 type mcpServerConfig struct {
-	Command string            `yaml:"command"`
-	Args    []string          `yaml:"args"`
-	Env     map[string]string `yaml:"env"`
-	URL     string            `yaml:"url"`
-	Headers map[string]string `yaml:"headers"`
-	Enabled *bool             `yaml:"enabled"`
+	Command   string            `yaml:"command"`
+	Args      []string          `yaml:"args"`
+	Env       map[string]string `yaml:"env"`
+	URL       string            `yaml:"url"`
+	Transport string            `yaml:"transport"` // http (default for url) | sse
+	Headers   map[string]string `yaml:"headers"`
+	Enabled   *bool             `yaml:"enabled"`
+	// ParallelToolCalls lets the server's tools run concurrently with other
+	// parallel-safe calls of a batch (hermes's supports_parallel_tool_calls).
+	ParallelToolCalls bool `yaml:"supports_parallel_tool_calls"`
 }
 
 // config is the effective configuration after flags, environment and file.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/hermes-acp/hermes-acp/acp"
@@ -158,8 +159,14 @@ func mcpServers(cfg map[string]mcpServerConfig) []acp.McpServer {
 			continue
 		}
 		srv := acp.McpServer{Name: name}
+		if c.ParallelToolCalls {
+			srv.Meta = acp.Meta{"hermes": map[string]any{"supports_parallel_tool_calls": true}}
+		}
 		if c.URL != "" {
 			srv.Type, srv.URL = "http", c.URL
+			if strings.EqualFold(c.Transport, "sse") {
+				srv.Type = "sse"
+			}
 			for _, k := range slices.Sorted(maps.Keys(c.Headers)) {
 				srv.Headers = append(srv.Headers, acp.HTTPHeader{Name: k, Value: c.Headers[k]})
 			}
