@@ -419,3 +419,24 @@ func TestClientProxy(t *testing.T) {
 		t.Error("schema checker saw no agent messages")
 	}
 }
+
+func TestSelectLines(t *testing.T) {
+	t.Parallel()
+	n := func(i int) *int { return &i }
+	text := "a\nb\nc\nd"
+	for _, tc := range []struct {
+		line, limit *int
+		want        string
+	}{
+		{nil, nil, text},
+		{n(2), nil, "b\nc\nd"},
+		{n(2), n(2), "b\nc\n"},
+		{nil, n(1), "a\n"},
+		{n(9), nil, ""},
+		{n(0), n(0), ""},
+	} {
+		if got := acp.SelectLines(text, tc.line, tc.limit); got != tc.want {
+			t.Errorf("SelectLines(line %v, limit %v) = %q, want %q", tc.line, tc.limit, got, tc.want)
+		}
+	}
+}

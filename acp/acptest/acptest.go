@@ -5,7 +5,6 @@
 package acptest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -61,9 +60,9 @@ func New(t testing.TB, agent acp.Agent, opts Options) *Editor {
 	ctx, cancel := context.WithCancel(context.Background())
 	agentIn, clientOut := io.Pipe()
 	clientIn, agentOut := io.Pipe()
-	as := acp.NewStream(agentIn, &tapWriter{w: agentOut, fromAgent: true, tap: opts.Tap}, agentIn, acp.StreamOptions{Log: opts.Log})
+	as := acp.NewStream(agentIn, &acp.LineTap{W: agentOut, FromAgent: true, Tap: opts.Tap}, agentIn, acp.StreamOptions{Log: opts.Log})
 	ac := acp.NewAgentConn(ctx, as, agent, acp.ConnOptions{Log: opts.Log})
-	e := start(ctx, clientIn, &tapWriter{w: clientOut, fromAgent: false, tap: opts.Tap}, clientIn, opts)
+	e := start(ctx, clientIn, &acp.LineTap{W: clientOut, Tap: opts.Tap}, clientIn, opts)
 	t.Cleanup(func() {
 		cancel()
 		_ = e.Close()
@@ -78,7 +77,7 @@ func New(t testing.TB, agent acp.Agent, opts Options) *Editor {
 // for tests that start the real binary. The caller closes w and waits for the
 // process.
 func Connect(ctx context.Context, r io.Reader, w io.WriteCloser, opts Options) *Editor {
-	return start(ctx, &tapReader{r: r, tap: opts.Tap}, &tapWriter{w: w, fromAgent: false, tap: opts.Tap}, w, opts)
+	return start(ctx, &acp.LineTap{R: r, FromAgent: true, Tap: opts.Tap}, &acp.LineTap{W: w, Tap: opts.Tap}, w, opts)
 }
 
 func start(ctx context.Context, r io.Reader, w io.Writer, c io.Closer, opts Options) *Editor {
@@ -169,7 +168,7 @@ func (e *Editor) HandleRequest(ctx context.Context, method string, params json.R
 			}
 			text = string(b)
 		}
-		return &acp.ReadTextFileResponse{Content: sliceLines(text, req.Line, req.Limit)}, nil
+		return &acp.ReadTextFileResponse{Content: acp.SelectLines(text, req.Line, req.Limit)}, nil
 	case "fs/write_text_file":
 		if !e.opts.Capabilities.FS.WriteTextFile {
 			return nil, acp.MethodNotFound(method)
@@ -185,23 +184,6 @@ func (e *Editor) HandleRequest(ctx context.Context, method string, params json.R
 		return &acp.Empty{}, nil
 	}
 	return nil, acp.MethodNotFound(method)
-}
-
-// sliceLines applies fs/read_text_file's 1-based line and limit.
-func sliceLines(text string, line, limit *int) string {
-	if line == nil && limit == nil {
-		return text
-	}
-	lines := strings.SplitAfter(text, "\n")
-	start := 0
-	if line != nil && *line > 1 {
-		start = min(*line-1, len(lines))
-	}
-	end := len(lines)
-	if limit != nil && start+*limit < end {
-		end = start + *limit
-	}
-	return strings.Join(lines[start:end], "")
 }
 
 // HandleNotification records the agent's notifications.
@@ -323,55 +305,4 @@ func (e *Editor) WaitUpdate(ctx context.Context, sessionID string, match func(ac
 		return false
 	})
 	return found, err
-}
-
-// tapWriter passes writes through and shows every complete line to tap.
-type tapWriter struct {
-	w         io.Writer
-	fromAgent bool
-	tap       func(bool, []byte)
-	mu        sync.Mutex // guards buf
-	buf       []byte
-}
-
-func (t *tapWriter) Write(p []byte) (int, error) {
-	if t.tap != nil {
-		t.mu.Lock()
-		t.buf = append(t.buf, p...)
-		for {
-			i := bytes.IndexByte(t.buf, '\n')
-			if i < 0 {
-				break
-			}
-			line := append([]byte(nil), t.buf[:i]...)
-			t.buf = t.buf[i+1:]
-			t.tap(t.fromAgent, line)
-		}
-		t.mu.Unlock()
-	}
-	return t.w.Write(p)
-}
-
-// tapReader shows every complete line read from an agent process to tap.
-type tapReader struct {
-	r   io.Reader
-	tap func(bool, []byte)
-	buf []byte
-}
-
-func (t *tapReader) Read(p []byte) (int, error) {
-	n, err := t.r.Read(p)
-	if t.tap != nil && n > 0 {
-		t.buf = append(t.buf, p[:n]...)
-		for {
-			i := bytes.IndexByte(t.buf, '\n')
-			if i < 0 {
-				break
-			}
-			line := append([]byte(nil), t.buf[:i]...)
-			t.buf = t.buf[i+1:]
-			t.tap(true, line)
-		}
-	}
-	return n, err
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -172,7 +171,7 @@ func runClientWith(ctx context.Context, o clientOptions, cmdline []string, stdou
 			out.printf("{\"from\":%q,\"message\":%s}\n", from, line)
 		}
 	}
-	stream := acp.NewStream(&lineTap{r: agentOut, tap: tap, fromAgent: true}, &lineTap{w: agentIn, tap: tap}, agentIn, acp.StreamOptions{})
+	stream := acp.NewStream(&acp.LineTap{R: agentOut, Tap: tap, FromAgent: true}, &acp.LineTap{W: agentIn, Tap: tap}, agentIn, acp.StreamOptions{})
 	conn := acp.NewClientConn(ctx, stream, h, acp.ConnOptions{})
 	code := h.session(ctx, conn, o)
 	_ = agentIn.Close()
@@ -501,7 +500,7 @@ func (h *clientHandler) HandleRequest(ctx context.Context, method string, params
 		if err != nil {
 			return nil, &acp.Error{Code: acp.CodeInternalError, Message: err.Error()}
 		}
-		return &acp.ReadTextFileResponse{Content: selectLines(string(data), req.Line, req.Limit)}, nil
+		return &acp.ReadTextFileResponse{Content: acp.SelectLines(string(data), req.Line, req.Limit)}, nil
 	case "fs/write_text_file":
 		if h.o.noFS {
 			return nil, acp.MethodNotFound(method)
@@ -523,23 +522,6 @@ func (h *clientHandler) HandleRequest(ctx context.Context, method string, params
 		return &acp.Empty{}, nil
 	}
 	return nil, acp.MethodNotFound(method)
-}
-
-// selectLines applies fs/read_text_file's 1-based line and limit.
-func selectLines(text string, line, limit *int) string {
-	if line == nil && limit == nil {
-		return text
-	}
-	lines := strings.SplitAfter(text, "\n")
-	start := 0
-	if line != nil && *line > 1 {
-		start = min(*line-1, len(lines))
-	}
-	end := len(lines)
-	if limit != nil && *limit >= 0 && start+*limit < end {
-		end = start + *limit
-	}
-	return strings.Join(lines[start:end], "")
 }
 
 // decide answers a permission request by policy.
@@ -634,44 +616,4 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 
 func (s *syncWriter) printf(format string, args ...any) {
 	fmt.Fprintf(s, format, args...)
-}
-
-// lineTap passes bytes through and shows every complete line to tap.
-type lineTap struct {
-	r         io.Reader
-	w         io.Writer
-	tap       func(bool, []byte)
-	fromAgent bool
-	buf       []byte
-	mu        sync.Mutex // guards buf on the write side
-}
-
-func (t *lineTap) Read(p []byte) (int, error) {
-	n, err := t.r.Read(p)
-	if t.tap != nil && n > 0 {
-		t.feed(p[:n])
-	}
-	return n, err
-}
-
-func (t *lineTap) Write(p []byte) (int, error) {
-	if t.tap != nil {
-		t.mu.Lock()
-		t.feed(p)
-		t.mu.Unlock()
-	}
-	return t.w.Write(p)
-}
-
-func (t *lineTap) feed(p []byte) {
-	t.buf = append(t.buf, p...)
-	for {
-		i := bytes.IndexByte(t.buf, '\n')
-		if i < 0 {
-			return
-		}
-		line := append([]byte(nil), t.buf[:i]...)
-		t.buf = t.buf[i+1:]
-		t.tap(t.fromAgent, line)
-	}
 }
