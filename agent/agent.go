@@ -13,6 +13,7 @@ import (
 	"github.com/hermes-acp/hermes-acp/acp"
 	"github.com/hermes-acp/hermes-acp/model"
 	"github.com/hermes-acp/hermes-acp/registry"
+	"github.com/hermes-acp/hermes-acp/workspace"
 )
 
 // Defaults for [Options].
@@ -104,6 +105,10 @@ type Agent struct {
 	closed     bool
 
 	store *store // opened on first use; safe for concurrent use
+
+	// safety is the workspace safety places, resolved once and shared by
+	// every session.
+	safety func() *workspace.Safety
 }
 
 var _ acp.Agent = (*Agent)(nil)
@@ -130,6 +135,9 @@ func New(opts Options) *Agent {
 	if opts.HermesHome != "" {
 		a.store = newStore(opts.HermesHome, opts.Log)
 	}
+	a.safety = sync.OnceValue(func() *workspace.Safety {
+		return workspace.NewSafety(workspace.Options{HermesHome: opts.HermesHome})
+	})
 	return a
 }
 

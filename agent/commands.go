@@ -181,7 +181,7 @@ func cmdContext(_ context.Context, s *Session, _ string) commandResult {
 func cmdReset(_ context.Context, s *Session, _ string) commandResult {
 	s.mu.Lock()
 	s.history = nil
-	s.saved = 0
+	s.queued = 0
 	s.plan = nil
 	s.mu.Unlock()
 	s.resetStored()

@@ -38,6 +38,7 @@ func (a *Agent) restore(ctx context.Context, id, cwd string, dirs []string, mcpS
 	if a.store == nil {
 		return nil, acp.SessionNotFound(id)
 	}
+	a.store.flush()
 	rec, msgs, err := a.store.load(ctx, id)
 	if errors.Is(err, errNoSession) {
 		return nil, acp.SessionNotFound(id)
@@ -51,7 +52,7 @@ func (a *Agent) restore(ctx context.Context, id, cwd string, dirs []string, mcpS
 	}
 	s.mu.Lock()
 	s.history = msgs
-	s.saved = len(msgs)
+	s.queued = len(msgs)
 	s.title = rec.Title
 	s.plan = rec.Plan
 	s.created, s.updated = rec.Created, rec.Updated
@@ -153,6 +154,7 @@ func (a *Agent) ListSessions(ctx context.Context, req *acp.ListSessionsRequest) 
 	if req.Cursor != nil {
 		cursor = *req.Cursor
 	}
+	a.store.flush()
 	recs, next, err := a.store.list(ctx, cwd, cursor)
 	if err != nil {
 		return nil, err
@@ -188,6 +190,7 @@ func (a *Agent) DeleteSession(ctx context.Context, req *acp.SessionRequest) (*ac
 		s.close()
 	}
 	if a.store != nil {
+		a.store.flush() // a queued save must not bring it back
 		if err := a.store.remove(ctx, req.SessionID); err != nil {
 			return nil, err
 		}

@@ -38,8 +38,8 @@ type Session struct {
 	mode        string
 	modelName   string
 	history     []model.Message
-	saved       int  // history entries already persisted
-	dirty       bool // metadata or history rewritten since the last save
+	queued      int  // history entries already queued for saving
+	dirty       bool // history rewritten since the last save: save it whole
 	title       string
 	created     time.Time
 	updated     time.Time
@@ -64,7 +64,7 @@ type ticket struct {
 // configured ones plus mcpServers) start in the background.
 func (a *Agent) openSession(ctx context.Context, id, cwd string, dirs []string, mcpServers []acp.McpServer) (*Session, error) {
 	cwd, dirs = filepath.Clean(cwd), cleanAll(dirs)
-	ws, err := workspace.Open(cwd, dirs, workspace.Options{HermesHome: a.opts.HermesHome, Log: a.log})
+	ws, err := workspace.Open(cwd, dirs, workspace.Options{Safety: a.safety(), Log: a.log})
 	if err != nil {
 		var fe *acp.FieldError
 		if errors.As(err, &fe) {

@@ -27,6 +27,10 @@ const listPageSize = 50
 // store keeps sessions in $HERMES_HOME/sessions.db. The database is opened
 // on first use, never during initialize. It is safe for concurrent use, also
 // by several hermes-acp processes (WAL mode, busy timeout).
+//
+// Saves run in order on one writer goroutine, off the prompt's reply path
+// ([store.enqueue]); readers call [store.flush] first. close stops the
+// writer after the queued saves.
 type store struct {
 	path string
 	log  *slog.Logger
@@ -34,10 +38,59 @@ type store struct {
 	once sync.Once
 	db   *sql.DB
 	err  error
+
+	mu      sync.Mutex // guards queue, running and stopped
+	queue   []func()
+	running bool
+	stopped bool
+	idle    *sync.Cond // signalled when the queue empties
+	wg      sync.WaitGroup
 }
 
 func newStore(home string, log *slog.Logger) *store {
-	return &store{path: filepath.Join(home, "sessions.db"), log: log}
+	st := &store{path: filepath.Join(home, "sessions.db"), log: log}
+	st.idle = sync.NewCond(&st.mu)
+	return st
+}
+
+// enqueue runs job on the writer goroutine after the jobs before it.
+func (st *store) enqueue(job func()) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.stopped {
+		job() // after close: run inline (the database is closed; job reports it)
+		return
+	}
+	st.queue = append(st.queue, job)
+	if !st.running {
+		st.running = true
+		st.wg.Add(1)
+		go st.drain()
+	}
+}
+
+func (st *store) drain() {
+	defer st.wg.Done()
+	st.mu.Lock()
+	for len(st.queue) > 0 {
+		job := st.queue[0]
+		st.queue = st.queue[1:]
+		st.mu.Unlock()
+		job()
+		st.mu.Lock()
+	}
+	st.running = false
+	st.idle.Broadcast()
+	st.mu.Unlock()
+}
+
+// flush waits until every queued save has run.
+func (st *store) flush() {
+	st.mu.Lock()
+	for st.running {
+		st.idle.Wait()
+	}
+	st.mu.Unlock()
 }
 
 const schema = `
@@ -86,6 +139,11 @@ func (st *store) open() (*sql.DB, error) {
 }
 
 func (st *store) close() error {
+	st.flush()
+	st.mu.Lock()
+	st.stopped = true
+	st.mu.Unlock()
+	st.wg.Wait()
 	if st.db == nil {
 		return nil
 	}
@@ -322,33 +380,35 @@ func (st *store) remove(ctx context.Context, id string) error {
 	return nil
 }
 
-// persist saves the session's new history (and its metadata).
+// persist queues a save of the session's new history (and its metadata) on
+// the store's writer; it does not wait for it.
 func (s *Session) persist() {
 	st := s.a.store
 	if st == nil {
 		return
 	}
 	s.mu.Lock()
-	if !s.dirty && (len(s.history) == 0 || s.saved == len(s.history)) {
+	if !s.dirty && (len(s.history) == 0 || s.queued == len(s.history)) {
 		s.mu.Unlock()
 		return
 	}
 	rec := sessionRecord{ID: s.id, Cwd: s.cwd, Dirs: s.dirs, Title: s.title, Mode: s.mode, Model: s.modelName,
 		Plan: append([]todoItem{}, s.plan...), Created: s.created, Updated: s.updated}
-	from := s.saved
+	from := s.queued
+	if s.dirty {
+		from = 0 // rewritten (e.g. /reset): save the whole history again
+	}
 	msgs := append([]model.Message(nil), s.history[from:]...)
-	total := len(s.history)
+	s.queued, s.dirty = len(s.history), false
 	s.mu.Unlock()
-	if err := st.save(context.Background(), rec, from, msgs); err != nil {
-		s.a.log.Error("persist session", "session", s.id, "error", err)
-		return
-	}
-	s.mu.Lock()
-	if s.saved == from {
-		s.saved = total
-		s.dirty = false
-	}
-	s.mu.Unlock()
+	st.enqueue(func() {
+		if err := st.save(context.Background(), rec, from, msgs); err != nil {
+			s.a.log.Error("persist session", "session", s.id, "error", err)
+			s.mu.Lock()
+			s.dirty = true // save everything next time
+			s.mu.Unlock()
+		}
+	})
 }
 
 // resetStored forgets the stored history after /reset.

@@ -95,6 +95,10 @@ type Options struct {
 	// Log receives warnings (a directory that cannot be synced, an editor
 	// read that failed and fell back to disk). Nil discards them.
 	Log *slog.Logger
+	// Safety, when set, supplies the resolved safety places (see
+	// [NewSafety]) and Home, HermesHome, TempDir and WriteSafeRoot are
+	// ignored. Nil builds them for this workspace.
+	Safety *Safety
 }
 
 // root is one workspace root: the directory as the editor named it, the
@@ -126,8 +130,33 @@ func (pl place) join(elem ...string) place {
 	}
 	return place{
 		lit:  filepath.Join(append([]string{pl.lit}, elem...)...),
-		real: realpath(filepath.Join(append([]string{pl.real}, elem...)...)),
+		real: resolveBelow(pl.real, filepath.Join(elem...)),
 	}
+}
+
+// resolveBelow is realpath(filepath.Join(real, rel)) for a real (already
+// resolved) directory: only the components of rel are examined, one Lstat
+// each, and a missing component ends the walk (the rest is joined as is).
+// Most deny-list entries do not exist, so this is far cheaper than
+// resolving every path from the root.
+func resolveBelow(real, rel string) string {
+	cur := real
+	parts := strings.Split(filepath.Clean(rel), string(filepath.Separator))
+	for i, part := range parts {
+		if part == "" || part == "." {
+			continue
+		}
+		next := filepath.Join(cur, part)
+		fi, err := os.Lstat(next)
+		switch {
+		case err != nil:
+			return filepath.Join(append([]string{next}, parts[i+1:]...)...)
+		case fi.Mode()&os.ModeSymlink != 0:
+			next = realpath(next)
+		}
+		cur = next
+	}
+	return cur
 }
 
 // Workspace is the set of directories a session may touch. It is safe for
@@ -151,6 +180,53 @@ type Workspace struct {
 	// failpoint, when set by tests, is called at named steps of WriteFile
 	// and may return an error to simulate a failure there.
 	failpoint func(step string) error
+}
+
+// Safety is the part of a workspace's safety rules that does not depend on
+// its roots: the home and Hermes directories and the deny lists under them,
+// with symlinks resolved. Building it costs dozens of symlink resolutions,
+// so an agent builds one and shares it between sessions (Options.Safety).
+// It is immutable and safe for concurrent use; it reflects the file system
+// when it was built.
+type Safety struct {
+	home, hermesHome, hermesRoot, tempDir place
+	safeRoots                             []place
+	safeShow                              string
+	guards                                guards
+}
+
+// NewSafety resolves the safety places of opts (Home, HermesHome, TempDir,
+// WriteSafeRoot; the other fields are ignored).
+func NewSafety(opts Options) *Safety {
+	sf := &Safety{}
+	home := opts.Home
+	if home == "" {
+		home, _ = os.UserHomeDir() // no home: the home-relative rules are skipped
+	}
+	sf.home = newPlace(home)
+	hh := opts.HermesHome
+	if hh == "" {
+		hh = os.Getenv("HERMES_HOME")
+	}
+	hh = expandTilde(hh, home)
+	if hh == "" && home != "" {
+		hh = filepath.Join(home, ".hermes")
+	}
+	sf.hermesHome = newPlace(hh)
+	sf.hermesRoot = sf.hermesHome
+	if hh != "" {
+		if parent := filepath.Dir(filepath.Clean(hh)); filepath.Base(parent) == "profiles" {
+			sf.hermesRoot = newPlace(filepath.Dir(parent))
+		}
+	}
+	tmp := opts.TempDir
+	if tmp == "" {
+		tmp = os.TempDir()
+	}
+	sf.tempDir = newPlace(tmp)
+	sf.safeRoots, sf.safeShow = parseSafeRoots(opts.WriteSafeRoot, home)
+	sf.guards = newGuards(sf.home, sf.hermesHome, sf.hermesRoot)
+	return sf
 }
 
 // Open opens a workspace whose first root is cwd and whose further roots are
@@ -181,33 +257,13 @@ func Open(cwd string, extra []string, opts Options) (*Workspace, error) {
 		w.roots = append(w.roots, r)
 	}
 
-	home := opts.Home
-	if home == "" {
-		home, _ = os.UserHomeDir() // no home: the home-relative rules are skipped
+	sf := opts.Safety
+	if sf == nil {
+		sf = NewSafety(opts)
 	}
-	w.home = newPlace(home)
-	hh := opts.HermesHome
-	if hh == "" {
-		hh = os.Getenv("HERMES_HOME")
-	}
-	hh = expandTilde(hh, home)
-	if hh == "" && home != "" {
-		hh = filepath.Join(home, ".hermes")
-	}
-	w.hermesHome = newPlace(hh)
-	w.hermesRoot = w.hermesHome
-	if hh != "" {
-		if parent := filepath.Dir(filepath.Clean(hh)); filepath.Base(parent) == "profiles" {
-			w.hermesRoot = newPlace(filepath.Dir(parent))
-		}
-	}
-	tmp := opts.TempDir
-	if tmp == "" {
-		tmp = os.TempDir()
-	}
-	w.tempDir = newPlace(tmp)
-	w.safeRoots, w.safeShow = parseSafeRoots(opts.WriteSafeRoot, home)
-	w.guards = newGuards(w.home, w.hermesHome, w.hermesRoot)
+	w.home, w.hermesHome, w.hermesRoot, w.tempDir = sf.home, sf.hermesHome, sf.hermesRoot, sf.tempDir
+	w.safeRoots, w.safeShow = sf.safeRoots, sf.safeShow
+	w.guards = sf.guards
 	return w, nil
 }
 
