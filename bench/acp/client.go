@@ -1,0 +1,242 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// rpcError is a JSON-RPC error object.
+type rpcError struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+func (e *rpcError) Error() string {
+	s := fmt.Sprintf("agent error %d: %s", e.Code, e.Message)
+	if len(e.Data) > 0 && string(e.Data) != "null" {
+		s += " " + string(e.Data)
+	}
+	return s
+}
+
+// response is the agent's answer to one of our requests.
+type response struct {
+	at     time.Time // when its line was read
+	result json.RawMessage
+	err    *rpcError
+}
+
+// envelope is any JSON-RPC message.
+type envelope struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *rpcError       `json:"error,omitempty"`
+}
+
+// connStats counts what the agent sent besides responses.
+type connStats struct {
+	Updates       int            // session/update notifications
+	MessageChunks int            // of which agent_message_chunk
+	Requests      map[string]int // agent requests by method
+	BadLines      int            // stdout lines that are not JSON-RPC messages
+	FirstBadLine  string
+}
+
+// conn is the benchmark's side of one ACP connection. One goroutine reads
+// the agent's stdout, routes responses to waiting calls and answers the
+// agent's own requests at once (permission: cancelled; anything else:
+// method not found). It is safe for concurrent use. The read goroutine ends
+// when the agent's stdout closes; the owner closes that reader and waits on
+// [conn.Done].
+type conn struct {
+	wmu sync.Mutex // guards writes to w
+	w   io.Writer
+
+	mu      sync.Mutex // guards nextID, pending, stats, readErr
+	nextID  int64
+	pending map[int64]chan response
+	stats   connStats
+	readErr error
+
+	done chan struct{}
+}
+
+// newConn starts reading r (the agent's stdout) and writes to w (its stdin).
+func newConn(r io.Reader, w io.Writer) *conn {
+	c := &conn{w: w, pending: map[int64]chan response{}, stats: connStats{Requests: map[string]int{}}, done: make(chan struct{})}
+	go c.readLoop(r)
+	return c
+}
+
+// Done is closed when the read goroutine has ended.
+func (c *conn) Done() <-chan struct{} { return c.done }
+
+// Stats returns a copy of the counters.
+func (c *conn) Stats() connStats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.stats
+	s.Requests = make(map[string]int, len(c.stats.Requests))
+	for k, v := range c.stats.Requests {
+		s.Requests[k] = v
+	}
+	return s
+}
+
+// call sends a request and waits for its response. It returns when the
+// request was written. A JSON-RPC error answer is returned as an error
+// wrapping *rpcError.
+func (c *conn) call(ctx context.Context, method string, params any) (sent time.Time, resp response, err error) {
+	c.mu.Lock()
+	id := c.nextID
+	c.nextID++
+	ch := make(chan response, 1)
+	c.pending[id] = ch
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.pending, id)
+		c.mu.Unlock()
+	}()
+
+	p, err := json.Marshal(params)
+	if err != nil {
+		return time.Time{}, response{}, fmt.Errorf("%s: encode params: %w", method, err)
+	}
+	idJSON, _ := json.Marshal(id) // an int64 always encodes
+	sent = time.Now()
+	if err := c.write(envelope{JSONRPC: "2.0", ID: idJSON, Method: method, Params: p}); err != nil {
+		return sent, response{}, fmt.Errorf("%s: write request: %w", method, err)
+	}
+	select {
+	case resp = <-ch:
+		if resp.err != nil {
+			return sent, resp, fmt.Errorf("%s: %w", method, resp.err)
+		}
+		return sent, resp, nil
+	case <-c.done:
+		c.mu.Lock()
+		rerr := c.readErr
+		c.mu.Unlock()
+		return sent, response{}, fmt.Errorf("%s: agent closed its output before replying (%v)", method, rerr)
+	case <-ctx.Done():
+		return sent, response{}, fmt.Errorf("%s: no reply: %w", method, context.Cause(ctx))
+	}
+}
+
+func (c *conn) write(m envelope) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_, err = c.w.Write(b)
+	return err
+}
+
+func (c *conn) readLoop(r io.Reader) {
+	defer close(c.done)
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		at := time.Now()
+		if line = bytes.TrimSpace(line); len(line) > 0 {
+			c.handle(line, at)
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.EOF
+			}
+			c.mu.Lock()
+			c.readErr = err
+			c.mu.Unlock()
+			return
+		}
+	}
+}
+
+// handle routes one line read at time at.
+func (c *conn) handle(line []byte, at time.Time) {
+	var m envelope
+	if err := json.Unmarshal(line, &m); err != nil || m.JSONRPC != "2.0" {
+		c.mu.Lock()
+		c.stats.BadLines++
+		if c.stats.BadLines == 1 {
+			c.stats.FirstBadLine = truncate(string(line), 200)
+		}
+		c.mu.Unlock()
+		return
+	}
+	hasID := len(m.ID) > 0 && string(m.ID) != "null"
+	switch {
+	case m.Method != "" && hasID:
+		c.mu.Lock()
+		c.stats.Requests[m.Method]++
+		c.mu.Unlock()
+		c.answer(m)
+	case m.Method != "":
+		if m.Method == "session/update" {
+			var p struct {
+				Update struct {
+					SessionUpdate string `json:"sessionUpdate"`
+				} `json:"update"`
+			}
+			_ = json.Unmarshal(m.Params, &p) // a malformed update still counts as an update
+			c.mu.Lock()
+			c.stats.Updates++
+			if p.Update.SessionUpdate == "agent_message_chunk" {
+				c.stats.MessageChunks++
+			}
+			c.mu.Unlock()
+		}
+	default:
+		var id int64
+		if err := json.Unmarshal(m.ID, &id); err != nil {
+			return // not one of ours
+		}
+		c.mu.Lock()
+		ch := c.pending[id]
+		c.mu.Unlock()
+		if ch != nil {
+			ch <- response{at: at, result: m.Result, err: m.Error}
+		}
+	}
+}
+
+// answer replies to a request from the agent. The benchmark client
+// advertises no capabilities, so only session/request_permission is
+// answered with a result.
+func (c *conn) answer(m envelope) {
+	reply := envelope{JSONRPC: "2.0", ID: m.ID}
+	if m.Method == "session/request_permission" {
+		reply.Result = json.RawMessage(`{"outcome":{"outcome":"cancelled"}}`)
+	} else {
+		reply.Error = &rpcError{Code: -32601, Message: "method not found: " + m.Method + " (the benchmark client advertises no fs or terminal capability)"}
+	}
+	_ = c.write(reply) // a closed stdin shows up as the agent's next failure
+}
+
+// truncate cuts s to at most n bytes on a rune boundary, marking the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
