@@ -33,5 +33,5 @@ echo "Searching $root ($runs runs per side and query)..." >&2
 "$tmp/search-bench" -root "$root" -runs "$runs"
 
 echo >&2
-echo "ripgrep: $(rg --version | head -n 1); Go: $(go env GOVERSION)" >&2
+echo "ripgrep: $(rg --version | sed -n 1p); Go: $(go env GOVERSION)" >&2
 echo "Machine: $(go env GOOS)/$(go env GOARCH), $(nproc 2>/dev/null || echo '?') CPUs, load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')" >&2
