@@ -189,7 +189,7 @@ func (s *Session) runTools(ctx context.Context, pturn *registry.Turn, calls []mo
 		for i, rc := range rcalls {
 			t := trackers[rc]
 			t.start(rc)
-			outs[i] = registry.Outcome{Content: fmt.Sprintf(`{"error":"Unknown tool: %s. No tools are available in this session."}`, jsonEscape(rc.Name)), Failed: true}
+			outs[i] = registry.Outcome{Content: errorJSON("Unknown tool: " + rc.Name + ". No tools are available in this session."), Failed: true}
 			t.finish(rc, outs[i])
 		}
 	} else {
@@ -293,9 +293,4 @@ func newMessageID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
-}
-
-func jsonEscape(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
-	return r.Replace(s)
 }

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 //go:embed demo/script.yaml
@@ -63,7 +64,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	return runClientWith(context.Background(), o, []string{self, "--model", "script:" + script, "--log-level", "warn"}, stdout, stderr)
 }
 
-const defaultDemoTimeout = 60_000_000_000 // one minute
+const defaultDemoTimeout = time.Minute
 
 func writeDemo(ws, home, script string) error {
 	for _, d := range []string{ws, home} {
