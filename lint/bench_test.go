@@ -93,7 +93,9 @@ func benchCases(b *testing.B) map[string]benchCase {
 		if *fixturesDir == "" {
 			continue
 		}
-		for suffix, data := range map[string][]byte{"": c.clean, "_error": c.edit} {
+		// bench: the clean edit; bench_error: the edit adding an error;
+		// bench_before: the content both edits start from.
+		for suffix, data := range map[string][]byte{"": c.clean, "_error": c.edit, "_before": c.before} {
 			path := filepath.Join(*fixturesDir, "bench"+suffix+c.ext)
 			if err := os.WriteFile(path, data, 0o644); err != nil {
 				b.Fatal(err)

@@ -56,9 +56,16 @@ const maxDiffLines = 400_000
 //     moved because lines were inserted above it is pre-existing, and any
 //     diagnostic on a changed line is introduced.
 //
+// A large Go file is parsed in pieces on several goroutines, and the pieces
+// that the edit left alone serve both contents (see goedit.go); the
+// diagnostics and their classification are those of whole-file parses.
+//
 // For [LanguageNone] the Result is skipped with a generic reason; use
 // [DeltaFile] to get hermes-agent's "No linter for <ext> files".
 func Delta(lang Language, before, after []byte) Result {
+	if lang == LanguageGo && before != nil {
+		return deltaSides(lang, before, after, newGoEdit(newGoSplitter(), before, after))
+	}
 	return delta(check, lang, before, after)
 }
 
@@ -73,21 +80,43 @@ func DeltaFile(name string, before, after []byte) Result {
 	return r
 }
 
+// sides lints the two contents of one edit for [deltaSides]: lintAfter is
+// called first and once, lintBefore at most once and only after it.
+type sides interface {
+	lintAfter() []finding
+	lintBefore() []finding
+}
+
+// checkSides lints each content of an edit on its own with a checker.
+type checkSides struct {
+	chk           checker
+	lang          Language
+	before, after []byte
+}
+
+func (c checkSides) lintAfter() []finding  { return c.chk(c.lang, c.after) }
+func (c checkSides) lintBefore() []finding { return c.chk(c.lang, c.before) }
+
 // delta is Delta with the checker as a parameter, so tests can count calls.
 func delta(chk checker, lang Language, before, after []byte) Result {
+	return deltaSides(lang, before, after, checkSides{chk: chk, lang: lang, before: before, after: after})
+}
+
+// deltaSides is Delta with the contents linted by s.
+func deltaSides(lang Language, before, after []byte, s sides) Result {
 	r := Result{Language: lang, Introduced: []protocol.Diagnostic{}, Preexisting: []protocol.Diagnostic{}}
 	if lang == LanguageNone {
 		r.Skipped = true
 		r.SkipReason = "No linter for this file type"
 		return r
 	}
-	afterFs := chk(lang, after)
+	afterFs := s.lintAfter()
 	if len(afterFs) == 0 {
 		return r
 	}
 	var introduced []bool // nil: all introduced
 	if before != nil {
-		introduced = classifyEdit(chk, lang, before, after, afterFs)
+		introduced = classifyEdit(s, before, after, afterFs)
 	}
 	m := NewMapper(after)
 	for i, f := range afterFs {
@@ -126,7 +155,7 @@ const smallEditLines = 2000
 // when a finding sits on a line the edit left unchanged, and the line diff is
 // computed only when needed too: up front for a small edit, else only when
 // the old content has findings.
-func classifyEdit(chk checker, lang Language, before, after []byte, afterFs []finding) []bool {
+func classifyEdit(s sides, before, after []byte, afterFs []finding) []bool {
 	bText, aText := newTextLines(before), newTextLines(after)
 	prefix, suffix := commonLines(bText, aText)
 	var toBefore []int
@@ -143,7 +172,7 @@ func classifyEdit(chk checker, lang Language, before, after []byte, afterFs []fi
 			return nil
 		}
 	}
-	beforeFs := chk(lang, before)
+	beforeFs := s.lintBefore()
 	if len(beforeFs) == 0 {
 		return nil
 	}
@@ -199,15 +228,8 @@ type textLines struct {
 
 // newTextLines indexes content's line breaks.
 func newTextLines(content []byte) textLines {
-	t := textLines{content: content, newlines: make([]int, 0, bytes.Count(content, []byte{'\n'}))}
-	for i := 0; ; {
-		j := bytes.IndexByte(content[i:], '\n')
-		if j < 0 {
-			return t
-		}
-		t.newlines = append(t.newlines, i+j)
-		i += j + 1
-	}
+	newlines := make([]int, 0, bytes.Count(content, []byte{'\n'}))
+	return textLines{content: content, newlines: appendNewlines(newlines, content, 0)}
 }
 
 // count returns the number of lines.
@@ -242,17 +264,32 @@ func (t textLines) start(i int) int {
 }
 
 // commonLines returns how many lines before and after share at their start
-// (prefix) and, after those, at their end (suffix).
+// (prefix) and, after those, at their end (suffix). It compares bytes, not
+// lines: a line is shared when its bytes and the line break ending it are.
 func commonLines(before, after textLines) (prefix, suffix int) {
 	nb, na := before.count(), after.count()
-	for prefix < nb && prefix < na && bytes.Equal(before.line(prefix), after.line(prefix)) {
-		prefix++
+	b, a := before.content, after.content
+	p := commonPrefix(b, a)
+	prefix = sort.SearchInts(after.newlines, p) // each "\n" before p ends a shared line
+	if p == len(a) && p == len(b) {
+		return na, 0 // identical; a last line without "\n" is shared too
 	}
-	for suffix < nb-prefix && suffix < na-prefix &&
-		bytes.Equal(before.line(nb-1-suffix), after.line(na-1-suffix)) {
+	pa, pb := after.start(prefix), before.start(prefix) // equal
+	s := commonSuffix(b[pb:], a[pa:])
+	// The last k lines are shared when the bytes from the start of the
+	// first of them to the end are, and that start is a line start in both:
+	// each "\n" inside the shared end starts one such line in both.
+	first := sort.SearchInts(after.newlines, len(a)-s)
+	suffix = len(after.newlines) - first
+	if s > 0 && a[len(a)-1] == '\n' {
+		suffix-- // the final "\n" starts no line
+	}
+	// The line starting right where the shared bytes start is shared too
+	// when that is a line start in both.
+	if x, y := len(a)-s, len(b)-s; x < len(a) && (x == 0 || a[x-1] == '\n') && (y == 0 || b[y-1] == '\n') {
 		suffix++
 	}
-	return prefix, suffix
+	return prefix, max(0, min(suffix, nb-prefix, na-prefix))
 }
 
 // mapLines returns, for each line of after and for the end of after (index

@@ -287,6 +287,56 @@ func TestMapLines(t *testing.T) {
 	}
 }
 
+// commonLinesByLine is the plain line-by-line commonLines that the byte
+// comparison must agree with.
+func commonLinesByLine(before, after textLines) (prefix, suffix int) {
+	nb, na := before.count(), after.count()
+	for prefix < nb && prefix < na && bytes.Equal(before.line(prefix), after.line(prefix)) {
+		prefix++
+	}
+	for suffix < nb-prefix && suffix < na-prefix &&
+		bytes.Equal(before.line(nb-1-suffix), after.line(na-1-suffix)) {
+		suffix++
+	}
+	return prefix, suffix
+}
+
+func TestCommonLinesMatchesLineByLine(t *testing.T) {
+	t.Parallel()
+	// Every pair of contents of up to 6 bytes over "a", "b", "\n", and a
+	// few longer ones with shared blocks.
+	var contents []string
+	var gen func(s string)
+	gen = func(s string) {
+		contents = append(contents, s)
+		if len(s) < 6 {
+			for _, c := range []string{"a", "b", "\n"} {
+				gen(s + c)
+			}
+		}
+	}
+	gen("")
+	long := strings.Repeat("line\n", 100)
+	pairs := [][2]string{{long, long + "x"}, {long + "x\n" + long, long + "y\n" + long}, {"x" + long, long}, {long, "\n" + long}}
+	for i, a := range contents {
+		for k := range 60 {
+			// All pairs among the 60 shortest, a spread for the others.
+			j := k
+			if i >= 60 {
+				j = (i*37 + k*101) % len(contents)
+			}
+			pairs = append(pairs, [2]string{a, contents[j]})
+		}
+	}
+	for _, p := range pairs {
+		before, after := newTextLines([]byte(p[0])), newTextLines([]byte(p[1]))
+		wp, ws := commonLinesByLine(before, after)
+		if gp, gs := commonLines(before, after); gp != wp || gs != ws {
+			t.Fatalf("commonLines(%q, %q) = %d, %d; want %d, %d", p[0], p[1], gp, gs, wp, ws)
+		}
+	}
+}
+
 func TestDeltaSkipped(t *testing.T) {
 	t.Parallel()
 	r := Delta(LanguageNone, nil, []byte("anything"))

@@ -43,4 +43,16 @@
 // model sees ([Result.ModelLint]), a one-line approval summary
 // ([Result.Summary]), the full set for the editor ([Result.Diagnostics]) and
 // the fail-closed syntax gate ([Result.Gate], [RefusalMessage]).
+//
+// # Go speed
+//
+// When GOMAXPROCS > 1, a Go file of 16 KiB or more is first parsed in pieces
+// cut at top-level declarations, on up to GOMAXPROCS goroutines (each call
+// waits for its goroutines); pieces can only prove a file clean, and any error sends the
+// file to an ordinary whole-file parse, so diagnostics are always exactly
+// go/parser's. In a delta, the edited declarations are parsed first, and
+// when the new content is broken, the whole-file parse of it shows whether
+// the code the edit left alone is clean, so that the old content needs only
+// its edited declarations parsed (gopieces.go and goedit.go give the
+// arguments; differential tests and fuzz targets check them).
 package lint

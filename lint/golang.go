@@ -2,6 +2,7 @@ package lint
 
 import (
 	"errors"
+	"go/ast"
 	"go/parser"
 	"go/scanner"
 	"go/token"
@@ -11,18 +12,33 @@ import (
 
 // checkGo checks Go source with go/parser in AllErrors mode, so that every
 // syntax error is reported, not only the first ten. Type errors are not
-// checked: the file is parsed alone.
+// checked: the file is parsed alone. A large file is first parsed in pieces
+// on several goroutines, which can prove it clean sooner (see gopieces.go);
+// its diagnostics always come from [parseGo].
 func checkGo(content []byte) []finding {
+	return newGoSplitter().check(content)
+}
+
+// parseGo parses content as one whole Go file and returns go/parser's errors.
+func parseGo(content []byte) []finding {
+	fs, _ := parseGoFile(content)
+	return fs
+}
+
+// parseGoFile parses content as one whole Go file and returns go/parser's
+// errors and, when there are any, the offsets where the file's top-level
+// func, type, var and const declarations start (at their keyword), in order.
+func parseGoFile(content []byte) (fs []finding, decls []int) {
 	fset := token.NewFileSet()
-	_, err := parser.ParseFile(fset, "", content, parser.AllErrors|parser.SkipObjectResolution)
+	f, err := parser.ParseFile(fset, "", content, parser.AllErrors|parser.SkipObjectResolution)
 	if err == nil {
-		return nil
+		return nil, nil
 	}
 	var list scanner.ErrorList
 	if !errors.As(err, &list) {
-		return []finding{{severity: protocol.DiagnosticSeverityError, code: CodeGoSyntax, message: err.Error()}}
+		return []finding{{severity: protocol.DiagnosticSeverityError, code: CodeGoSyntax, message: err.Error()}}, nil
 	}
-	fs := make([]finding, 0, len(list))
+	fs = make([]finding, 0, len(list))
 	for _, e := range list {
 		off := max(0, min(e.Pos.Offset, len(content)))
 		fs = append(fs, finding{
@@ -33,7 +49,23 @@ func checkGo(content []byte) []finding {
 			message:  e.Msg,
 		})
 	}
-	return fs
+	if tf := fset.File(f.FileStart); tf != nil {
+		for _, d := range f.Decls {
+			var pos token.Pos
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				pos = d.Type.Func
+			case *ast.GenDecl:
+				if d.Tok != token.IMPORT {
+					pos = d.TokPos
+				}
+			}
+			if pos.IsValid() {
+				decls = append(decls, tf.Offset(pos))
+			}
+		}
+	}
+	return fs, decls
 }
 
 // goTokenEnd returns where the Go token starting at off ends, scanning only

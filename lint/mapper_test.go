@@ -1,7 +1,9 @@
 package lint
 
 import (
+	"bytes"
 	"errors"
+	"slices"
 	"testing"
 	"unicode/utf8"
 
@@ -143,4 +145,31 @@ func validRuneAt(content []byte, off int) bool {
 		}
 	}
 	return false
+}
+
+func TestAppendNewlines(t *testing.T) {
+	t.Parallel()
+	// Newlines at every position of a 20-byte buffer, next to bytes that a
+	// sloppy zero-byte test would take for "\n" (0x0b, 0x8a, 0x09, 0xff).
+	for _, fill := range []byte{'a', 0x0b, 0x8a, 0x09, 0xff, 0x00} {
+		for n := range 21 {
+			for _, pos := range [][]int{{}, {0}, {n - 1}, {0, 7, 8, 9, 15, 16, 19}, {3, 4}} {
+				content := bytes.Repeat([]byte{fill}, n)
+				var want []int
+				for _, p := range pos {
+					if p >= 0 && p < n && content[p] != '\n' {
+						content[p] = '\n'
+					}
+				}
+				for i, c := range content {
+					if c == '\n' {
+						want = append(want, i+2)
+					}
+				}
+				if got := appendNewlines(nil, content, 2); !slices.Equal(got, want) {
+					t.Errorf("appendNewlines(%q, 2) = %v, want %v", content, got, want)
+				}
+			}
+		}
+	}
 }

@@ -1,15 +1,20 @@
 // Command lint compares the in-process delta lint of package lint with the
-// same checks run as subprocesses, and prints a Markdown table. It is run by
-// bench/lint/run.sh, which first runs the lint benchmarks with -fixtures so
-// that both sides check the very same files.
+// same checks run as subprocesses, like for like, and prints a Markdown
+// table. It is run by bench/lint/run.sh, which first runs the lint
+// benchmarks with -fixtures so that both sides check the very same files.
 //
 // Usage:
 //
-//	go run ./bench/lint -bench BENCH_OUTPUT -fixtures DIR [-runs N]
+//	go run ./bench/lint -bench BENCH_OUTPUT -fixtures DIR [-runs N] [-load LOAD]
 //
 // The in-process times are medians of the go test -bench runs in
-// BENCH_OUTPUT; each subprocess is started N times (after one warm-up run)
-// and its median wall time is reported.
+// BENCH_OUTPUT, per GOMAXPROCS (go test -cpu). The subprocess side does what
+// hermes-agent does after a write: lint the new content and, only when it
+// has errors, the old content too. So the delta of a clean edit costs one
+// run of the linter and the delta of an edit that adds an error costs two
+// (the broken new file, then the old one). Each row's commands are run one
+// after the other N times, after one warm-up round, and the median of the
+// rounds' wall times is reported.
 package main
 
 import (
@@ -21,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,24 +41,26 @@ func main() {
 }
 
 // row is one line of the table: an in-process benchmark next to the
-// subprocess that does the same check.
+// subprocess runs that do the same check.
 type row struct {
-	check     string // what is checked
-	benchmark string // benchmark name without the -GOMAXPROCS suffix
-	file      string // fixture file the subprocess checks
-	tool      string // key into the subprocess commands
+	check     string   // what is checked
+	benchmark string   // benchmark name without the -GOMAXPROCS suffix
+	tool      string   // key into the subprocess commands
+	files     []string // fixture files the subprocess checks, in order
 }
 
+// rows are the table's lines. A delta whose new content has errors lints the
+// old content too, as hermes-agent does.
 var rows = []row{
-	{"Go, 5 000 lines: one check", "BenchmarkCheck/go", "bench.go", "go"},
-	{"Go: delta of a clean one-line edit", "BenchmarkDelta/go/clean", "bench.go", "go"},
-	{"Go: delta of an edit adding an error", "BenchmarkDelta/go/error", "bench_error.go", "go"},
-	{"JSON, 1 MB: one check", "BenchmarkCheck/json", "bench.json", "json"},
-	{"JSON: delta of a clean one-line edit", "BenchmarkDelta/json/clean", "bench.json", "json"},
-	{"JSON: delta of an edit adding an error", "BenchmarkDelta/json/error", "bench_error.json", "json"},
-	{"YAML, 5 000 lines: one check", "BenchmarkCheck/yaml", "bench.yaml", "yaml"},
-	{"YAML: delta of a clean one-line edit", "BenchmarkDelta/yaml/clean", "bench.yaml", "yaml"},
-	{"YAML: delta of an edit adding an error", "BenchmarkDelta/yaml/error", "bench_error.yaml", "yaml"},
+	{"Go, 5 000 lines: one check", "BenchmarkCheck/go", "go", []string{"bench.go"}},
+	{"Go: delta of a clean one-line edit", "BenchmarkDelta/go/clean", "go", []string{"bench.go"}},
+	{"Go: delta of an edit adding an error", "BenchmarkDelta/go/error", "go", []string{"bench_error.go", "bench_before.go"}},
+	{"JSON, 1 MB: one check", "BenchmarkCheck/json", "json", []string{"bench.json"}},
+	{"JSON: delta of a clean one-line edit", "BenchmarkDelta/json/clean", "json", []string{"bench.json"}},
+	{"JSON: delta of an edit adding an error", "BenchmarkDelta/json/error", "json", []string{"bench_error.json", "bench_before.json"}},
+	{"YAML, 5 000 lines: one check", "BenchmarkCheck/yaml", "yaml", []string{"bench.yaml"}},
+	{"YAML: delta of a clean one-line edit", "BenchmarkDelta/yaml/clean", "yaml", []string{"bench.yaml"}},
+	{"YAML: delta of an edit adding an error", "BenchmarkDelta/yaml/error", "yaml", []string{"bench_error.yaml", "bench_before.yaml"}},
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -60,7 +68,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	benchFile := fs.String("bench", "", "output of go test -bench for package lint")
 	fixtures := fs.String("fixtures", "", "folder holding the fixtures written by the benchmarks")
-	runs := fs.Int("runs", 20, "subprocess runs per check")
+	runs := fs.Int("runs", 20, "subprocess rounds per row (at least 20 for the published table)")
+	loadStart := fs.String("load", "", "the load average when the benchmarks started, for the report")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -77,6 +86,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	loadBefore := loadAverage()
 
 	tools, notes := subprocessTools()
 	subTimes := map[string]time.Duration{}
@@ -85,46 +95,82 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if !ok {
 			continue
 		}
-		key := r.tool + " " + r.file
+		key := r.tool + " " + strings.Join(r.files, " ")
 		if _, done := subTimes[key]; done {
 			continue
 		}
-		d, err := timeCommand(cmd, filepath.Join(*fixtures, r.file), *runs)
+		paths := make([]string, len(r.files))
+		for i, file := range r.files {
+			paths[i] = filepath.Join(*fixtures, file)
+		}
+		d, err := timeCommands(cmd, paths, *runs)
 		if err != nil {
 			return fmt.Errorf("time %s: %w", key, err)
 		}
 		subTimes[key] = d
 	}
 
-	fmt.Fprintf(stdout, "| check | in-process (median of %d) | subprocess | subprocess (median of %d runs) | speed-up |\n", countRuns(inproc), *runs)
-	fmt.Fprintln(stdout, "|---|---:|---|---:|---:|")
-	for _, r := range rows {
-		samples := inproc[r.benchmark]
-		in := "n/a"
-		var inMedian float64
-		if len(samples) > 0 {
-			inMedian = median(samples)
-			in = formatNs(inMedian)
-		}
-		cmd, ok := tools[r.tool]
-		if !ok {
-			fmt.Fprintf(stdout, "| %s | %s | %s | n/a | n/a |\n", r.check, in, notes[r.tool])
-			continue
-		}
-		sub := subTimes[r.tool+" "+r.file]
-		ratio := "n/a"
-		if inMedian > 0 {
-			ratio = fmt.Sprintf("%.0f×", float64(sub.Nanoseconds())/inMedian)
-		}
-		fmt.Fprintf(stdout, "| %s | %s | `%s %s` | %s | %s |\n",
-			r.check, in, cmd.display, r.file, formatNs(float64(sub.Nanoseconds())), ratio)
+	procs := procsOf(inproc)
+	load := fmt.Sprintf("%s before the subprocess runs, %s after", loadBefore, loadAverage())
+	if *loadStart != "" {
+		load = fmt.Sprintf("%s when the benchmarks started, %s", *loadStart, load)
 	}
+	fmt.Fprintf(stdout, "Machine: %s/%s, %d CPUs (%s), %s. Load average (1, 5, 15 min): %s.\n\n",
+		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), cpuModel(), runtime.Version(), load)
+	writeTable(stdout, rows, inproc, procs, tools, subTimes, *runs)
 	for _, tool := range []string{"go", "json", "yaml"} {
 		if note, ok := notes[tool]; ok {
 			fmt.Fprintf(stdout, "\nNote: %s\n", note)
 		}
 	}
 	return nil
+}
+
+// writeTable prints the Markdown table: per row, the in-process medians for
+// each GOMAXPROCS in procs (most first), the subprocess commands, the
+// median of their rounds and the speed-up at the most GOMAXPROCS.
+func writeTable(w io.Writer, rows []row, inproc map[benchKey][]float64, procs []int,
+	tools map[string]command, subTimes map[string]time.Duration, runs int) {
+	header := "| check |"
+	align := "|---|"
+	for _, p := range procs {
+		header += fmt.Sprintf(" in-process, GOMAXPROCS=%d (median of %d) |", p, countRuns(inproc, p))
+		align += "---:|"
+	}
+	header += fmt.Sprintf(" subprocess commands (hermes-agent's delta lint) | subprocess (median of %d rounds) | speed-up |", runs)
+	align += "---|---:|---:|"
+	fmt.Fprintln(w, header)
+	fmt.Fprintln(w, align)
+	for _, r := range rows {
+		line := "| " + r.check + " |"
+		var best float64 // in-process median at the most GOMAXPROCS
+		for i, p := range procs {
+			in := "n/a"
+			if samples := inproc[benchKey{r.benchmark, p}]; len(samples) > 0 {
+				m := median(samples)
+				in = formatNs(m)
+				if i == 0 {
+					best = m
+				}
+			}
+			line += " " + in + " |"
+		}
+		cmd, ok := tools[r.tool]
+		if !ok {
+			fmt.Fprintf(w, "%s not run | n/a | n/a |\n", line)
+			continue
+		}
+		var shown []string
+		for _, file := range r.files {
+			shown = append(shown, "`"+cmd.display+" "+file+"`")
+		}
+		sub := subTimes[r.tool+" "+strings.Join(r.files, " ")]
+		ratio := "n/a"
+		if best > 0 {
+			ratio = fmt.Sprintf("%.0f×", float64(sub.Nanoseconds())/best)
+		}
+		fmt.Fprintf(w, "%s %s | %s | %s |\n", line, strings.Join(shown, " + "), formatNs(float64(sub.Nanoseconds())), ratio)
+	}
 }
 
 // command is a subprocess linter: argv before the file name.
@@ -192,30 +238,32 @@ func realPython() (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// timeCommand runs cmd on file runs times after one warm-up run and returns
-// the median wall time. The linter's verdict (exit status) is irrelevant: a
-// broken fixture makes it fail on purpose.
-func timeCommand(cmd command, file string, runs int) (time.Duration, error) {
-	if _, err := os.Stat(file); err != nil {
-		return 0, err
-	}
-	once := func() (time.Duration, error) {
-		c := exec.Command(cmd.argv[0], append(cmd.argv[1:], file)...)
-		start := time.Now()
-		err := c.Run()
-		d := time.Since(start)
-		var exit *exec.ExitError
-		if err != nil && !errors.As(err, &exit) {
+// timeCommands runs cmd on each file in turn, runs rounds after one warm-up
+// round, and returns the median wall time of a round. The linter's verdict
+// (exit status) is irrelevant: a broken fixture makes it fail on purpose.
+func timeCommands(cmd command, files []string, runs int) (time.Duration, error) {
+	for _, file := range files {
+		if _, err := os.Stat(file); err != nil {
 			return 0, err
 		}
-		return d, nil
 	}
-	if _, err := once(); err != nil {
+	round := func() (time.Duration, error) {
+		start := time.Now()
+		for _, file := range files {
+			c := exec.Command(cmd.argv[0], append(cmd.argv[1:], file)...)
+			var exit *exec.ExitError
+			if err := c.Run(); err != nil && !errors.As(err, &exit) {
+				return 0, err
+			}
+		}
+		return time.Since(start), nil
+	}
+	if _, err := round(); err != nil {
 		return 0, err
 	}
 	samples := make([]float64, 0, runs)
 	for range runs {
-		d, err := once()
+		d, err := round()
 		if err != nil {
 			return 0, err
 		}
@@ -224,10 +272,17 @@ func timeCommand(cmd command, file string, runs int) (time.Duration, error) {
 	return time.Duration(median(samples)), nil
 }
 
+// benchKey names a benchmark result: the benchmark without its -GOMAXPROCS
+// suffix, and the GOMAXPROCS it ran with (1 when go test printed no suffix).
+type benchKey struct {
+	name  string
+	procs int
+}
+
 // parseBench reads go test -bench output and returns the ns/op samples of
-// each benchmark, keyed by name without the -GOMAXPROCS suffix.
-func parseBench(r io.Reader) (map[string][]float64, error) {
-	out := map[string][]float64{}
+// each benchmark and GOMAXPROCS.
+func parseBench(r io.Reader) (map[benchKey][]float64, error) {
+	out := map[benchKey][]float64{}
 	sc := bufio.NewScanner(r)
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
@@ -242,13 +297,13 @@ func parseBench(r io.Reader) (map[string][]float64, error) {
 			if err != nil {
 				return nil, fmt.Errorf("parse %q: %w", sc.Text(), err)
 			}
-			name := fields[0]
-			if i := strings.LastIndexByte(name, '-'); i > 0 {
-				if _, err := strconv.Atoi(name[i+1:]); err == nil {
-					name = name[:i]
+			key := benchKey{fields[0], 1}
+			if i := strings.LastIndexByte(key.name, '-'); i > 0 {
+				if n, err := strconv.Atoi(key.name[i+1:]); err == nil && n > 0 {
+					key = benchKey{key.name[:i], n}
 				}
 			}
-			out[name] = append(out[name], v)
+			out[key] = append(out[key], v)
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -260,11 +315,26 @@ func parseBench(r io.Reader) (map[string][]float64, error) {
 	return out, nil
 }
 
-// countRuns returns the most samples any benchmark has.
-func countRuns(m map[string][]float64) int {
+// procsOf returns the GOMAXPROCS values in m, most first.
+func procsOf(m map[benchKey][]float64) []int {
+	var procs []int
+	for k := range m {
+		if !slices.Contains(procs, k.procs) {
+			procs = append(procs, k.procs)
+		}
+	}
+	slices.Sort(procs)
+	slices.Reverse(procs)
+	return procs
+}
+
+// countRuns returns the most samples any benchmark has at GOMAXPROCS procs.
+func countRuns(m map[benchKey][]float64, procs int) int {
 	n := 0
-	for _, s := range m {
-		n = max(n, len(s))
+	for k, s := range m {
+		if k.procs == procs {
+			n = max(n, len(s))
+		}
 	}
 	return n
 }
@@ -287,4 +357,31 @@ func formatNs(ns float64) string {
 	default:
 		return fmt.Sprintf("%.0f µs", ns/1e3)
 	}
+}
+
+// loadAverage returns the 1, 5 and 15 minute load averages, or "unknown".
+func loadAverage() string {
+	if data, err := os.ReadFile("/proc/loadavg"); err == nil {
+		if f := strings.Fields(string(data)); len(f) >= 3 {
+			return strings.Join(f[:3], " ")
+		}
+	}
+	if out, err := exec.Command("sysctl", "-n", "vm.loadavg").Output(); err == nil {
+		return strings.Trim(strings.TrimSpace(string(out)), "{ }")
+	}
+	return "unknown"
+}
+
+// cpuModel returns the CPU model name from /proc/cpuinfo, or "unknown CPU".
+func cpuModel() string {
+	data, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown CPU"
+	}
+	for line := range strings.Lines(string(data)) {
+		if name, value, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(name) == "model name" {
+			return strings.TrimSpace(value)
+		}
+	}
+	return "unknown CPU"
 }
