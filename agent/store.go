@@ -93,7 +93,9 @@ func (st *store) flush() {
 	st.mu.Unlock()
 }
 
+// schema creates the tables in one transaction (one commit, not three).
 const schema = `
+BEGIN;
 CREATE TABLE IF NOT EXISTS sessions (
 	id      TEXT PRIMARY KEY,
 	cwd     TEXT NOT NULL,
@@ -112,7 +114,8 @@ CREATE TABLE IF NOT EXISTS messages (
 	seq        INTEGER NOT NULL,
 	data       TEXT NOT NULL,
 	PRIMARY KEY (session_id, seq)
-);`
+);
+COMMIT;`
 
 func (st *store) open() (*sql.DB, error) {
 	st.once.Do(func() {
