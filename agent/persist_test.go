@@ -27,6 +27,7 @@ func TestSessionPersistenceAndReplay(t *testing.T) {
 	h := newHarness(t, fm, harnessOptions{reg: echoRegistry(t), home: home})
 	sid := h.newSession(ws)
 	h.prompt(sid, "Remember this conversation\nsecond line")
+	h.agent.Close() // the editor quits: pending saves are written
 
 	// A new connection (a restarted editor) sees and reloads it.
 	h2 := newHarness(t, fm, harnessOptions{reg: echoRegistry(t), home: home})

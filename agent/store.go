@@ -29,8 +29,10 @@ const listPageSize = 50
 // by several hermes-acp processes (WAL mode, busy timeout).
 //
 // Saves run in order on one writer goroutine, off the prompt's reply path
-// ([store.enqueue]); readers call [store.flush] first. close stops the
-// writer after the queued saves.
+// ([store.enqueue]), and start only after saveDelay without new saves, so
+// that they do not compete with a turn that follows at once (a queued
+// prompt); readers call [store.flush], which runs them now. close stops
+// the writer after the queued saves.
 type store struct {
 	path string
 	log  *slog.Logger
@@ -39,16 +41,22 @@ type store struct {
 	db   *sql.DB
 	err  error
 
-	mu      sync.Mutex // guards queue, running and stopped
+	delay time.Duration // saveDelay; tests may shorten it
+
+	mu      sync.Mutex // guards queue, running, stopped and wake
 	queue   []func()
 	running bool
 	stopped bool
-	idle    *sync.Cond // signalled when the queue empties
+	wake    chan struct{} // closed to make the writer start at once
+	idle    *sync.Cond    // signalled when the queue empties
 	wg      sync.WaitGroup
 }
 
+// saveDelay is how long the writer waits for the session to go quiet.
+const saveDelay = 200 * time.Millisecond
+
 func newStore(home string, log *slog.Logger) *store {
-	st := &store{path: filepath.Join(home, "sessions.db"), log: log}
+	st := &store{path: filepath.Join(home, "sessions.db"), log: log, delay: saveDelay}
 	st.idle = sync.NewCond(&st.mu)
 	return st
 }
@@ -64,13 +72,20 @@ func (st *store) enqueue(job func()) {
 	st.queue = append(st.queue, job)
 	if !st.running {
 		st.running = true
+		st.wake = make(chan struct{})
 		st.wg.Add(1)
-		go st.drain()
+		go st.drain(st.wake)
 	}
 }
 
-func (st *store) drain() {
+func (st *store) drain(wake <-chan struct{}) {
 	defer st.wg.Done()
+	t := time.NewTimer(st.delay)
+	select {
+	case <-t.C:
+	case <-wake:
+		t.Stop()
+	}
 	st.mu.Lock()
 	for len(st.queue) > 0 {
 		job := st.queue[0]
@@ -84,9 +99,16 @@ func (st *store) drain() {
 	st.mu.Unlock()
 }
 
-// flush waits until every queued save has run.
+// flush runs the queued saves now and waits until they are done.
 func (st *store) flush() {
 	st.mu.Lock()
+	if st.running && st.wake != nil {
+		select {
+		case <-st.wake:
+		default:
+			close(st.wake)
+		}
+	}
 	for st.running {
 		st.idle.Wait()
 	}
@@ -144,6 +166,10 @@ func (st *store) open() (*sql.DB, error) {
 func (st *store) close() error {
 	st.flush()
 	st.mu.Lock()
+	if st.stopped {
+		st.mu.Unlock()
+		return nil
+	}
 	st.stopped = true
 	st.mu.Unlock()
 	st.wg.Wait()
