@@ -31,6 +31,7 @@ test:
 ## bench: the performance measurements reported in docs/benchmarks.md.
 bench:
 	bench/acp/run.sh
+	bench/startfloor/run.sh
 	bench/lint/run.sh
 	bench/search/run.sh
 
