@@ -51,8 +51,8 @@ trap 'rm -rf "$tmp"' EXIT
 size() { wc -c <"$1" | tr -d ' '; }
 
 echo "Building hermes-acp and the benchmark..." >&2
-go build -o "$tmp/hermes-acp" ./cmd/hermes-acp
-go build -trimpath -ldflags="-s -w" -o "$tmp/hermes-acp-stripped" ./cmd/hermes-acp
+CGO_ENABLED=0 go build -o "$tmp/hermes-acp" ./cmd/hermes-acp # static, as shipped
+CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$tmp/hermes-acp-stripped" ./cmd/hermes-acp
 go build -o "$tmp/bench-acp" ./bench/acp
 
 if [ "${#peer[@]}" -eq 1 ]; then
@@ -86,7 +86,7 @@ echo "## hermes-acp ACP benchmark"
 echo
 echo "- Script: \`$invocation\` (RUNS=$runs)"
 echo "- Go: $(go version); machine: $(nproc) CPUs, $(uname -sm), load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
-echo "- Binary sizes: default \`go build\` $default_size bytes ($((default_size / 1048576)) MiB, measured below);" \
-	"\`go build -trimpath -ldflags=\"-s -w\"\` $stripped_size bytes ($((stripped_size / 1048576)) MiB)"
+echo "- Binary sizes: default \`CGO_ENABLED=0 go build\` $default_size bytes ($((default_size / 1048576)) MiB, measured below);" \
+	"\`CGO_ENABLED=0 go build -trimpath -ldflags=\"-s -w\"\` $stripped_size bytes ($((stripped_size / 1048576)) MiB)"
 echo
 "${cmd[@]}"

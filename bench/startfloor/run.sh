@@ -11,7 +11,7 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
 go build -o "$tmp/startfloor" ./bench/startfloor
-go build -o "$tmp/hermes-acp" ./cmd/hermes-acp
+CGO_ENABLED=0 go build -o "$tmp/hermes-acp" ./cmd/hermes-acp # static, as shipped
 
 # A module with the repository's requirements, for the floor programs.
 mkdir -p "$tmp/floor"
@@ -39,7 +39,7 @@ program required-modules \
 	github.com/openai/openai-go/v3 modernc.org/sqlite github.com/modelcontextprotocol/go-sdk/mcp \
 	go.lsp.dev/protocol github.com/sourcegraph/jsonrpc2 github.com/fsnotify/fsnotify gopkg.in/yaml.v3 \
 	github.com/BurntSushi/toml golang.org/x/mod/modfile github.com/sergi/go-diff/diffmatchpatch
-(cd "$tmp/floor" && go mod tidy >/dev/null 2>&1 && for d in */; do go build -o "$tmp/bin-${d%/}" "./$d"; done)
+(cd "$tmp/floor" && go mod tidy >/dev/null 2>&1 && for d in */; do CGO_ENABLED=0 go build -o "$tmp/bin-${d%/}" "./$d"; done)
 
 echo "Machine: $(go env GOOS)/$(go env GOARCH), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); $(go env GOVERSION); $runs starts each"
 echo
