@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hermes-acp/hermes-acp/internal/mcptest"
 	"github.com/hermes-acp/hermes-acp/internal/schematest"
 	"github.com/hermes-acp/hermes-acp/model/modeltest"
 )
@@ -53,7 +54,7 @@ func buildAndRun(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "e2e: go build ./cmd/hermes-acp: %v\n", err)
 		return 1
 	}
-	return m.Run()
+	return mcptest.Main(m) // runs the tests, then removes the MCP test server it built
 }
 
 // baseEnv returns a minimal environment for an agent process: no model
