@@ -139,16 +139,6 @@ func (t *toolCallTracker) update(status acp.ToolCallStatus, content []acp.ToolCa
 	t.s.send(acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: t.id, Status: status, Content: content}})
 }
 
-// setMeta adds _meta for the completing update (e.g. lint results).
-func (t *toolCallTracker) setMeta(key string, v any) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.meta == nil {
-		t.meta = acp.Meta{}
-	}
-	t.meta[key] = v
-}
-
 // finish sends the completing update as soon as the call returned.
 func (t *toolCallTracker) finish(c *registry.Call, out registry.Outcome) {
 	if c.Args != nil {

@@ -39,20 +39,10 @@ func (m *IgnoreMatcher) Set(dir string, data []byte) {
 	m.rules.set(path.Clean(dir), data)
 }
 
-// Empty reports whether no .gitignore file has any pattern, in which case
-// nothing is ignored.
-func (m *IgnoreMatcher) Empty() bool { return len(m.rules.byDir) == 0 }
-
-// Ignored reports whether the file or directory rel is ignored, either by
-// the last pattern that matches it or because one of its parent directories
-// is ignored (git cannot re-include a file below an excluded directory).
-func (m *IgnoreMatcher) Ignored(rel string, isDir bool) bool {
-	return m.rules.ignored(rel, isDir)
-}
-
 // Excluded reports the verdict of the patterns for rel itself, without
-// looking at its parent directories. A walker that never descends into an
-// ignored directory gets the same answer as Ignored, faster.
+// looking at its parent directories: a walker that never descends into an
+// excluded directory gets git's answer (git cannot re-include a file below
+// an excluded directory).
 func (m *IgnoreMatcher) Excluded(rel string, isDir bool) bool {
 	if rel == "." || rel == "" || len(m.rules.byDir) == 0 {
 		return false

@@ -1,5 +1,5 @@
 // Package acptest provides a fake editor for protocol tests: an ACP client on
-// an in-memory pipe (or a child process's stdio) with scripted answers to
+// an in-memory pipe with scripted answers to
 // permission and fs requests, a record of everything the agent sent, and
 // helpers that wait for an expected update instead of sleeping.
 package acptest
@@ -71,13 +71,6 @@ func New(t testing.TB, agent acp.Agent, opts Options) *Editor {
 		_ = ac.Close()
 	})
 	return e
-}
-
-// Connect runs a fake editor over r (the agent's stdout) and w (its stdin),
-// for tests that start the real binary. The caller closes w and waits for the
-// process.
-func Connect(ctx context.Context, r io.Reader, w io.WriteCloser, opts Options) *Editor {
-	return start(ctx, &acp.LineTap{R: r, FromAgent: true, Tap: opts.Tap}, &acp.LineTap{W: w, Tap: opts.Tap}, w, opts)
 }
 
 func start(ctx context.Context, r io.Reader, w io.Writer, c io.Closer, opts Options) *Editor {
