@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hermes-acp/hermes-acp/acp"
+	"github.com/hermes-acp/hermes-acp/lint"
 	"github.com/hermes-acp/hermes-acp/model"
 	"github.com/hermes-acp/hermes-acp/registry"
 	"github.com/hermes-acp/hermes-acp/workspace"
@@ -70,6 +71,9 @@ type Options struct {
 	// LintRefuse makes JSON, YAML and TOML writes that introduce syntax
 	// errors fail before writing (lint.on_new_errors: refuse).
 	LintRefuse bool
+	// Linter lints every session's edits and remembers what it parsed
+	// clean; nil means one of the agent's own.
+	Linter *lint.Linter
 	// HermesHome holds the session database; "" disables persistence.
 	HermesHome string
 	// MCPServers are the MCP servers of the configuration file (enabled
@@ -126,6 +130,9 @@ func New(opts Options) *Agent {
 	}
 	if len(opts.Toolsets) == 0 {
 		opts.Toolsets = []string{"hermes-acp"}
+	}
+	if opts.Linter == nil {
+		opts.Linter = &lint.Linter{}
 	}
 	now := opts.Now
 	if now == nil {

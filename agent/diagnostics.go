@@ -54,6 +54,30 @@ func (e *Env) resetValues() {
 	e.mu.Unlock()
 }
 
+// Linter returns the agent's linter, shared by its sessions.
+func (e *Env) Linter() *lint.Linter { return e.s.a.opts.Linter }
+
+// LearnLint has the agent's linter learn content, the text of p that the
+// model just read, in the background (a copy is taken): the lint of a later
+// edit of p then parses only what the edit changed. It does nothing for a
+// file whose lint would not speed up, or once the session is closing.
+func (e *Env) LearnLint(p workspace.Path, content []byte) {
+	if lint.LanguageFor(p.Abs()) != lint.LanguageGo || len(content) > maxRelintBytes {
+		return
+	}
+	e.lint.mu.Lock()
+	defer e.lint.mu.Unlock()
+	if e.lint.closed {
+		return
+	}
+	content = bytes.Clone(content)
+	e.wg.Add(1)
+	go func() {
+		defer e.wg.Done()
+		e.Linter().Learn(p.Abs(), content)
+	}()
+}
+
 // RefuseNewLintErrors reports lint.on_new_errors: refuse.
 func (e *Env) RefuseNewLintErrors() bool { return e.s.a.opts.LintRefuse }
 
@@ -174,7 +198,7 @@ func (e *Env) changed(paths []string) {
 		if err != nil || len(after) > maxRelintBytes || bytes.Equal(before, after) {
 			continue // unreadable, too big, or our own write
 		}
-		res := lint.DeltaFile(abs, before, after)
+		res := e.Linter().DeltaFile(abs, before, after)
 		e.lint.mu.Lock()
 		e.lint.files[abs] = after
 		e.lint.mu.Unlock()

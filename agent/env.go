@@ -21,7 +21,7 @@ type Env struct {
 	files *workspace.Files
 	state *workspace.State
 	lint  linted
-	wg    sync.WaitGroup // the watcher's start-up goroutine
+	wg    sync.WaitGroup // the watcher's start-up goroutine and LearnLint's
 
 	mu     sync.Mutex // guards values
 	values map[any]any

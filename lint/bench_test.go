@@ -20,6 +20,9 @@ type benchCase struct {
 	before, clean, edit []byte
 }
 
+// benchEditedLine is the line of the Go benchmark file that its edits change.
+const benchEditedLine = "x := a + b*250\n"
+
 // benchGo returns a 5 000-line Go file of small functions.
 func benchGo() benchCase {
 	var b strings.Builder
@@ -33,8 +36,8 @@ func benchGo() benchCase {
 	src := b.String()
 	return benchCase{
 		lang: LanguageGo, ext: ".go", before: []byte(src),
-		clean: []byte(strings.Replace(src, "x := a + b*250\n", "x := a - b*250\n", 1)),
-		edit:  []byte(strings.Replace(src, "x := a + b*250\n", "x := a + b*\n", 1)),
+		clean: []byte(strings.Replace(src, benchEditedLine, "x := a - b*250\n", 1)),
+		edit:  []byte(strings.Replace(src, benchEditedLine, "x := a + b*\n", 1)),
 	}
 }
 
@@ -122,6 +125,12 @@ func BenchmarkCheck(b *testing.B) {
 // BenchmarkDelta measures Delta of a one-line edit in each file: a clean
 // edit (the hot path: only the new content is parsed) and an edit that
 // introduces an error (both contents are parsed).
+//
+// For Go it also measures the edit of a file that a [Linter] has learned,
+// as the agent's has every file the model read or wrote: the "learned"
+// cases. Each run is a new edit of the same line (its number changes), so
+// the edited declaration is always new to the Linter and is parsed, as in a
+// real edit; building the edited content is counted too.
 func BenchmarkDelta(b *testing.B) {
 	cases := benchCases(b)
 	for _, name := range []string{"go", "json", "yaml"} {
@@ -137,6 +146,34 @@ func BenchmarkDelta(b *testing.B) {
 				}
 			})
 		}
+	}
+	c := cases["go"]
+	for _, edit := range []struct {
+		name, line string
+		errors     bool
+	}{{"clean-learned", "x := a - b*%d\n", false}, {"error-learned", "x := a + b*%d +\n", true}} {
+		b.Run("go/"+edit.name, func(b *testing.B) {
+			var l Linter
+			l.Learn("bench.go", c.before)
+			old := []byte(benchEditedLine)
+			at := bytes.Index(c.before, old)
+			head, tail := c.before[:at], c.before[at+len(old):]
+			buf := make([]byte, 0, len(c.before)+32)
+			edited := func(i int) []byte {
+				buf = append(buf[:0], head...)
+				buf = fmt.Appendf(buf, edit.line, 1_000_000+i)
+				return append(buf, tail...)
+			}
+			if r := l.Delta(LanguageGo, c.before, edited(0)); (len(r.Introduced) > 0) != edit.errors || len(r.Preexisting) > 0 {
+				b.Fatalf("Delta = %d introduced, %d pre-existing; want errors %v, none pre-existing", len(r.Introduced), len(r.Preexisting), edit.errors)
+			}
+			b.SetBytes(int64(len(c.before)))
+			i := 1
+			for b.Loop() {
+				l.Delta(LanguageGo, c.before, edited(i))
+				i++
+			}
+		})
 	}
 }
 

@@ -151,7 +151,7 @@ func toDiagnostics(content []byte, fs []finding) []protocol.Diagnostic {
 	if len(fs) == 0 {
 		return ds
 	}
-	m := NewMapper(content)
+	m := newRangeCursor(NewMapper(content))
 	for _, f := range fs {
 		ds = append(ds, protocol.Diagnostic{
 			Range:    m.clampedRange(f.start, f.end),

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"sort"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/sergi/go-diff/diffmatchpatch"
@@ -56,69 +57,42 @@ const maxDiffLines = 400_000
 //     moved because lines were inserted above it is pre-existing, and any
 //     diagnostic on a changed line is introduced.
 //
-// A large Go file is parsed in pieces on several goroutines, and the pieces
-// that the edit left alone serve both contents (see goedit.go); the
-// diagnostics and their classification are those of whole-file parses.
+// A large Go file is parsed in pieces on several goroutines, and the
+// declarations the edit left alone are parsed once for both contents (see
+// gopieces.go); the diagnostics and their classification are those of
+// whole-file parses. A [Linter] also remembers them across calls.
 //
 // For [LanguageNone] the Result is skipped with a generic reason; use
 // [DeltaFile] to get hermes-agent's "No linter for <ext> files".
 func Delta(lang Language, before, after []byte) Result {
-	if lang == LanguageGo && before != nil {
-		return deltaSides(lang, before, after, newGoEdit(newGoSplitter(), before, after))
-	}
-	return delta(check, lang, before, after)
+	return (*Linter)(nil).Delta(lang, before, after)
 }
 
 // DeltaFile is [Delta] with the language picked by [LanguageFor] from the
 // file's name, which also names the extension in the skip reason. The file is
 // never opened.
 func DeltaFile(name string, before, after []byte) Result {
-	r := Delta(LanguageFor(name), before, after)
-	if r.Skipped {
-		r.SkipReason = SkipReason(name)
-	}
-	return r
+	return (*Linter)(nil).DeltaFile(name, before, after)
 }
 
-// sides lints the two contents of one edit for [deltaSides]: lintAfter is
-// called first and once, lintBefore at most once and only after it.
-type sides interface {
-	lintAfter() []finding
-	lintBefore() []finding
-}
-
-// checkSides lints each content of an edit on its own with a checker.
-type checkSides struct {
-	chk           checker
-	lang          Language
-	before, after []byte
-}
-
-func (c checkSides) lintAfter() []finding  { return c.chk(c.lang, c.after) }
-func (c checkSides) lintBefore() []finding { return c.chk(c.lang, c.before) }
-
-// delta is Delta with the checker as a parameter, so tests can count calls.
+// delta is Delta with the checker as a parameter: after is linted first and
+// once, before at most once and only when needed.
 func delta(chk checker, lang Language, before, after []byte) Result {
-	return deltaSides(lang, before, after, checkSides{chk: chk, lang: lang, before: before, after: after})
-}
-
-// deltaSides is Delta with the contents linted by s.
-func deltaSides(lang Language, before, after []byte, s sides) Result {
 	r := Result{Language: lang, Introduced: []protocol.Diagnostic{}, Preexisting: []protocol.Diagnostic{}}
 	if lang == LanguageNone {
 		r.Skipped = true
 		r.SkipReason = "No linter for this file type"
 		return r
 	}
-	afterFs := s.lintAfter()
+	afterFs := chk(lang, after)
 	if len(afterFs) == 0 {
 		return r
 	}
 	var introduced []bool // nil: all introduced
 	if before != nil {
-		introduced = classifyEdit(s, before, after, afterFs)
+		introduced = classifyEdit(func() []finding { return chk(lang, before) }, before, after, afterFs)
 	}
-	m := NewMapper(after)
+	m := newRangeCursor(NewMapper(after))
 	for i, f := range afterFs {
 		d := protocol.Diagnostic{
 			Range:    m.clampedRange(f.start, f.end),
@@ -155,7 +129,7 @@ const smallEditLines = 2000
 // when a finding sits on a line the edit left unchanged, and the line diff is
 // computed only when needed too: up front for a small edit, else only when
 // the old content has findings.
-func classifyEdit(s sides, before, after []byte, afterFs []finding) []bool {
+func classifyEdit(lintBefore func() []finding, before, after []byte, afterFs []finding) []bool {
 	bText, aText := newTextLines(before), newTextLines(after)
 	prefix, suffix := commonLines(bText, aText)
 	var toBefore []int
@@ -172,7 +146,7 @@ func classifyEdit(s sides, before, after []byte, afterFs []finding) []bool {
 			return nil
 		}
 	}
-	beforeFs := s.lintBefore()
+	beforeFs := lintBefore()
 	if len(beforeFs) == 0 {
 		return nil
 	}
@@ -209,6 +183,9 @@ var lineNumbers = regexp.MustCompile(`(?i:\b(?:lines?|columns?|col)\s+|:)\d+`)
 // normalizeMessage replaces line and column numbers in msg with "#", so that
 // an error whose message quotes a line that moved still matches.
 func normalizeMessage(msg string) string {
+	if !strings.ContainsAny(msg, "0123456789") {
+		return msg // most messages: no regular expression needed
+	}
 	return lineNumbers.ReplaceAllStringFunc(msg, func(s string) string {
 		i := len(s)
 		for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
@@ -342,4 +319,32 @@ func diffMiddle(toBefore []int, first int, before, after string) {
 			ai += n
 		}
 	}
+}
+
+// commonPrefix returns how many bytes a and b share at their start.
+func commonPrefix(a, b []byte) int {
+	const block = 256
+	n := min(len(a), len(b))
+	i := 0
+	for i+block <= n && bytes.Equal(a[i:i+block], b[i:i+block]) {
+		i += block
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+// commonSuffix returns how many bytes a and b share at their end.
+func commonSuffix(a, b []byte) int {
+	const block = 256
+	n := min(len(a), len(b))
+	i := 0
+	for i+block <= n && bytes.Equal(a[len(a)-i-block:len(a)-i], b[len(b)-i-block:len(b)-i]) {
+		i += block
+	}
+	for i < n && a[len(a)-1-i] == b[len(b)-1-i] {
+		i++
+	}
+	return i
 }

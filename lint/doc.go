@@ -1,7 +1,8 @@
 // Package lint is hermes-acp's in-process syntax linter: bytes in,
-// LSP-shaped diagnostics out. It never reads the disk, never panics on any
-// input and keeps no state between calls, so every function here is safe for
-// concurrent use.
+// LSP-shaped diagnostics out. It never reads the disk and never panics on
+// any input. Its functions keep no state between calls; a [Linter] keeps
+// only what saves work (see "Go speed" below), never what changes a result.
+// Everything here is safe for concurrent use.
 //
 // # Languages
 //
@@ -46,13 +47,19 @@
 //
 // # Go speed
 //
-// When GOMAXPROCS > 1, a Go file of 16 KiB or more is first parsed in pieces
-// cut at top-level declarations, on up to GOMAXPROCS goroutines (each call
-// waits for its goroutines); pieces can only prove a file clean, and any error sends the
-// file to an ordinary whole-file parse, so diagnostics are always exactly
-// go/parser's. In a delta, the edited declarations are parsed first, and
-// when the new content is broken, the whole-file parse of it shows whether
-// the code the edit left alone is clean, so that the old content needs only
-// its edited declarations parsed (gopieces.go and goedit.go give the
-// arguments; differential tests and fuzz targets check them).
+// A Go file of 8 KiB or more is cut at its top-level declarations into
+// segments (the header with the first declaration, then one per
+// declaration), which are grouped into pieces of about 4 KiB and parsed on
+// up to GOMAXPROCS goroutines (each call waits for its goroutines). Pieces
+// that parse clean prove the file clean; where one is broken, the file's
+// errors come from a parse that starts at the broken segment and stops as
+// soon as go/parser is back at the top level at a segment known clean, so
+// the diagnostics are always exactly those of a whole-file parse.
+//
+// A [Linter] remembers the segments it has seen parse clean (keys of their
+// text), so that linting a file again after an edit parses only the
+// segments the edit changed, and [Delta] shares them between the two
+// contents of one edit. [Linter.Learn] feeds it a file that is likely to be
+// edited next. gopieces.go gives the arguments; differential tests and fuzz
+// targets check them against whole-file parses.
 package lint

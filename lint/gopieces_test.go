@@ -2,6 +2,7 @@ package lint
 
 import (
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -18,20 +19,22 @@ func trickyGoFiles(t testing.TB) map[string][]byte {
 		t.Fatal(err)
 	}
 	files := map[string][]byte{
-		"crlf.go":             []byte("package p\r\n\r\nfunc f() {\r\n}\r\n\r\nvar s = `\r\nfunc g() {}\r\n`\r\n\r\nfunc g() {}\r\n"),
-		"crlf-broken.go":      []byte("package p\r\n\r\nfunc f() {\r\n\tx :=\r\n}\r\n\r\nfunc g() {}\r\n"),
-		"bare-cr.go":          []byte("package p\n\nfunc f() {}\rfunc g() {}\n\nfunc h() {}\n"),
-		"bom-at-start.go":     []byte("\ufeffpackage p\n\nfunc f() {}\n\nfunc g() {}\n"),
-		"bom-in-a-piece.go":   []byte("package p\n\nfunc f() {}\n\nfunc g() { _ = \"\ufeff\" }\n"),
-		"nul-in-a-piece.go":   []byte("package p\n\nfunc f() {}\n\nfunc g() { _ = \"\x00\" }\n"),
-		"invalid-utf8.go":     []byte("package p\n\nfunc f() {}\n\nvar s = \"\xff\"\n"),
-		"empty.go":            {},
-		"only-package.go":     []byte("package p\n"),
-		"interpreted-nl.go":   []byte("package p\n\nvar s = \"abc\nfunc f() {}\n\nfunc g() {}\n"),
-		"rune-nl.go":          []byte("package p\n\nvar r = '\nfunc f() {}\n"),
-		"deep-nesting.go":     []byte("package p\n\nfunc f() {}\n\nvar x = " + strings.Repeat("(", 200) + "1" + strings.Repeat(")", 200) + "\n"),
-		"many-errors.go":      []byte("package p\n\nfunc f() {\n" + strings.Repeat("\tx :=\n", 30) + "}\n\nfunc g() {}\n"),
-		"import-late-crlf.go": []byte("package p\r\n\r\nfunc f() {}\r\n\r\nimport \"fmt\"\r\n"),
+		"crlf.go":               []byte("package p\r\n\r\nfunc f() {\r\n}\r\n\r\nvar s = `\r\nfunc g() {}\r\n`\r\n\r\nfunc g() {}\r\n"),
+		"crlf-broken.go":        []byte("package p\r\n\r\nfunc f() {\r\n\tx :=\r\n}\r\n\r\nfunc g() {}\r\n"),
+		"bare-cr.go":            []byte("package p\n\nfunc f() {}\rfunc g() {}\n\nfunc h() {}\n"),
+		"bom-at-start.go":       []byte("\ufeffpackage p\n\nfunc f() {}\n\nfunc g() {}\n"),
+		"bom-in-a-piece.go":     []byte("package p\n\nfunc f() {}\n\nfunc g() { _ = \"\ufeff\" }\n"),
+		"nul-in-a-piece.go":     []byte("package p\n\nfunc f() {}\n\nfunc g() { _ = \"\x00\" }\n"),
+		"nul-after-first-kw.go": []byte("package p\nfunc\x00 f() {}\n\nfunc g() {}\n\nfunc h() {\n"),
+		"nul-after-a-kw.go":     []byte("package p\n\nfunc f() {}\n\nfunc\x00 (t T) M() {}\n\nfunc g() {}\n"),
+		"invalid-utf8.go":       []byte("package p\n\nfunc f() {}\n\nvar s = \"\xff\"\n"),
+		"empty.go":              {},
+		"only-package.go":       []byte("package p\n"),
+		"interpreted-nl.go":     []byte("package p\n\nvar s = \"abc\nfunc f() {}\n\nfunc g() {}\n"),
+		"rune-nl.go":            []byte("package p\n\nvar r = '\nfunc f() {}\n"),
+		"deep-nesting.go":       []byte("package p\n\nfunc f() {}\n\nvar x = " + strings.Repeat("(", 200) + "1" + strings.Repeat(")", 200) + "\n"),
+		"many-errors.go":        []byte("package p\n\nfunc f() {\n" + strings.Repeat("\tx :=\n", 30) + "}\n\nfunc g() {}\n"),
+		"import-late-crlf.go":   []byte("package p\r\n\r\nfunc f() {}\r\n\r\nimport \"fmt\"\r\n"),
 	}
 	for _, f := range ar.Files {
 		files[f.Name] = f.Data
@@ -57,42 +60,92 @@ func wholeGo(content []byte) []finding {
 	return runParser(LanguageGo, content, parseGo)
 }
 
-// splitters returns the splitters the differential tests try: 2, 3 and 8
-// pieces, and one piece per 64 bytes, each on as many goroutines when
-// workers is set (the unit tests, run with -race), else on the calling
-// goroutine (the fuzz targets, whose coverage must not depend on
-// scheduling, or the fuzzer keeps minimizing).
-func splitters(workers bool) []goSplitter {
-	var ss []goSplitter
-	for _, s := range []goSplitter{{pieces: 2}, {pieces: 3}, {pieces: 8}, {pieces: 2, pieceSize: 64}} {
-		s.workers, s.editShare = 1, 1
+// checkers returns the checkers the differential tests try, each with a
+// fresh cache: pieces of one segment, of 64 bytes and of the default size,
+// each on several goroutines when workers is set (the unit tests, run with
+// -race), else on the calling goroutine (the fuzz targets, whose coverage
+// must not depend on scheduling, or the fuzzer keeps minimizing).
+func checkers(workers bool) []goChecker {
+	var gs []goChecker
+	for _, size := range []int{1, 64, goPieceSize} {
+		g := goChecker{cache: newSegCache(0), workers: 1, pieceSize: size}
 		if workers {
-			s.workers = s.pieces
+			g.workers = 3
 		}
-		ss = append(ss, s)
+		gs = append(gs, g)
 	}
-	return ss
+	return gs
 }
 
-// assertPiecesMatchWhole checks, for one Go file, the two promises of the
-// parse in pieces: clean pieces mean a clean file (for cuts at the lexer's
-// lines and at every declaration line), and the splitter's findings are a
-// whole-file parse's, for each of [splitters].
+// segments returns the segments of content as [lo, hi) pairs.
+func segments(content []byte) [][2]int {
+	starts := goSegmentStarts(content)
+	segs := make([][2]int, len(starts))
+	for i, s := range starts {
+		e := len(content)
+		if i+1 < len(starts) {
+			e = starts[i+1]
+		}
+		segs[i] = [2]int{s, e}
+	}
+	return segs
+}
+
+// assertLearnedClean checks that every segment of content that g's cache
+// holds parses clean as a piece of its own: what a Linter remembers must be
+// true.
+func assertLearnedClean(t *testing.T, g goChecker, content []byte) {
+	t.Helper()
+	for _, seg := range segments(content) {
+		hit := []bool{false}
+		g.cache.lookup([]segKey{g.cache.key(content[seg[0]:seg[1]], seg[0] == 0)}, hit)
+		if !hit[0] {
+			continue
+		}
+		if clean, _ := parseGoPiece(content, seg[0], seg[1]); !clean {
+			t.Fatalf("the cache holds segment %q of %q, which does not parse clean", content[seg[0]:seg[1]], content)
+		}
+	}
+}
+
+// assertPiecesMatchWhole checks, for one Go file, the promises of the parse
+// in pieces: clean pieces mean a clean file (for cuts at the lexer's lines
+// and at every declaration line); the checker's findings are a whole-file
+// parse's, with an empty cache and again with the cache the first check
+// filled; and what the cache learned is true.
 func assertPiecesMatchWhole(t *testing.T, content []byte, workers bool) {
 	t.Helper()
 	want := wholeGo(content)
-	for _, cuts := range [][]int{goDeclStarts(content, 0, len(content)), everyDeclLine(content)} {
-		pieces := goGroups(cuts, 0, len(content), len(cuts)+1)
-		if len(pieces) > 0 && goPiecesClean(content, pieces, 1) && len(want) != 0 {
-			t.Fatalf("pieces %v of %q are all clean, but the whole file has %v", pieces, content, want)
+	for _, cuts := range [][]int{goDeclStarts(content), everyDeclLine(content)} {
+		if piecesClean(content, cuts) && len(want) != 0 {
+			t.Fatalf("pieces at %v of %q are all clean, but the whole file has %v", cuts, content, want)
 		}
 	}
-	for _, s := range splitters(workers) {
-		got := runParser(LanguageGo, content, s.check)
-		if diff := cmp.Diff(want, got, cmp.AllowUnexported(finding{})); diff != "" {
-			t.Fatalf("check(%q) with %+v (-whole +pieces):\n%s", content, s, diff)
+	for _, g := range checkers(workers) {
+		for _, pass := range []string{"empty cache", "warm cache"} {
+			got := runParser(LanguageGo, content, g.check)
+			if reflect.DeepEqual(want, got) {
+				continue // cmp.Diff takes long over thousands of findings
+			}
+			if diff := cmp.Diff(want, got, cmp.AllowUnexported(finding{})); diff != "" {
+				t.Fatalf("check(%q) with pieces of %d, %s (-whole +pieces):\n%s", content, g.pieceSize, pass, diff)
+			}
 		}
+		assertLearnedClean(t, g, content)
 	}
+}
+
+// piecesClean reports whether content, cut at cuts (sorted offsets, each
+// after a "\n"), parses clean piece by piece.
+func piecesClean(content []byte, cuts []int) bool {
+	lo := 0
+	for _, c := range append(cuts, len(content)) {
+		if clean, _ := parseGoPiece(content, lo, c); !clean {
+			return false
+		}
+		lo = c
+	}
+	return true
 }
 
 func TestGoPiecesMatchWholeFile(t *testing.T) {
@@ -106,8 +159,9 @@ func TestGoPiecesMatchWholeFile(t *testing.T) {
 }
 
 // TestGoPiecesProveCleanFilesClean checks that the fast path is taken: every
-// clean file with several declarations is proved clean by its pieces, so no
-// whole-file parse is needed.
+// clean file with several declarations is proved clean by its pieces, with
+// no parse for errors, and every one of its segments is learned, so a second
+// check parses nothing.
 func TestGoPiecesProveCleanFilesClean(t *testing.T) {
 	t.Parallel()
 	files := trickyGoFiles(t)
@@ -123,13 +177,26 @@ func TestGoPiecesProveCleanFilesClean(t *testing.T) {
 			if fs := wholeGo(content); len(fs) != 0 {
 				t.Fatalf("%s is not clean: %v", name, fs)
 			}
-			starts := goDeclStarts(content, 0, len(content))
-			pieces := goGroups(starts, 0, len(content), len(starts)+1)
-			if len(pieces) < 2 {
+			if starts := goDeclStarts(content); len(starts) == 0 {
 				t.Fatalf("goDeclStarts(%s) = %v, want at least one cut", name, starts)
 			}
-			if !goPiecesClean(content, pieces, 2) {
-				t.Errorf("pieces %v of %s are not all clean, want all clean", pieces, name)
+			var parses []goParse
+			g := goChecker{cache: newSegCache(0), workers: 1, pieceSize: 1, traced: func(p goParse) { parses = append(parses, p) }}
+			if fs := g.check(content); len(fs) != 0 {
+				t.Fatalf("check = %v, want clean", fs)
+			}
+			for _, p := range parses {
+				if p.region {
+					t.Errorf("parsed [%d, %d) for errors, want only pieces", p.lo, p.hi)
+				}
+			}
+			if got, want := g.cache.len(), len(segments(content)); got != want {
+				t.Errorf("the cache holds %d segments, want all %d", got, want)
+			}
+			parses = nil
+			g.check(content)
+			if len(parses) != 0 {
+				t.Errorf("a second check parsed %v, want nothing", parses)
 			}
 		})
 	}
@@ -162,7 +229,7 @@ func TestGoDeclStarts(t *testing.T) {
 			t.Parallel()
 			content := []byte(tc.content)
 			var got []string
-			for _, off := range goDeclStarts(content, 0, len(content)) {
+			for _, off := range goDeclStarts(content) {
 				if off == 0 || content[off-1] != '\n' {
 					t.Errorf("goDeclStarts(%q) offers %d, which does not follow a line break", tc.content, off)
 				}
@@ -175,77 +242,22 @@ func TestGoDeclStarts(t *testing.T) {
 	}
 }
 
-func TestGoDeclStartsRangeAndCut(t *testing.T) {
-	t.Parallel()
-	content := []byte("package p\nfunc a() {}\nfunc b() {}\nfunc c() {}\nfunc d() {}\n")
-	// Lines start at 10, 22, 34 and 46.
-	for _, tc := range []struct {
-		from, until int
-		want        []int
-	}{
-		{0, len(content), []int{10, 22, 34, 46}},
-		{0, 20, []int{10, 22}},
-		{0, 22, []int{10, 22}},
-		{22, 30, []int{34}},
-		{46, 100, nil},
-	} {
-		if got := goDeclStarts(content, tc.from, tc.until); !cmp.Equal(tc.want, got) {
-			t.Errorf("goDeclStarts(%d, %d) = %v, want %v", tc.from, tc.until, got, tc.want)
-		}
-	}
-	for _, tc := range []struct {
-		from, to, n int
-		want        []goPiece
-	}{
-		{0, len(content), 2, []goPiece{{0, 34}, {34, len(content)}}},
-		{0, len(content), 1, []goPiece{{0, len(content)}}},
-		{22, len(content), 2, []goPiece{{22, 46}, {46, len(content)}}},
-		{10, 10, 2, nil},
-	} {
-		if got := goCut(content, tc.from, tc.to, tc.n); !cmp.Equal(tc.want, got, cmp.AllowUnexported(goPiece{})) {
-			t.Errorf("goCut(%d, %d, %d) = %v, want %v", tc.from, tc.to, tc.n, got, tc.want)
-		}
-	}
-}
-
-func TestGoGroups(t *testing.T) {
-	t.Parallel()
-	starts := []int{10, 20, 30, 40, 50, 60, 70, 80, 90}
-	for _, tc := range []struct {
-		from, to, n int
-		want        []goPiece
-	}{
-		{0, 100, 1, []goPiece{{0, 100}}},
-		{0, 100, 2, []goPiece{{0, 50}, {50, 100}}},
-		{0, 100, 3, []goPiece{{0, 40}, {40, 70}, {70, 100}}},
-		{0, 100, 20, []goPiece{{0, 10}, {10, 20}, {20, 30}, {30, 40}, {40, 50}, {50, 60}, {60, 70}, {70, 80}, {80, 90}, {90, 100}}},
-		{0, 15, 4, []goPiece{{0, 10}, {10, 15}}},
-		{55, 100, 2, []goPiece{{55, 80}, {80, 100}}},
-		{0, 100, 0, []goPiece{{0, 100}}},
-		{40, 40, 2, nil},
-	} {
-		if got := goGroups(starts, tc.from, tc.to, tc.n); !cmp.Equal(tc.want, got, cmp.AllowUnexported(goPiece{})) {
-			t.Errorf("goGroups(%d, %d, %d) = %v, want %v", tc.from, tc.to, tc.n, got, tc.want)
-		}
-	}
-}
-
 func TestParseGoPieceRefusesBadCuts(t *testing.T) {
 	t.Parallel()
 	content := []byte("package p\n\nvar x = 1\nfunc f() {}\nimport \"fmt\"\n  func g() {}\n")
 	for _, tc := range []struct {
-		name  string
-		piece goPiece
-		want  bool
+		name   string
+		lo, hi int
+		want   bool
 	}{
-		{"the header", goPiece{0, 21}, true},
-		{"a declaration line", goPiece{21, 33}, true},
-		{"not after a line break", goPiece{22, 33}, false},
-		{"an import line", goPiece{33, 46}, false},
-		{"an indented line", goPiece{46, len(content)}, false},
+		{"the header", 0, 21, true},
+		{"a declaration line", 21, 33, true},
+		{"not after a line break", 22, 33, false},
+		{"an import line", 33, 46, false},
+		{"an indented line", 46, len(content), false},
 	} {
-		if got := parseGoPiece(content, tc.piece); got != tc.want {
-			t.Errorf("parseGoPiece(%s %q) = %v, want %v", tc.name, content[tc.piece.start:tc.piece.end], got, tc.want)
+		if got, _ := parseGoPiece(content, tc.lo, tc.hi); got != tc.want {
+			t.Errorf("parseGoPiece(%s %q) = %v, want %v", tc.name, content[tc.lo:tc.hi], got, tc.want)
 		}
 	}
 }
@@ -272,29 +284,10 @@ func FuzzGoPieces(f *testing.F) {
 				cuts = append(cuts, c)
 			}
 		}
-		pieces := goGroups(cuts, 0, len(content), len(cuts)+1)
-		if len(pieces) > 0 && goPiecesClean(content, pieces, 1) {
+		if piecesClean(content, cuts) {
 			if fs := wholeGo(content); len(fs) != 0 {
-				t.Fatalf("pieces %v of %q are all clean, but the whole file has %v", pieces, content, fs)
+				t.Fatalf("pieces at %v of %q are all clean, but the whole file has %v", cuts, content, fs)
 			}
 		}
 	})
-}
-
-func TestGoSplitterCount(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		s    goSplitter
-		n    int
-		want int
-	}{
-		{goSplitter{pieces: 4}, 1 << 20, 4},
-		{goSplitter{pieces: 4, pieceSize: goPieceSize}, 8 << 10, 4},
-		{goSplitter{pieces: 4, pieceSize: goPieceSize}, 64 << 10, 16},
-		{goSplitter{pieces: 4, pieceSize: goPieceSize}, 10 << 20, goMaxPieces},
-	} {
-		if got := tc.s.count(tc.n); got != tc.want {
-			t.Errorf("%+v.count(%d) = %d, want %d", tc.s, tc.n, got, tc.want)
-		}
-	}
 }

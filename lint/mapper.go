@@ -92,9 +92,17 @@ func (m *Mapper) Position(off int) (protocol.Position, error) {
 // position is Position for an offset already known to be in range.
 func (m *Mapper) position(off int) protocol.Position {
 	line := m.lineOf(off)
-	off = min(off, m.lineEnd(line))
-	var units uint32
-	for i := m.lineStarts[line]; i < off; {
+	pos, _ := m.positionFrom(line, m.lineStarts[line], 0, min(off, m.lineEnd(line)))
+	return pos
+}
+
+// positionFrom returns the position of off on line (off at most the line's
+// end), counting UTF-16 units from offset from, a rune start on the line at
+// most off, up to which units have been counted; and the offset where it
+// stopped counting: off, or the start of the rune that holds off.
+func (m *Mapper) positionFrom(line, from int, units uint32, off int) (protocol.Position, int) {
+	i := from
+	for i < off {
 		c := m.content[i]
 		if c < utf8.RuneSelf {
 			units++
@@ -108,7 +116,7 @@ func (m *Mapper) position(off int) protocol.Position {
 		units += utf16Len(r)
 		i += size
 	}
-	return protocol.Position{Line: uint32(line), Character: units}
+	return protocol.Position{Line: uint32(line), Character: units}, i
 }
 
 // Offset returns the byte offset of an LSP position. As LSP specifies, a
@@ -151,12 +159,49 @@ func (m *Mapper) Range(start, end int) (protocol.Range, error) {
 	return protocol.Range{Start: s, End: e}, nil
 }
 
-// clampedRange is Range with start and end first clamped into the content
-// and ordered; the linters use it so that no diagnostic can be out of range.
-func (m *Mapper) clampedRange(start, end int) protocol.Range {
-	start = max(0, min(start, len(m.content)))
-	end = max(start, min(end, len(m.content)))
-	return protocol.Range{Start: m.position(start), End: m.position(end)}
+// rangeCursor maps the ranges of one content's findings, in order of their
+// starts, counting each line's characters once rather than once per finding
+// (a minified line can carry thousands of them): starts and ends each go on
+// from where the last one stopped. It is not safe for concurrent use.
+type rangeCursor struct {
+	m          *Mapper
+	start, end lineCursor
+}
+
+// lineCursor remembers where a mapping stopped counting: its line (-1
+// before the first), offset and position.
+type lineCursor struct {
+	line, at int
+	pos      protocol.Position
+}
+
+// newRangeCursor returns a cursor over m's content.
+func newRangeCursor(m *Mapper) *rangeCursor {
+	return &rangeCursor{m: m, start: lineCursor{line: -1}, end: lineCursor{line: -1}}
+}
+
+// clampedRange is [Mapper.Range] with start and end first clamped into the
+// content and ordered; the linters use it so that no diagnostic can be out
+// of range.
+func (c *rangeCursor) clampedRange(start, end int) protocol.Range {
+	n := len(c.m.content)
+	start = max(0, min(start, n))
+	end = max(start, min(end, n))
+	return protocol.Range{Start: c.m.positionAt(&c.start, start), End: c.m.positionAt(&c.end, end)}
+}
+
+// positionAt maps off, going on from where lc stopped when that is on the
+// same line and not after off, and leaves lc where this mapping stopped.
+func (m *Mapper) positionAt(lc *lineCursor, off int) protocol.Position {
+	line := m.lineOf(off)
+	off = min(off, m.lineEnd(line))
+	from, units := m.lineStarts[line], uint32(0)
+	if line == lc.line && off >= lc.at {
+		from, units = lc.at, lc.pos.Character
+	}
+	lc.pos, lc.at = m.positionFrom(line, from, units, off)
+	lc.line = line
+	return lc.pos
 }
 
 // appendNewlines appends to dst the offset of every "\n" in content, plus

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -133,7 +134,36 @@ func FuzzMapper(f *testing.F) {
 				t.Fatalf("Position(Offset(%v)) = %v, want %v", p, p2, p)
 			}
 		}
+		assertCursorMatches(t, m, content)
 	})
+}
+
+// assertCursorMatches checks that a rangeCursor maps ranges as the Mapper
+// does, for ranges in the order of their starts whose ends go back and
+// forth: [i, i+k) for every offset i and k cycling through 0..4, each range
+// twice.
+func assertCursorMatches(t *testing.T, m *Mapper, content []byte) {
+	t.Helper()
+	c := newRangeCursor(m)
+	for i := 0; i <= len(content)+1; i++ {
+		for range 2 {
+			start, end := i, i+i%5
+			want, err := m.Range(min(start, len(content)), min(end, len(content)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.clampedRange(start, end); got != want {
+				t.Fatalf("cursor range [%d, %d) of %q = %v, want %v", start, end, content, got, want)
+			}
+		}
+	}
+}
+
+func TestRangeCursor(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"", "abc", "a\nb", "a\r\nb\rc\n", "日本😀\n\xff\xfe", "\r\n\r\n", "😀x😀", strings.Repeat("é\xffa😀", 50)} {
+		assertCursorMatches(t, NewMapper([]byte(s)), []byte(s))
+	}
 }
 
 // validRuneAt reports whether off is inside (not at the start of) a valid

@@ -48,15 +48,15 @@ func editRead(ctx context.Context, env Env, p workspace.Path) (content []byte, e
 	return b, true, nil
 }
 
-// editLint is the delta lint of an edit of p from old (nil for a new file)
-// to new.
-func editLint(p workspace.Path, old []byte, exists bool, new []byte) lint.Result {
+// editLint is the delta lint, by env's linter, of an edit of p from old
+// (nil for a new file) to new.
+func editLint(env Env, p workspace.Path, old []byte, exists bool, new []byte) lint.Result {
 	if !exists {
 		old = nil
 	} else if old == nil {
 		old = []byte{}
 	}
-	return lint.DeltaFile(p.Abs(), old, new)
+	return env.Linter().DeltaFile(p.Abs(), old, new)
 }
 
 // editGate applies the fail-closed syntax gate of lint.on_new_errors:
@@ -106,7 +106,7 @@ func editWritten(env Env, callID string, p workspace.Path, info workspace.WriteI
 	env.State().RecordWrite(p, info.After)
 	ForgetReads(env, p)
 	if !bytes.Equal(info.After, planned) {
-		res = editLint(p, info.Before, !info.Created, info.After)
+		res = editLint(env, p, info.Before, !info.Created, info.After)
 	}
 	env.ReportLint(callID, p, info.After, res)
 	return res

@@ -33,6 +33,13 @@ type Env interface {
 	// completing tool_call_update and, as the file's full diagnostics, to
 	// the editor. content is the file's new text.
 	ReportLint(callID string, path workspace.Path, content []byte, res lint.Result)
+	// Linter lints edits. It is shared (the agent's sessions share one) and
+	// remembers the Go declarations it has parsed clean.
+	Linter() *lint.Linter
+	// LearnLint lets the Linter learn content, the text of path that the
+	// model just read, off the call: the lint of a later edit of it then
+	// parses only what the edit changed. content is not modified after.
+	LearnLint(path workspace.Path, content []byte)
 	// RefuseNewLintErrors reports lint.on_new_errors: refuse — a JSON, YAML
 	// or TOML write that introduces syntax errors is refused before writing.
 	RefuseNewLintErrors() bool

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 
@@ -65,11 +66,13 @@ type fakeEnv struct {
 	state      *workspace.State
 	approve    func(string, []workspace.Change) error
 	refuseLint bool
+	linter     lint.Linter
 
-	mu        sync.Mutex // guards values, approvals, lints
+	mu        sync.Mutex // guards values, approvals, lints, learned
 	values    map[any]any
 	approvals []fakeApproval
 	lints     []fakeLintReport
+	learned   []string
 }
 
 var _ Env = (*fakeEnv)(nil)
@@ -169,6 +172,23 @@ func (e *fakeEnv) ReportLint(callID string, p workspace.Path, content []byte, re
 }
 
 func (e *fakeEnv) RefuseNewLintErrors() bool { return e.refuseLint }
+
+func (e *fakeEnv) Linter() *lint.Linter { return &e.linter }
+
+// LearnLint records the call and has the linter learn content at once.
+func (e *fakeEnv) LearnLint(p workspace.Path, content []byte) {
+	e.mu.Lock()
+	e.learned = append(e.learned, p.Abs())
+	e.mu.Unlock()
+	e.linter.Learn(p.Abs(), content)
+}
+
+// Learned returns the paths given to LearnLint so far, in order.
+func (e *fakeEnv) Learned() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.learned)
+}
 
 // Approvals returns the ApproveEdit calls seen so far.
 func (e *fakeEnv) Approvals() []fakeApproval {

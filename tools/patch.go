@@ -196,7 +196,7 @@ func patchReplace(ctx context.Context, env Env, call *registry.Call) (string, er
 		newContent = patchNormalizeEndings(newContent, ending)
 	}
 	planned := workspace.KeepConventions(raw, []byte(newContent))
-	res := editLint(p, raw, true, planned)
+	res := editLint(env, p, raw, true, planned)
 	if msg := editGate(env, p, res); msg != "" {
 		return fail("Failed to write changes: " + msg), nil
 	}
@@ -417,7 +417,7 @@ func patchV4A(ctx context.Context, env Env, call *registry.Call) (string, error)
 		}
 		return patchFailed(env, "", workspace.Path{}, err.Error(), warning, false), nil
 	}
-	plan := patchPlan(fsys, changes)
+	plan := patchPlan(env, fsys, changes)
 	var refusals []string
 	for _, s := range plan {
 		if s.linted {
@@ -478,7 +478,7 @@ type patchStep struct {
 // operations leave there (a move followed by an update of the destination,
 // a delete followed by an add), and applies each file's conventions to what
 // will be written.
-func patchPlan(fsys *patchFS, changes []FileChange) []patchStep {
+func patchPlan(env Env, fsys *patchFS, changes []FileChange) []patchStep {
 	type state struct {
 		content []byte
 		exists  bool
@@ -498,12 +498,12 @@ func patchPlan(fsys *patchFS, changes []FileChange) []patchStep {
 		case OpUpdate:
 			old, _ := current(s.path)
 			s.planned = workspace.KeepConventions(old, []byte(fc.NewText))
-			s.res, s.linted = editLint(s.path, old, true, s.planned), true
+			s.res, s.linted = editLint(env, s.path, old, true, s.planned), true
 			s.change = editChange(s.path, old, true, s.planned)
 			overlay[s.path] = state{s.planned, true}
 		case OpAdd:
 			s.planned = []byte(fc.NewText)
-			s.res, s.linted = editLint(s.path, nil, false, s.planned), true
+			s.res, s.linted = editLint(env, s.path, nil, false, s.planned), true
 			s.change = editChange(s.path, nil, false, s.planned)
 			overlay[s.path] = state{s.planned, true}
 		case OpDelete:
@@ -655,7 +655,7 @@ func patchApplyMove(ctx context.Context, env Env, callID string, s patchStep) st
 	}
 	env.State().Forget(s.path)
 	ForgetReads(env, s.path)
-	editWritten(env, callID, s.to, info, s.planned, editLint(s.to, s.planned, true, s.planned))
+	editWritten(env, callID, s.to, info, s.planned, editLint(env, s.to, s.planned, true, s.planned))
 	return ""
 }
 

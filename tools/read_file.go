@@ -185,6 +185,10 @@ func readFile(ctx context.Context, call *registry.Call) (string, error) {
 
 	count := tr.recordRead(key, src.stamp(tr.seed))
 	env.State().RecordRead(p, recorded, offset > 1 || res.Truncated)
+	if src.raw != nil && !src.notebook {
+		// A file the model reads is a file it may edit next.
+		env.LearnLint(p, src.raw)
+	}
 	if count >= 4 {
 		return jsonResult(struct {
 			Error       string `json:"error"`

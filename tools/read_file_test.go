@@ -560,6 +560,29 @@ func TestReadFileStreamsLargeFiles(t *testing.T) {
 	}
 }
 
+// TestReadFileLearnsLint checks that every read of text held whole (a file
+// up to readFileStreamBytes, or an editor buffer) hands the file's text to
+// the linter, as the file is likely to be edited next; a streamed file, a
+// notebook and a dedup hit do not.
+func TestReadFileLearnsLint(t *testing.T) {
+	t.Parallel()
+	env := newFakeEnv(t, fakeEnvOptions{Files: map[string]string{
+		"main.go":  "package main\n\nfunc main() {}\n",
+		"big.txt":  readFileLines(200_000),
+		"nb.ipynb": `{"cells": [{"cell_type": "code", "source": ["x = 1"]}]}`,
+		"part.go":  readFileLines(10),
+	}})
+	env.Run(t, "read_file", map[string]any{"path": "main.go"})
+	env.Run(t, "read_file", map[string]any{"path": "main.go"}) // unchanged: a dedup hit
+	env.Run(t, "read_file", map[string]any{"path": "big.txt", "limit": 2})
+	env.Run(t, "read_file", map[string]any{"path": "nb.ipynb"})
+	env.Run(t, "read_file", map[string]any{"path": "part.go", "offset": 3, "limit": 2})
+	want := []string{env.Abs("main.go"), env.Abs("part.go")}
+	if diff := cmp.Diff(want, env.Learned()); diff != "" {
+		t.Errorf("LearnLint calls (-want +got):\n%s", diff)
+	}
+}
+
 func TestReadFileRecordsState(t *testing.T) {
 	t.Parallel()
 	env := newFakeEnv(t, fakeEnvOptions{Files: map[string]string{"full.txt": "a\nb\n", "part.txt": readFileLines(10)}})

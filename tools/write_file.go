@@ -102,7 +102,7 @@ func writeFile(ctx context.Context, call *registry.Call) (string, error) {
 		return errorResult("Failed to read file: " + err.Error()), nil
 	}
 	planned := workspace.KeepConventions(old, []byte(content))
-	res := editLint(p, old, exists, planned)
+	res := editLint(env, p, old, exists, planned)
 	if msg := editGate(env, p, res); msg != "" {
 		return errorResult(msg), nil
 	}

@@ -32,6 +32,7 @@ type editEnv struct {
 	root   string
 	home   string
 	refuse bool
+	linter lint.Linter
 
 	mu        sync.Mutex // guards values, approvals, reports, deny, onApprove
 	values    map[any]any
@@ -97,6 +98,9 @@ func (e *editEnv) Workspace() *workspace.Workspace { return e.ws }
 func (e *editEnv) Files() *workspace.Files         { return e.files }
 func (e *editEnv) State() *workspace.State         { return e.state }
 func (e *editEnv) RefuseNewLintErrors() bool       { return e.refuse }
+func (e *editEnv) Linter() *lint.Linter            { return &e.linter }
+
+func (e *editEnv) LearnLint(p workspace.Path, content []byte) { e.linter.Learn(p.Abs(), content) }
 
 func (e *editEnv) Value(key any, init func() any) any {
 	e.mu.Lock()

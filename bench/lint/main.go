@@ -50,11 +50,16 @@ type row struct {
 }
 
 // rows are the table's lines. A delta whose new content has errors lints the
-// old content too, as hermes-agent does.
+// old content too, as hermes-agent does. "File learned" rows lint with a
+// lint.Linter that has seen the old content, as the agent's has every file
+// the model read or wrote; a subprocess linter has no such memory, so its
+// side is the same.
 var rows = []row{
 	{"Go, 5 000 lines: one check", "BenchmarkCheck/go", "go", []string{"bench.go"}},
 	{"Go: delta of a clean one-line edit", "BenchmarkDelta/go/clean", "go", []string{"bench.go"}},
 	{"Go: delta of an edit adding an error", "BenchmarkDelta/go/error", "go", []string{"bench_error.go", "bench_before.go"}},
+	{"Go, file learned: delta of a clean one-line edit", "BenchmarkDelta/go/clean-learned", "go", []string{"bench.go"}},
+	{"Go, file learned: delta of an edit adding an error", "BenchmarkDelta/go/error-learned", "go", []string{"bench_error.go", "bench_before.go"}},
 	{"JSON, 1 MB: one check", "BenchmarkCheck/json", "json", []string{"bench.json"}},
 	{"JSON: delta of a clean one-line edit", "BenchmarkDelta/json/clean", "json", []string{"bench.json"}},
 	{"JSON: delta of an edit adding an error", "BenchmarkDelta/json/error", "json", []string{"bench_error.json", "bench_before.json"}},

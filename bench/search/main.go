@@ -278,3 +278,7 @@ func (e *benchEnv) ApproveEdit(context.Context, string, []workspace.Change, []li
 func (e *benchEnv) ReportLint(string, workspace.Path, []byte, lint.Result) {}
 
 func (e *benchEnv) RefuseNewLintErrors() bool { return false }
+
+func (e *benchEnv) Linter() *lint.Linter { return nil }
+
+func (e *benchEnv) LearnLint(workspace.Path, []byte) {}
