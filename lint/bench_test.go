@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"strings"
@@ -190,5 +192,15 @@ func BenchmarkDeltaPreexisting(b *testing.B) {
 	b.SetBytes(int64(len(after)))
 	for b.Loop() {
 		Delta(c.lang, broken, after)
+	}
+}
+
+// BenchmarkGoParserWhole measures what any first lint of the Go benchmark
+// file costs at least: one go/parser parse of it, whole, on one goroutine.
+func BenchmarkGoParserWhole(b *testing.B) {
+	c := benchGo()
+	b.SetBytes(int64(len(c.clean)))
+	for b.Loop() {
+		parser.ParseFile(token.NewFileSet(), "", c.clean, parser.AllErrors|parser.SkipObjectResolution)
 	}
 }
