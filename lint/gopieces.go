@@ -127,7 +127,8 @@ const goMaxPieces = 64
 
 // goChecker lints Go files. Segments in cache are known clean and are not
 // parsed; the segments a check finds clean are added to it. Files smaller
-// than min are parsed whole; the other pieces are parsed on up to workers
+// than min, and every file when there is neither a cache nor more than one
+// worker, are parsed whole; the other pieces are parsed on up to workers
 // goroutines (the caller's among them), each call waiting for its own.
 // Tests set traced to see what is parsed.
 type goChecker struct {
@@ -177,7 +178,9 @@ type goPiece struct {
 
 // check lints Go content and returns exactly go/parser's AllErrors errors.
 func (g goChecker) check(content []byte) []finding {
-	if len(content) < g.min {
+	if len(content) < g.min || g.cache == nil && g.workers <= 1 {
+		// Small, or nothing to learn and no core to share the work with:
+		// one whole-file parse is the cheapest.
 		g.trace(0, len(content), true)
 		return parseGo(content)
 	}

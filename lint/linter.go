@@ -85,10 +85,11 @@ func (l *Linter) DeltaFile(name string, before, after []byte) Result {
 
 // Learn lints content, the text of the file name, only so that l remembers
 // it: a later lint of an edit of that text then parses only what the edit
-// changed. It does nothing for a nil Linter or a file that is not Go, the
-// only language whose lint remembering speeds up.
+// changed. It does nothing for a nil Linter, for a file that is not Go (the
+// only language whose lint remembering speeds up) and for a Go file too
+// small to be parsed in pieces.
 func (l *Linter) Learn(name string, content []byte) {
-	if l == nil || LanguageFor(name) != LanguageGo {
+	if l == nil || LanguageFor(name) != LanguageGo || len(content) < goSplitMin {
 		return
 	}
 	l.check(LanguageGo, content)
