@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-acp/hermes-acp/acp"
 	"github.com/hermes-acp/hermes-acp/agent"
 	"github.com/hermes-acp/hermes-acp/lint"
 	"github.com/hermes-acp/hermes-acp/model"
@@ -81,5 +82,49 @@ func TestLearnLintFeedsTheAgentsLinter(t *testing.T) {
 	want.Learn("big.go", []byte(src.String()))
 	if got := linter.Remembered(); got != want.Remembered() || got < 300 {
 		t.Errorf("the agent's linter remembers %d declarations, want %d (those of big.go alone, at least 300)", got, want.Remembered())
+	}
+}
+
+// TestPromptAttachmentsAreLearned checks that Go files the user attaches to
+// a prompt, as resource links or as embedded text, reach the linter: the
+// model often edits them without reading them first.
+func TestPromptAttachmentsAreLearned(t *testing.T) {
+	t.Parallel()
+	source := func(tag string) string {
+		var b strings.Builder
+		b.WriteString("package p\n")
+		for i := range 300 {
+			fmt.Fprintf(&b, "\nfunc %s%d() int { return %d }\n", tag, i, i)
+		}
+		return b.String()
+	}
+	dir := t.TempDir()
+	linked, embedded := source("Linked"), source("Embedded")
+	if err := os.WriteFile(filepath.Join(dir, "linked.go"), []byte(linked), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fm := &fakeModel{reply: func(ctx context.Context, n int, req model.Request, emit func(model.Delta)) (*model.Reply, error) {
+		return textReply("ok", emit), nil
+	}}
+	linter := &lint.Linter{}
+	h := newHarness(t, fm, harnessOptions{opts: agent.Options{Linter: linter}})
+	sid := h.newSession(dir)
+	res, err := h.editor.Prompt(h.ctx(), &acp.PromptRequest{SessionID: sid, Prompt: []acp.ContentBlock{
+		acp.TextBlock("Fix these"),
+		{ResourceLink: &acp.ResourceLink{URI: "file://" + filepath.Join(dir, "linked.go"), Name: "linked.go"}},
+		{Resource: &acp.EmbeddedResource{Resource: acp.ResourceContents{URI: "file://" + filepath.Join(dir, "embedded.go"), Text: &embedded}}},
+		{Resource: &acp.EmbeddedResource{Resource: acp.ResourceContents{URI: "https://example.com/x.go", Text: &embedded}}},
+	}})
+	if err != nil || res.StopReason != acp.StopEndTurn {
+		t.Fatalf("prompt = %v, %v", res, err)
+	}
+	if err := h.agent.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var want lint.Linter
+	want.Learn("linked.go", []byte(linked))
+	want.Learn("embedded.go", []byte(embedded))
+	if got := linter.Remembered(); got != want.Remembered() {
+		t.Errorf("the agent's linter remembers %d declarations, want %d (both attached files)", got, want.Remembered())
 	}
 }

@@ -110,6 +110,7 @@ func (s *Session) userMessage(ctx context.Context, blocks []acp.ContentBlock) mo
 		case b.ResourceLink != nil:
 			parts = append(parts, s.attachLink(ctx, b.ResourceLink))
 		case b.Resource != nil:
+			s.learnEmbedded(b.Resource.Resource)
 			text, img := attachEmbedded(b.Resource.Resource)
 			if img != nil {
 				msg.Images = append(msg.Images, *img)
@@ -146,7 +147,23 @@ func (s *Session) attachLink(ctx context.Context, l *acp.ResourceLink) string {
 	if l.MimeType != nil {
 		mime = *l.MimeType
 	}
+	s.env.LearnLint(p, data) // the user points at it: likely to be edited
 	return inlineFile(name, l.URI, mime, data)
+}
+
+// learnEmbedded hands the text of an embedded resource that is a file of
+// the workspace to the linter, as the model may edit it next.
+func (s *Session) learnEmbedded(r acp.ResourceContents) {
+	if r.Text == nil {
+		return
+	}
+	local, ok := localPath(r.URI)
+	if !ok {
+		return
+	}
+	if p, err := s.ws.Resolve(local); err == nil {
+		s.env.LearnLint(p, []byte(*r.Text))
+	}
 }
 
 // inlineFile renders file contents as hermes does: a header, then the text,

@@ -20,8 +20,8 @@ import (
 //
 // go/parser is single-threaded and a large file takes milliseconds, so a big
 // file is cut at top-level declarations into segments: the header (package
-// clause and imports) and one segment per declaration, each running to the
-// next. The segments a [Linter] has already seen clean are not parsed again;
+// clause, imports and the first declaration) and one segment per further
+// declaration, each running to the next. The segments a [Linter] has already seen clean are not parsed again;
 // the others are grouped into pieces and parsed concurrently. Every
 // diagnostic is still exactly what a whole-file parse with go/parser reports.
 //
@@ -89,21 +89,21 @@ import (
 // and the declaration keyword before lo (not an import, and the one at lo is
 // not an import either). So the errors of that parse, moved to S's offsets,
 // are S's errors from lo on. The parse is cut short when it can be: parse
-// only S[lo:w), where w is the end of the first segment b..w after the
-// broken run that is known clean. When its syntax tree starts a top-level
-// declaration at b, the parser came back to the top level there, as S's
-// parser does (they saw the same tokens up to b); after b, S's parser meets
-// only segments known clean, in the state of a fresh parse, and reports
-// nothing, as the short parse does in [b, w). So S's errors in [lo, b) are
-// the short parse's, and the search for errors goes on after w. When the
-// tree does not come back at b (an unclosed brace swallows the rest, say),
-// S[lo:] is parsed to the end.
+// only S[lo:w), where b..w is the first segment after lo that is known
+// clean. When its syntax tree starts a top-level declaration at b, the
+// parser came back to the top level there, as S's parser did (they saw the
+// same tokens up to b); from b on, both are in the state of a fresh parse
+// but for syncPos, and over [b, w), known clean, report nothing. So S's
+// errors in [lo, w) are the short parse's, S's parser reaches w at the top
+// of a declaration, and the search for errors goes on at the next segment
+// not known clean as it did at lo. When the tree does not come back at b
+// (an unclosed brace swallows the rest, say), S[lo:] is parsed to the end.
 //
 // Where the cuts go. [goDeclStarts] scans the file with a small lexer that
 // follows comments, strings and bracket depth, and offers the lines that
 // start a top-level declaration. The lexer only chooses the cuts: a wrong
 // choice makes a piece fail or a segment go unremembered, never a wrong
-// result. TestGoCheckerMatchesWholeFile, FuzzGoPieces and FuzzDeltaGo check
+// result. TestGoPiecesMatchWholeFile, FuzzGoPieces and FuzzDeltaGo check
 // the checker against whole-file parses.
 
 // goPiecePrefix makes a piece that does not start the file a Go file of its
