@@ -14,8 +14,9 @@ import (
 // declaration, not of the file. Results are always exactly those of [Check]
 // and [Delta]; what is remembered only saves work.
 //
-// A Linter remembers a bounded number of declarations (about 1 MiB of keys
-// at most), forgetting those unused longest. It keeps only keys made of the
+// A Linter remembers a bounded number of declarations (at most 32 768 keys,
+// about 2.5 MiB of heap; a 5 000-line file of small functions takes 700 of
+// them), forgetting those unused longest. It keeps only keys made of the
 // length and two independent 64-bit seeded hashes of their text, never the
 // text: two different declarations share a key with a chance of about
 // 2^-128. The zero Linter is ready to use, and a Linter is
