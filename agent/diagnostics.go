@@ -60,9 +60,10 @@ func (e *Env) Linter() *lint.Linter { return e.s.a.opts.Linter }
 // LearnLint has the agent's linter learn content, the text of p that the
 // model just read, in the background (a copy is taken): the lint of a later
 // edit of p then parses only what the edit changed. It does nothing for a
-// file whose lint would not speed up, or once the session is closing.
+// file whose lint would not speed up, one too big to re-lint, or once the
+// session is closing.
 func (e *Env) LearnLint(p workspace.Path, content []byte) {
-	if lint.LanguageFor(p.Abs()) != lint.LanguageGo || len(content) > maxRelintBytes {
+	if !lint.Learns(p.Abs(), len(content)) || len(content) > maxRelintBytes {
 		return
 	}
 	e.lint.mu.Lock()

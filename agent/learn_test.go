@@ -45,18 +45,25 @@ func learnRegistry(t *testing.T) *registry.Registry {
 	return reg
 }
 
+// goSource returns a Go file of 300 one-line functions named tag0, tag1, …:
+// big enough for the linter to learn.
+func goSource(tag string) string {
+	var b strings.Builder
+	b.WriteString("package p\n")
+	for i := range 300 {
+		fmt.Fprintf(&b, "\nfunc %s%d() int { return %d }\n", tag, i, i)
+	}
+	return b.String()
+}
+
 // TestLearnLintFeedsTheAgentsLinter checks that the files a session hands to
 // LearnLint reach the linter the agent was given, Go files only, and that
 // the work is done by the time the agent has closed.
 func TestLearnLintFeedsTheAgentsLinter(t *testing.T) {
 	t.Parallel()
-	var src strings.Builder
-	src.WriteString("package p\n")
-	for i := range 300 {
-		fmt.Fprintf(&src, "\nfunc F%d() int { return %d }\n", i, i)
-	}
+	src := goSource("F")
 	dir := t.TempDir()
-	for name, text := range map[string]string{"big.go": src.String(), "data.json": `{"a": [1, 2]}`} {
+	for name, text := range map[string]string{"big.go": src, "data.json": `{"a": [1, 2]}`} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +86,7 @@ func TestLearnLintFeedsTheAgentsLinter(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want lint.Linter
-	want.Learn("big.go", []byte(src.String()))
+	want.Learn("big.go", []byte(src))
 	if got := linter.Remembered(); got != want.Remembered() || got < 300 {
 		t.Errorf("the agent's linter remembers %d declarations, want %d (those of big.go alone, at least 300)", got, want.Remembered())
 	}
@@ -90,16 +97,8 @@ func TestLearnLintFeedsTheAgentsLinter(t *testing.T) {
 // model often edits them without reading them first.
 func TestPromptAttachmentsAreLearned(t *testing.T) {
 	t.Parallel()
-	source := func(tag string) string {
-		var b strings.Builder
-		b.WriteString("package p\n")
-		for i := range 300 {
-			fmt.Fprintf(&b, "\nfunc %s%d() int { return %d }\n", tag, i, i)
-		}
-		return b.String()
-	}
 	dir := t.TempDir()
-	linked, embedded := source("Linked"), source("Embedded")
+	linked, embedded := goSource("Linked"), goSource("Embedded")
 	if err := os.WriteFile(filepath.Join(dir, "linked.go"), []byte(linked), 0o644); err != nil {
 		t.Fatal(err)
 	}

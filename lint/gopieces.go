@@ -21,9 +21,10 @@ import (
 // go/parser is single-threaded and a large file takes milliseconds, so a big
 // file is cut at top-level declarations into segments: the header (package
 // clause, imports and the first declaration) and one segment per further
-// declaration, each running to the next. The segments a [Linter] has already seen clean are not parsed again;
-// the others are grouped into pieces and parsed concurrently. Every
-// diagnostic is still exactly what a whole-file parse with go/parser reports.
+// declaration, each running to the next. The segments a [Linter] has
+// already seen clean are not parsed again; the others are grouped into
+// pieces and parsed concurrently. Every diagnostic is still exactly what a
+// whole-file parse with go/parser reports.
 //
 // Why clean pieces make a clean file. Cut a file S into H·C1·…·Cn where each
 // Ci starts right after a "\n" with the keyword func, type, var or const in
@@ -242,7 +243,7 @@ func (g goChecker) check(content []byte) []finding {
 		}
 		from := p.first
 		for j := p.first + 1; j <= p.last+1; j++ {
-			if j <= p.last && !containsSorted(p.decls, starts[j]) {
+			if j <= p.last && !isDeclStart(p.decls, starts[j]) {
 				continue // not confirmed: j's segment joins the unit
 			}
 			units = append(units, goUnit{starts[from], end(j - 1), true})
@@ -331,7 +332,7 @@ func (g goChecker) errors(content []byte, units []goUnit) []finding {
 			b, w := units[j].start, units[j].end
 			g.trace(lo, w, true)
 			rfs, decls := parseGoRegion(content, lo, w)
-			if containsSorted(decls, b) {
+			if isDeclStart(decls, b) {
 				fs = append(fs, rfs...)
 				i = j
 				continue
@@ -356,18 +357,11 @@ func goSegmentStarts(content []byte) []int {
 	return starts
 }
 
-// containsSorted reports whether the sorted list xs holds x.
-func containsSorted(xs []int, x int) bool {
-	lo, hi := 0, len(xs)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if xs[m] < x {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo < len(xs) && xs[lo] == x
+// isDeclStart reports whether a declaration starts at off, given decls,
+// the sorted declaration starts of a parse.
+func isDeclStart(decls []int, off int) bool {
+	_, found := slices.BinarySearch(decls, off)
+	return found
 }
 
 // parseGo parses content as one whole Go file and returns go/parser's errors.

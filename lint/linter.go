@@ -90,10 +90,18 @@ func (l *Linter) DeltaFile(name string, before, after []byte) Result {
 // only language whose lint remembering speeds up) and for a Go file too
 // small to be parsed in pieces.
 func (l *Linter) Learn(name string, content []byte) {
-	if l == nil || LanguageFor(name) != LanguageGo || len(content) < goSplitMin {
+	if l == nil || !Learns(name, len(content)) {
 		return
 	}
 	l.check(LanguageGo, content)
+}
+
+// Learns reports whether [Linter.Learn] does anything with a file called
+// name of size bytes: it is Go and big enough to be parsed in pieces.
+// Callers that would copy the content or start a goroutine to learn it can
+// ask first.
+func Learns(name string, size int) bool {
+	return LanguageFor(name) == LanguageGo && size >= goSplitMin
 }
 
 // Remembered returns how many Go declarations l remembers (0 for a nil

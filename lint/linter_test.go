@@ -148,6 +148,9 @@ func TestLinterParsesOnlyTheEdit(t *testing.T) {
 		{"clean edit", base, strings.Replace(base, "a * 100\n", "a - 100\n", 1), seg, false},
 		{"error on the next, unchanged line", base, strings.Replace(base, "a * 100\n", "a *\n", 1), 4*seg + len(goPiecePrefix), false},
 		{"error on the changed line", base, strings.Replace(base, "a * 100\n", "a * 100)\n", 1), 3*seg + len(goPiecePrefix), false},
+		// The old error's function is never learned, so each content parses it
+		// again: after, two pieces and two regions of two functions; before,
+		// one piece and one region.
 		{"new error next to an old one", broken, strings.Replace(broken, "a * 100\n", "a *\n", 1), 9 * seg, false},
 		{"unclosed brace swallows the rest", base, strings.Replace(base, "\treturn x\n}\n\n// F101", "\treturn x\n\n// F101", 1), 0, true},
 	} {
