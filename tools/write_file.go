@@ -101,12 +101,22 @@ func writeFile(ctx context.Context, call *registry.Call) (string, error) {
 		}
 		return errorResult("Failed to read file: " + err.Error()), nil
 	}
-	planned := workspace.KeepConventions(old, []byte(content))
-	res := editLint(env, p, old, exists, planned)
+	var oldText string
+	if exists {
+		if _, msg := editDecode(ctx, env, rawPath, p, old); msg != "" {
+			return errorResult(msg), nil
+		}
+		oldText = editText(p, old)
+	}
+	plan, msg := editPlanFor(rawPath, p, old, exists, content)
+	if msg != "" {
+		return errorResult(msg), nil
+	}
+	res := editLint(env, p, []byte(oldText), exists, []byte(plan.text))
 	if msg := editGate(env, p, res); msg != "" {
 		return errorResult(msg), nil
 	}
-	change := editChange(p, old, exists, planned)
+	change := editChange(p, oldText, exists, plan.text)
 	if err := env.ApproveEdit(ctx, call.ID, []workspace.Change{change}, []lint.Result{res}); err != nil {
 		if cerr := editCancelled(ctx, "write_file", p); cerr != nil {
 			return "", cerr
@@ -121,7 +131,7 @@ func writeFile(ctx context.Context, call *registry.Call) (string, error) {
 		}
 		return errorResult(editWriteMessage("Failed to write file: ", err)), nil
 	}
-	res = editWritten(env, call.ID, p, info, planned, res)
+	res = editWritten(env, call.ID, p, info, plan.planned, res)
 	return jsonResult(writeFileResult{
 		BytesWritten:  info.Bytes,
 		DirsCreated:   len(info.DirsCreated) > 0,

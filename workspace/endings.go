@@ -54,12 +54,30 @@ func dominantEnding(lines []textLine) string {
 // edit left alone: each line of new that is unchanged from old (matched by
 // a line diff that ignores endings) keeps the ending it has in old, and each
 // new or changed line gets old's dominant ending. When old has no CR at all
-// (LF line endings, or none), new is returned as given, as hermes does.
-// Lines are compared by a Myers diff bounded to one second; past that, some
-// unchanged lines may be treated as changed, which can only give them the
-// dominant ending.
+// (LF line endings, or none), new is returned as given, as hermes's
+// write_file does; [PatchEndings] applies LF too. Lines are compared by a
+// Myers diff bounded to one second; past that, some unchanged lines may be
+// treated as changed, which can only give them the dominant ending.
 func KeepEndings(old, new string) string {
-	if !strings.Contains(old, "\r") || new == "" {
+	if !strings.Contains(old, "\r") {
+		return new
+	}
+	return keepEndings(old, new)
+}
+
+// PatchEndings is [KeepEndings] as hermes's patch applies it: new and
+// changed lines get old's dominant ending even when that is LF, so a CRLF
+// in a replacement does not land in an LF file. When old has no line
+// ending at all, new is returned as given.
+func PatchEndings(old, new string) string {
+	if !strings.ContainsAny(old, "\r\n") {
+		return new
+	}
+	return keepEndings(old, new)
+}
+
+func keepEndings(old, new string) string {
+	if new == "" {
 		return new
 	}
 	a, b := splitEndings(old), splitEndings(new)
