@@ -136,11 +136,11 @@ func (e Encoding) String() string {
 	return "UTF-8"
 }
 
-// Note is the sentence read_file adds for a file that is not plain UTF-8,
-// or "" for plain UTF-8.
+// Note is the sentence read_file adds for a file that is not UTF-8, or ""
+// for UTF-8 (with or without a BOM, which edits keep).
 func (e Encoding) Note() string {
 	switch {
-	case e.IsUTF8():
+	case e.Kind == UTF8:
 		return ""
 	case e.Kind == Legacy:
 		return "This file is not valid UTF-8: it is shown decoded as windows-1252 (Latin-1), one character per byte. " +

@@ -72,7 +72,7 @@ func TestDetectAndDecode(t *testing.T) {
 			if err != nil || !bytes.Equal(back, []byte(tc.content)) {
 				t.Errorf("Encode(Decode(%q)) = %q, %v, want the same bytes", tc.content, back, err)
 			}
-			if (enc.Note() == "") != enc.IsUTF8() {
+			if (enc.Note() == "") != (enc.Kind == UTF8) {
 				t.Errorf("Note() = %q for %v", enc.Note(), enc)
 			}
 		})
