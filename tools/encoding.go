@@ -37,11 +37,17 @@ func editDecode(ctx context.Context, env Env, raw string, p workspace.Path, cont
 			"touch. Use terminal to repair or convert it first.", raw, workspace.DetectEncoding(content))
 	}
 	if lossy, enc := editorLossy(ctx, env, p, ft.Text); lossy {
-		return ft, fmt.Sprintf("Cannot edit '%s': the editor shows this file decoded as UTF-8 with replacement "+
-			"characters (\ufffd), but on disk it is %s; writing the editor's text back would destroy every character "+
-			"it could not decode. Ask the user to reopen the file in the editor with its real encoding, then retry.", raw, enc)
+		return ft, editLossyMessage(raw, enc)
 	}
 	return ft, ""
+}
+
+// editLossyMessage is the refusal of a file the editor decoded lossily
+// (see editorLossy); enc is its encoding on disk.
+func editLossyMessage(raw string, enc workspace.Encoding) string {
+	return fmt.Sprintf("Cannot edit '%s': the editor shows this file decoded as UTF-8 with replacement "+
+		"characters (\ufffd), but on disk it is %s; writing the editor's text back would destroy every character "+
+		"it could not decode. Ask the user to reopen the file in the editor with its real encoding, then retry.", raw, enc)
 }
 
 // editorLossy reports whether text, served by the editor for p, is a lossy

@@ -211,3 +211,46 @@ func TestEditorLossyDecodingRefused(t *testing.T) {
 		t.Errorf("patch of a UTF-8 file via the editor = %v, want success", got)
 	}
 }
+
+// V4A's delete and move of a binary file do not rewrite its content and
+// are allowed; an update of it in the same patch is refused before anything
+// is done.
+func TestPatchV4ABinaryDeleteAndMove(t *testing.T) {
+	t.Parallel()
+	pngData := encPNG(t)
+	for _, tc := range []struct {
+		name, op string
+		gone     bool   // logo.png no longer exists
+		moved    string // where its bytes are now
+		refuse   bool
+	}{
+		{"delete", "*** Delete File: logo.png", true, "", false},
+		{"move", "*** Move File: logo.png -> moved.png", true, "moved.png", false},
+		{"move then update", "*** Move File: logo.png -> moved.txt\n*** Update File: moved.txt\n+text", false, "", true},
+		{"update and delete", "*** Update File: logo.png\n+text\n*** Delete File: logo.png", false, "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			env := newEditEnv(t, editEnvOptions{})
+			editWriteTree(t, env.root, map[string]string{"logo.png": pngData})
+			out := env.runRaw(t, "patch", map[string]any{"mode": "patch", "patch": "*** Begin Patch\n" + tc.op + "\n*** End Patch"})
+			approvals, _ := env.recorded()
+			if tc.refuse {
+				if !strings.Contains(out, "Cannot edit binary file") || len(approvals) != 0 {
+					t.Errorf("result = %s with %d approvals, want the binary refusal before approval", out, len(approvals))
+				}
+			} else if !strings.Contains(out, `"success":true`) {
+				t.Errorf("result = %s, want success", out)
+			}
+			b, err := os.ReadFile(env.abs("logo.png"))
+			if tc.gone != (err != nil) || !tc.gone && string(b) != pngData {
+				t.Errorf("logo.png = %d bytes, %v; want gone %v, else unchanged", len(b), err, tc.gone)
+			}
+			if tc.moved != "" {
+				if b, err := os.ReadFile(env.abs(tc.moved)); err != nil || string(b) != pngData {
+					t.Errorf("%s = %d bytes, %v; want the PNG's bytes", tc.moved, len(b), err)
+				}
+			}
+		})
+	}
+}

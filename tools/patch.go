@@ -29,7 +29,7 @@ var _ = register(registry.Entry{
 		"Uses fuzzy matching (9 strategies) so minor whitespace/indentation differences won't break it. " +
 		"Returns a unified diff. Every edit is shown to the user as a diff for approval before it is " +
 		"written, and the edited files are syntax-checked (.json/.yaml/.yml/.toml/.go, go.mod); only NEW " +
-		"errors introduced by the edit are reported. Files keep their CRLF line endings and UTF-8 BOM.\n\n" +
+		"errors introduced by the edit are reported. Files keep their encoding (UTF-8, UTF-16, Latin-1), BOM and line endings; binary files are refused.\n\n" +
 		"REPLACE MODE (mode='replace', default): find a unique string and replace it. " +
 		"REQUIRED PARAMETERS: mode, path, old_string, new_string.\n" +
 		"PATCH MODE (mode='patch'): apply V4A multi-file patches for bulk changes (update, add, delete " +
@@ -404,6 +404,11 @@ func patchV4A(ctx context.Context, env Env, call *registry.Call) (string, error)
 	}
 	warning := strings.Join(warnings, " | ")
 
+	for _, op := range ops {
+		if msg := fsys.refusal(op); msg != "" {
+			return jsonResult(patchFailureResult{Error: msg, Warning: warning}), nil
+		}
+	}
 	changes, err := ApplyV4A(ops, fsys)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
@@ -699,9 +704,8 @@ func (f *patchFS) load(name string) patchRead {
 }
 
 // ReadFile returns the file's text, decoded from its encoding and without
-// its BOM; a missing file is an error matching fs.ErrNotExist, and a binary
-// file, or one whose bytes would not survive an edit, is refused with the
-// message for the model.
+// its BOM (patchV4A has refused updates of files that cannot be decoded);
+// a missing file is an error matching fs.ErrNotExist.
 func (f *patchFS) ReadFile(name string) (string, error) {
 	r := f.load(name)
 	switch {
@@ -710,11 +714,32 @@ func (f *patchFS) ReadFile(name string) (string, error) {
 	case !r.exists:
 		return "", fmt.Errorf("read %s: %w", name, fs.ErrNotExist)
 	}
-	ft, msg := editDecode(f.ctx, f.env, name, f.targets[name], r.raw)
-	if msg != "" {
-		return "", errors.New(msg)
+	return bomless(editText(f.targets[name], r.raw)), nil
+}
+
+// refusal returns the refusal of op before the patch is validated: an
+// update of a file the editing tools cannot change without losing bytes
+// (binary, not decodable byte for byte, or decoded lossily by the editor),
+// or a move of a file whose editor buffer is such a lossy decoding (the
+// move would write that text). Deletes and moves of binary files are
+// allowed: they do not rewrite content. Missing files are left to ApplyV4A.
+func (f *patchFS) refusal(op PatchOp) string {
+	if op.Kind != OpUpdate && op.Kind != OpMove {
+		return ""
 	}
-	return ft.Text, nil
+	r := f.load(op.Path)
+	if r.err != nil || !r.exists {
+		return ""
+	}
+	p := f.targets[op.Path]
+	if op.Kind == OpUpdate {
+		_, msg := editDecode(f.ctx, f.env, op.Path, p, r.raw)
+		return msg
+	}
+	if lossy, enc := editorLossy(f.ctx, f.env, p, string(r.raw)); lossy {
+		return editLossyMessage(op.Path, enc)
+	}
+	return ""
 }
 
 // Exists reports whether something is at name. A file that cannot be read

@@ -15,7 +15,8 @@ import (
 // the same name does: argument checks, the workspace and safety guards, the
 // display-text refusal, a staleness warning, the syntax gate, the user's
 // approval of the diff, then an atomic write (through the editor when it
-// can) with the file's CRLF and BOM conventions kept, and a delta lint.
+// can) with the file's encoding, BOM and line endings kept, and a delta
+// lint. An existing binary file is refused as read_file refuses it.
 var _ = register(registry.Entry{
 	Name:    "write_file",
 	Toolset: "file",
@@ -23,8 +24,8 @@ var _ = register(registry.Entry{
 	Description: "Write content to a file, completely replacing existing content. Use this instead of " +
 		"echo/cat heredoc in terminal. Creates parent directories automatically. OVERWRITES the entire " +
 		"file — use 'patch' for targeted edits. The file must be inside the workspace. The change is shown " +
-		"to the user as a diff for approval before anything is written. Existing CRLF line endings and a " +
-		"UTF-8 BOM are kept. Auto-runs syntax checks on .json/.yaml/.yml/.toml/.go and go.mod files; only " +
+		"to the user as a diff for approval before anything is written. The existing file's encoding " +
+		"(UTF-8, UTF-16, Latin-1), BOM and line endings are kept; binary files are refused. Auto-runs syntax checks on .json/.yaml/.yml/.toml/.go and go.mod files; only " +
 		"NEW errors introduced by this write are surfaced (pre-existing errors are filtered out).",
 	Schema: map[string]any{
 		"type": "object",
