@@ -100,18 +100,25 @@ func DetectEncoding(content []byte) Encoding {
 // large to hold: a UTF-8 sequence cut off at the end of head does not make
 // it Legacy. Invalid UTF-8 further on is not seen.
 func DetectEncodingHead(head []byte) Encoding {
-	if len(head) > 0 && !bytes.HasPrefix(head, []byte(bomUTF16LE)) && !bytes.HasPrefix(head, []byte(bomUTF16BE)) {
-		// Drop an incomplete sequence at the very end.
-		for i := len(head) - 1; i >= 0 && i >= len(head)-utf8.UTFMax; i-- {
-			if utf8.RuneStart(head[i]) {
-				if !utf8.FullRune(head[i:]) {
-					head = head[:i]
-				}
-				break
+	return DetectEncoding(cutIncompleteRune(head))
+}
+
+// cutIncompleteRune returns head, the first bytes of a longer content,
+// without a UTF-8 sequence cut off at its end (UTF-16 content, which starts
+// with its BOM, is returned as it is).
+func cutIncompleteRune(head []byte) []byte {
+	if bytes.HasPrefix(head, []byte(bomUTF16LE)) || bytes.HasPrefix(head, []byte(bomUTF16BE)) {
+		return head
+	}
+	for i := len(head) - 1; i >= 0 && i >= len(head)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(head[i]) {
+			if !utf8.FullRune(head[i:]) {
+				return head[:i]
 			}
+			break
 		}
 	}
-	return DetectEncoding(head)
+	return head
 }
 
 // IsUTF8 reports plain UTF-8 without a byte order mark, the encoding that

@@ -234,3 +234,26 @@ func TestWriteFileKeepsEncoding(t *testing.T) {
 		})
 	}
 }
+
+// A file above the read limit is judged by its first 4 KB; a UTF-8
+// character cut at that boundary does not make it Latin-1.
+func TestWriteFileLargeUTF8CutMidRune(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	w := openWS(t, dir, nil, Options{MaxFileBytes: 64})
+	abs := filepath.Join(dir, "big.txt")
+	big := strings.Repeat("a", crlfSample-1) + strings.Repeat("é", 100) // é straddles byte 4096
+	if err := os.WriteFile(abs, []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := w.Resolve(abs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.WriteFile(p, []byte("né\n")); err != nil {
+		t.Fatalf("WriteFile: %v", err)
+	}
+	if got, _ := os.ReadFile(abs); string(got) != "né\n" {
+		t.Errorf("file = %q, want UTF-8 %q", got, "né\n")
+	}
+}

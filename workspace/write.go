@@ -143,6 +143,8 @@ func (w *Workspace) current(p Path) (content []byte, mode fs.FileMode, exists bo
 	}
 	if fi.Size() > w.limit() {
 		content, err = w.readHead(p, crlfSample)
+		// Judge the encoding by whole characters only.
+		content = cutIncompleteRune(content)
 	} else {
 		content, err = w.readRoot(p, -1)
 	}
