@@ -191,8 +191,13 @@ func readFile(ctx context.Context, call *registry.Call) (string, error) {
 	count := tr.recordRead(key, src.stamp(tr.seed))
 	env.State().RecordRead(p, recorded, offset > 1 || res.Truncated)
 	if src.raw != nil && !src.notebook {
-		// A file the model reads is a file it may edit next.
-		env.LearnLint(p, src.raw)
+		// A file the model reads is a file it may edit next; the lint of
+		// an edit sees the decoded text.
+		learn := src.raw
+		if src.encoding != "" {
+			learn = src.data
+		}
+		env.LearnLint(p, learn)
 	}
 	if count >= 4 {
 		return jsonResult(struct {
