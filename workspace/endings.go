@@ -66,8 +66,8 @@ func KeepEndings(old, new string) string {
 // in a replacement does not land in an LF file. When old has no line
 // ending at all, new is returned as given.
 func PatchEndings(old, new string) string {
-	if !strings.ContainsAny(old, "\r\n") {
-		return new
+	if !strings.ContainsAny(old, "\r\n") || !strings.Contains(old, "\r") && !strings.Contains(new, "\r") {
+		return new // no endings to go by, or LF everywhere already
 	}
 	return keepEndings(old, new)
 }
