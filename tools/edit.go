@@ -73,13 +73,13 @@ func editGate(env Env, p workspace.Path, res lint.Result) string {
 	return ""
 }
 
-// editChange is the proposal for replacing the content of p (old, when it
-// exists) by new.
-func editChange(p workspace.Path, old []byte, exists bool, new []byte) workspace.Change {
-	c := workspace.Change{Kind: workspace.ChangeCreate, Path: p, New: string(new)}
+// editChange is the proposal for replacing the text of p (old, when it
+// exists) by new. Both are decoded text (see editText), so the diff shows
+// the real change whatever the file's encoding.
+func editChange(p workspace.Path, old string, exists bool, new string) workspace.Change {
+	c := workspace.Change{Kind: workspace.ChangeCreate, Path: p, New: new}
 	if exists {
-		o := string(old)
-		c.Kind, c.Old = workspace.ChangeEdit, &o
+		c.Kind, c.Old = workspace.ChangeEdit, &old
 	}
 	return c
 }
@@ -98,17 +98,23 @@ func editWriteMessage(prefix string, err error) string {
 // editWritten does the bookkeeping after the call callID wrote p: the
 // session state learns the new content (so the agent's own write is not
 // reported as an external change), read_file's dedup forgets the path, and
-// the lint goes to the editor. planned is the content the lint res was
-// computed for; when what was actually written differs (the file changed
-// between the proposal and the write, so its line-ending or BOM convention
-// did), the lint is recomputed. It returns the lint of what was written.
+// the lint goes to the editor. planned is the content (bytes as written)
+// the lint res was computed for; when what was actually written differs
+// (the file changed between the proposal and the write, so its conventions
+// did), the lint is recomputed. Lints see decoded text. It returns the lint
+// of what was written.
 func editWritten(env Env, callID string, p workspace.Path, info workspace.WriteInfo, planned []byte, res lint.Result) lint.Result {
 	env.State().RecordWrite(p, info.After)
 	ForgetReads(env, p)
+	after := []byte(editText(p, info.After))
 	if !bytes.Equal(info.After, planned) {
-		res = editLint(env, p, info.Before, !info.Created, info.After)
+		var before []byte
+		if !info.Created {
+			before = []byte(editText(p, info.Before))
+		}
+		res = editLint(env, p, before, !info.Created, after)
 	}
-	env.ReportLint(callID, p, info.After, res)
+	env.ReportLint(callID, p, after, res)
 	return res
 }
 

@@ -302,14 +302,14 @@ func TestEditChange(t *testing.T) {
 	old := "old\n"
 	for _, tc := range []struct {
 		name   string
-		old    []byte
+		old    string
 		exists bool
 		want   workspace.Change
 	}{
-		{"new file", nil, false, workspace.Change{Kind: workspace.ChangeCreate, Path: p, New: "new\n"}},
-		{"existing", []byte(old), true, workspace.Change{Kind: workspace.ChangeEdit, Path: p, Old: &old, New: "new\n"}},
+		{"new file", "", false, workspace.Change{Kind: workspace.ChangeCreate, Path: p, New: "new\n"}},
+		{"existing", old, true, workspace.Change{Kind: workspace.ChangeEdit, Path: p, Old: &old, New: "new\n"}},
 	} {
-		got := editChange(p, tc.old, tc.exists, []byte("new\n"))
+		got := editChange(p, tc.old, tc.exists, "new\n")
 		if d := cmp.Diff(tc.want, got, cmp.Comparer(func(a, b workspace.Path) bool { return a == b })); d != "" {
 			t.Errorf("%s: editChange mismatch (-want +got):\n%s", tc.name, d)
 		}

@@ -29,7 +29,7 @@ var _ = register(registry.Entry{
 		"Uses fuzzy matching (9 strategies) so minor whitespace/indentation differences won't break it. " +
 		"Returns a unified diff. Every edit is shown to the user as a diff for approval before it is " +
 		"written, and the edited files are syntax-checked (.json/.yaml/.yml/.toml/.go, go.mod); only NEW " +
-		"errors introduced by the edit are reported. Files keep their CRLF line endings and UTF-8 BOM.\n\n" +
+		"errors introduced by the edit are reported. Files keep their encoding (UTF-8, UTF-16, Latin-1), BOM and line endings; binary files are refused.\n\n" +
 		"REPLACE MODE (mode='replace', default): find a unique string and replace it. " +
 		"REQUIRED PARAMETERS: mode, path, old_string, new_string.\n" +
 		"PATCH MODE (mode='patch'): apply V4A multi-file patches for bulk changes (update, add, delete " +
@@ -186,21 +186,29 @@ func patchReplace(ctx context.Context, env Env, call *registry.Call) (string, er
 	if !exists {
 		return fail("Failed to read file: " + p.Abs()), nil
 	}
-	content := string(workspace.StripBOM(raw))
+	ft, msg := editDecode(ctx, env, rawPath, p, raw)
+	if msg != "" {
+		return fail(msg), nil
+	}
+	content := ft.Text
 	fr, err := FuzzyReplace(content, oldString, newString, replaceAll)
 	if err != nil {
 		return fail(err.Error()), nil
 	}
-	newContent := fr.Content
-	if ending := patchLineEnding(content); ending != "" {
-		newContent = patchNormalizeEndings(newContent, ending)
+	// New and changed lines take the file's dominant line ending; the lines
+	// the replacement did not touch keep theirs. KeepConventions then
+	// applies the file's encoding and BOM.
+	newContent := workspace.PatchEndings(content, fr.Content)
+	plan, msg := editPlanFor(rawPath, p, raw, true, newContent)
+	if msg != "" {
+		return fail(msg), nil
 	}
-	planned := workspace.KeepConventions(raw, []byte(newContent))
-	res := editLint(env, p, raw, true, planned)
+	oldText := editText(p, raw)
+	res := editLint(env, p, []byte(oldText), true, []byte(plan.text))
 	if msg := editGate(env, p, res); msg != "" {
 		return fail("Failed to write changes: " + msg), nil
 	}
-	change := editChange(p, raw, true, planned)
+	change := editChange(p, oldText, true, plan.text)
 	if err := env.ApproveEdit(ctx, call.ID, []workspace.Change{change}, []lint.Result{res}); err != nil {
 		if cerr := editCancelled(ctx, "patch", p); cerr != nil {
 			return "", cerr
@@ -215,17 +223,17 @@ func patchReplace(ctx context.Context, env Env, call *registry.Call) (string, er
 		}
 		return fail("Failed to write changes: " + editWriteMessage("", err)), nil
 	}
-	if msg := patchVerify(ctx, env, p, newContent); msg != "" {
+	if msg := patchVerify(ctx, env, p, plan.text); msg != "" {
 		if cerr := editCancelled(ctx, "patch", p); cerr != nil {
 			return "", cerr
 		}
 		return fail(msg), nil
 	}
-	res = editWritten(env, call.ID, p, info, planned, res)
+	res = editWritten(env, call.ID, p, info, plan.planned, res)
 	patchFailuresOf(env).reset(p.Abs())
 	return jsonResult(patchReplaceResult{
 		Success:       true,
-		Diff:          UnifiedDiff(p.Rel(), content, newContent),
+		Diff:          UnifiedDiff(p.Rel(), content, bomless(plan.text)),
 		FilesModified: []string{p.Abs()},
 		Lint:          res.ModelLint(),
 		ResolvedPath:  p.Abs(),
@@ -263,24 +271,10 @@ func patchVerify(ctx context.Context, env Env, p workspace.Path, intended string
 	if err != nil {
 		return "Post-write verification failed: could not re-read " + p.Abs()
 	}
-	got := patchNormalizeEndings(string(workspace.StripBOM(b)), "\n")
-	want := patchNormalizeEndings(intended, "\n")
+	got := patchNormalizeEndings(bomless(editText(p, b)), "\n")
+	want := patchNormalizeEndings(bomless(intended), "\n")
 	if got != want {
 		return fmt.Sprintf(patchVerifyFailedFmt, p.Abs(), utf8.RuneCountInString(want), utf8.RuneCountInString(got))
-	}
-	return ""
-}
-
-// patchLineEnding is the line ending of content as hermes detects it:
-// "\r\n" when a CRLF occurs in the first 4 KB, else "\n" when an LF does,
-// else "" (no line break to go by).
-func patchLineEnding(content string) string {
-	head := content[:min(len(content), 4096)]
-	switch {
-	case strings.Contains(head, "\r\n"):
-		return "\r\n"
-	case strings.Contains(head, "\n"):
-		return "\n"
 	}
 	return ""
 }
@@ -410,6 +404,11 @@ func patchV4A(ctx context.Context, env Env, call *registry.Call) (string, error)
 	}
 	warning := strings.Join(warnings, " | ")
 
+	for _, op := range ops {
+		if msg := fsys.refusal(op); msg != "" {
+			return jsonResult(patchFailureResult{Error: msg, Warning: warning}), nil
+		}
+	}
 	changes, err := ApplyV4A(ops, fsys)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
@@ -417,8 +416,7 @@ func patchV4A(ctx context.Context, env Env, call *registry.Call) (string, error)
 		}
 		return patchFailed(env, "", workspace.Path{}, err.Error(), warning, false), nil
 	}
-	plan := patchPlan(env, fsys, changes)
-	var refusals []string
+	plan, refusals := patchPlan(env, fsys, changes)
 	for _, s := range plan {
 		if s.linted {
 			if msg := editGate(env, s.path, s.res); msg != "" {
@@ -477,8 +475,10 @@ type patchStep struct {
 // the patch in order, so that a file's "before" is what the earlier
 // operations leave there (a move followed by an update of the destination,
 // a delete followed by an add), and applies each file's conventions to what
-// will be written.
-func patchPlan(env Env, fsys *patchFS, changes []FileChange) []patchStep {
+// will be written. It also returns the refusals of updates whose new text
+// the file's encoding cannot hold.
+func patchPlan(env Env, fsys *patchFS, changes []FileChange) ([]patchStep, []string) {
+	var refusals []string
 	type state struct {
 		content []byte
 		exists  bool
@@ -497,24 +497,30 @@ func patchPlan(env Env, fsys *patchFS, changes []FileChange) []patchStep {
 		switch fc.Kind {
 		case OpUpdate:
 			old, _ := current(s.path)
-			s.planned = workspace.KeepConventions(old, []byte(fc.NewText))
-			s.res, s.linted = editLint(env, s.path, old, true, s.planned), true
-			s.change = editChange(s.path, old, true, s.planned)
+			oldText := editText(s.path, old)
+			plan, msg := editPlanFor(fc.Path, s.path, old, true, fc.NewText)
+			if msg != "" {
+				refusals = append(refusals, msg)
+				plan = editPlan{planned: old, text: oldText}
+			}
+			s.planned = plan.planned
+			s.res, s.linted = editLint(env, s.path, []byte(oldText), true, []byte(plan.text)), true
+			s.change = editChange(s.path, oldText, true, plan.text)
 			overlay[s.path] = state{s.planned, true}
 		case OpAdd:
 			s.planned = []byte(fc.NewText)
 			s.res, s.linted = editLint(env, s.path, nil, false, s.planned), true
-			s.change = editChange(s.path, nil, false, s.planned)
+			s.change = editChange(s.path, "", false, fc.NewText)
 			overlay[s.path] = state{s.planned, true}
 		case OpDelete:
 			old, _ := current(s.path)
-			o := string(old)
+			o := editText(s.path, old)
 			s.change = workspace.Change{Kind: workspace.ChangeDelete, Path: s.path, Old: &o}
 			overlay[s.path] = state{nil, false}
 		case OpMove:
 			s.to = fsys.targets[fc.MoveTo]
 			content, _ := current(s.path)
-			o := string(content)
+			o := editText(s.path, content)
 			s.planned = content
 			s.change = workspace.Change{Kind: workspace.ChangeMove, Path: s.path, MoveTo: s.to, Old: &o, New: o}
 			overlay[s.path] = state{nil, false}
@@ -522,7 +528,7 @@ func patchPlan(env Env, fsys *patchFS, changes []FileChange) []patchStep {
 		}
 		steps = append(steps, s)
 	}
-	return steps
+	return steps, refusals
 }
 
 // patchApply makes the approved changes in order. Adds and updates are
@@ -595,7 +601,7 @@ func patchApplyWrite(ctx context.Context, env Env, callID string, s patchStep) (
 		return lint.Result{}, s.fc.Path + ": file already exists — use Update File, not Add File"
 	case s.fc.Kind == OpUpdate && !exists:
 		return lint.Result{}, "Cannot read file: File not found: " + s.path.Abs()
-	case s.fc.Kind == OpUpdate && s.fc.OldText != nil && !patchSameText(cur, *s.fc.OldText):
+	case s.fc.Kind == OpUpdate && s.fc.OldText != nil && !patchSameText(editText(s.path, cur), *s.fc.OldText):
 		return lint.Result{}, s.fc.Path + ": file changed after the patch was validated; re-read it and retry"
 	}
 	info, err := env.Files().Write(ctx, s.path, []byte(s.fc.NewText))
@@ -605,11 +611,11 @@ func patchApplyWrite(ctx context.Context, env Env, callID string, s patchStep) (
 	return editWritten(env, callID, s.path, info, s.planned, s.res), ""
 }
 
-// patchSameText reports whether the file content cur is the text a step
-// was validated against, its BOM and line endings aside (an earlier step of
-// the same patch may have applied the file's CRLF convention to it).
-func patchSameText(cur []byte, validated string) bool {
-	return patchNormalizeEndings(string(workspace.StripBOM(cur)), "\n") == patchNormalizeEndings(validated, "\n")
+// patchSameText reports whether cur, the decoded text of a file now, is the
+// text a step was validated against, line endings aside (an earlier step of
+// the same patch may have applied the file's line-ending convention to it).
+func patchSameText(cur, validated string) bool {
+	return patchNormalizeEndings(bomless(cur), "\n") == patchNormalizeEndings(validated, "\n")
 }
 
 // patchApplyDelete removes a file from disk.
@@ -697,8 +703,9 @@ func (f *patchFS) load(name string) patchRead {
 	return r
 }
 
-// ReadFile returns the file's text without its BOM; a missing file is an
-// error matching fs.ErrNotExist.
+// ReadFile returns the file's text, decoded from its encoding and without
+// its BOM (patchV4A has refused updates of files that cannot be decoded);
+// a missing file is an error matching fs.ErrNotExist.
 func (f *patchFS) ReadFile(name string) (string, error) {
 	r := f.load(name)
 	switch {
@@ -707,7 +714,32 @@ func (f *patchFS) ReadFile(name string) (string, error) {
 	case !r.exists:
 		return "", fmt.Errorf("read %s: %w", name, fs.ErrNotExist)
 	}
-	return string(workspace.StripBOM(r.raw)), nil
+	return bomless(editText(f.targets[name], r.raw)), nil
+}
+
+// refusal returns the refusal of op before the patch is validated: an
+// update of a file the editing tools cannot change without losing bytes
+// (binary, not decodable byte for byte, or decoded lossily by the editor),
+// or a move of a file whose editor buffer is such a lossy decoding (the
+// move would write that text). Deletes and moves of binary files are
+// allowed: they do not rewrite content. Missing files are left to ApplyV4A.
+func (f *patchFS) refusal(op PatchOp) string {
+	if op.Kind != OpUpdate && op.Kind != OpMove {
+		return ""
+	}
+	r := f.load(op.Path)
+	if r.err != nil || !r.exists {
+		return ""
+	}
+	p := f.targets[op.Path]
+	if op.Kind == OpUpdate {
+		_, msg := editDecode(f.ctx, f.env, op.Path, p, r.raw)
+		return msg
+	}
+	if lossy, enc := editorLossy(f.ctx, f.env, p, string(r.raw)); lossy {
+		return editLossyMessage(op.Path, enc)
+	}
+	return ""
 }
 
 // Exists reports whether something is at name. A file that cannot be read

@@ -560,15 +560,6 @@ func TestPatchV4AReportsLint(t *testing.T) {
 
 func TestPatchLineEndings(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct{ in, ending string }{
-		{"", ""}, {"one line", ""}, {"a\nb", "\n"}, {"a\r\nb\n", "\r\n"}, {"a\rb", ""},
-		{strings.Repeat("x", 4096) + "\r\n", ""},
-		{strings.Repeat("x\n", 2048) + "\r\n", "\n"},
-	} {
-		if got := patchLineEnding(tc.in); got != tc.ending {
-			t.Errorf("patchLineEnding(%.20q…) = %q, want %q", tc.in, got, tc.ending)
-		}
-	}
 	for _, tc := range []struct{ in, target, want string }{
 		{"a\r\nb\rc\n", "\n", "a\nb\nc\n"},
 		{"a\r\nb\rc\n", "\r\n", "a\r\nb\r\nc\r\n"},

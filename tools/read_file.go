@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -115,6 +116,10 @@ type readFileResult struct {
 	ExtractedDocument bool   `json:"extracted_document,omitempty"`
 	LargeHint         string `json:"_hint,omitempty"`
 	Warning           string `json:"_warning,omitempty"`
+	// Encoding names the file's encoding when it is not UTF-8, and
+	// EncodingNote says what that means for edits.
+	Encoding     string `json:"encoding,omitempty"`
+	EncodingNote string `json:"encoding_note,omitempty"`
 }
 
 func readFile(ctx context.Context, call *registry.Call) (string, error) {
@@ -186,8 +191,13 @@ func readFile(ctx context.Context, call *registry.Call) (string, error) {
 	count := tr.recordRead(key, src.stamp(tr.seed))
 	env.State().RecordRead(p, recorded, offset > 1 || res.Truncated)
 	if src.raw != nil && !src.notebook {
-		// A file the model reads is a file it may edit next.
-		env.LearnLint(p, src.raw)
+		// A file the model reads is a file it may edit next; the lint of
+		// an edit sees the decoded text.
+		learn := src.raw
+		if src.encoding != "" {
+			learn = src.data
+		}
+		env.LearnLint(p, learn)
 	}
 	if count >= 4 {
 		return jsonResult(struct {
@@ -273,6 +283,8 @@ type readFileSource struct {
 	size     int64     // the file's size in bytes
 	modNano  int64     // disk modification time, for streamed files
 	notebook bool      // data is a notebook extracted to text
+	encoding string    // the file's encoding when it is not UTF-8 ("" for UTF-8)
+	encNote  string    // what the encoding means for edits, for the model
 	sumOnce  sync.Once // guards sum
 	sum      uint64    // hash of raw, computed once
 }
@@ -325,6 +337,9 @@ func readFileOpen(ctx context.Context, env Env, raw string, p workspace.Path, no
 					src.data, src.notebook = []byte(text), true
 				}
 			}
+			if !src.notebook {
+				readFileEncoding(ctx, env, p, src)
+			}
 			return src, "", nil
 		case ctx.Err() != nil:
 			return nil, "", ctx.Err()
@@ -348,7 +363,52 @@ func readFileOpen(ctx context.Context, env Env, raw string, p workspace.Path, no
 		}
 		return nil, errorResult(fmt.Sprintf("Failed to read file: %v", err)), nil
 	}
-	return &readFileSource{file: f, closer: f, size: sfi.Size(), modNano: sfi.ModTime().UnixNano()}, "", nil
+	src := &readFileSource{file: f, closer: f, size: sfi.Size(), modNano: sfi.ModTime().UnixNano()}
+	readFileStreamEncoding(src)
+	return src, "", nil
+}
+
+// readFileEncoding decodes src, a whole file held in memory, from its text
+// encoding when that is not UTF-8, and notes the encoding for the model.
+// A binary file is left alone for the scan to refuse. Text the editor
+// served is UTF-8 already; it is noted when the editor could not decode
+// the file (see editorLossy).
+func readFileEncoding(ctx context.Context, env Env, p workspace.Path, src *readFileSource) {
+	if lossy, enc := editorLossy(ctx, env, p, string(src.data)); lossy {
+		src.encoding = enc.String()
+		src.encNote = "The editor decoded this file as UTF-8 and shows \ufffd for the bytes it could not decode; on disk it is " +
+			enc.String() + ". Edits are refused until the file is reopened in the editor with that encoding."
+		return
+	}
+	enc := workspace.DetectEncoding(src.data)
+	if enc.Kind == workspace.UTF8 || workspace.LooksBinary(src.data) {
+		return
+	}
+	src.encoding, src.encNote = enc.String(), enc.Note()
+	text, err := enc.Decode(src.data)
+	if err != nil {
+		// Show what can be decoded; edits will be refused.
+		b, _ := io.ReadAll(enc.NewReader(bytes.NewReader(src.data)))
+		text = string(b)
+		src.encNote = "This file is " + enc.String() + " but cannot be decoded and written back byte for byte " +
+			"(an odd number of bytes or an unpaired surrogate); it is shown as far as it decodes and edits are refused."
+	}
+	src.data = []byte(text)
+}
+
+// readFileStreamEncoding makes src, a file streamed from the disk, decode
+// from its encoding as judged by its first bytes (invalid UTF-8 further on
+// is not seen).
+func readFileStreamEncoding(src *readFileSource) {
+	br := bufio.NewReaderSize(src.file, 4096)
+	head, _ := br.Peek(4096)
+	src.file = br
+	enc := workspace.DetectEncodingHead(head)
+	if enc.Kind == workspace.UTF8 || workspace.LooksBinary(head) {
+		return
+	}
+	src.encoding, src.encNote = enc.String(), enc.Note()
+	src.file = enc.NewReader(br)
 }
 
 // readFileSpecial is hermes's refusal of a file that is not regular.
@@ -390,7 +450,8 @@ func readFileRender(ctx context.Context, src *readFileSource, offset, limit int)
 		recorded = pg.shownBytes
 	}
 
-	res = readFileResult{TotalLines: pg.total, FileSize: src.size, ExtractedDocument: src.notebook}
+	res = readFileResult{TotalLines: pg.total, FileSize: src.size, ExtractedDocument: src.notebook,
+		Encoding: src.encoding, EncodingNote: src.encNote}
 	end := offset + limit - 1
 	switch {
 	case src.size == 0:

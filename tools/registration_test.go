@@ -28,6 +28,7 @@ var registrationHelperFiles = []string{
 	"reindent.go", // its re-indentation
 	"v4a.go",      // the V4A patch engine and unified diff
 	"edit.go",     // what write_file and patch share
+	"encoding.go", // binary files and text encodings for the editing tools
 }
 
 // registration is one top-level `var _ = register(registry.Entry{...})`.

@@ -15,7 +15,8 @@ import (
 // the same name does: argument checks, the workspace and safety guards, the
 // display-text refusal, a staleness warning, the syntax gate, the user's
 // approval of the diff, then an atomic write (through the editor when it
-// can) with the file's CRLF and BOM conventions kept, and a delta lint.
+// can) with the file's encoding, BOM and line endings kept, and a delta
+// lint. An existing binary file is refused as read_file refuses it.
 var _ = register(registry.Entry{
 	Name:    "write_file",
 	Toolset: "file",
@@ -23,8 +24,8 @@ var _ = register(registry.Entry{
 	Description: "Write content to a file, completely replacing existing content. Use this instead of " +
 		"echo/cat heredoc in terminal. Creates parent directories automatically. OVERWRITES the entire " +
 		"file — use 'patch' for targeted edits. The file must be inside the workspace. The change is shown " +
-		"to the user as a diff for approval before anything is written. Existing CRLF line endings and a " +
-		"UTF-8 BOM are kept. Auto-runs syntax checks on .json/.yaml/.yml/.toml/.go and go.mod files; only " +
+		"to the user as a diff for approval before anything is written. The existing file's encoding " +
+		"(UTF-8, UTF-16, Latin-1), BOM and line endings are kept; binary files are refused. Auto-runs syntax checks on .json/.yaml/.yml/.toml/.go and go.mod files; only " +
 		"NEW errors introduced by this write are surfaced (pre-existing errors are filtered out).",
 	Schema: map[string]any{
 		"type": "object",
@@ -101,12 +102,22 @@ func writeFile(ctx context.Context, call *registry.Call) (string, error) {
 		}
 		return errorResult("Failed to read file: " + err.Error()), nil
 	}
-	planned := workspace.KeepConventions(old, []byte(content))
-	res := editLint(env, p, old, exists, planned)
+	var oldText string
+	if exists {
+		if _, msg := editDecode(ctx, env, rawPath, p, old); msg != "" {
+			return errorResult(msg), nil
+		}
+		oldText = editText(p, old)
+	}
+	plan, msg := editPlanFor(rawPath, p, old, exists, content)
+	if msg != "" {
+		return errorResult(msg), nil
+	}
+	res := editLint(env, p, []byte(oldText), exists, []byte(plan.text))
 	if msg := editGate(env, p, res); msg != "" {
 		return errorResult(msg), nil
 	}
-	change := editChange(p, old, exists, planned)
+	change := editChange(p, oldText, exists, plan.text)
 	if err := env.ApproveEdit(ctx, call.ID, []workspace.Change{change}, []lint.Result{res}); err != nil {
 		if cerr := editCancelled(ctx, "write_file", p); cerr != nil {
 			return "", cerr
@@ -121,7 +132,7 @@ func writeFile(ctx context.Context, call *registry.Call) (string, error) {
 		}
 		return errorResult(editWriteMessage("Failed to write file: ", err)), nil
 	}
-	res = editWritten(env, call.ID, p, info, planned, res)
+	res = editWritten(env, call.ID, p, info, plan.planned, res)
 	return jsonResult(writeFileResult{
 		BytesWritten:  info.Bytes,
 		DirsCreated:   len(info.DirsCreated) > 0,

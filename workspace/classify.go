@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"bytes"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -59,13 +60,14 @@ const binarySample = 1000
 
 // LooksBinary reports whether content whose first bytes are first looks
 // binary, as hermes judges it: more than 30% of the first 1000 bytes are
-// control characters other than \n, \r and \t. Empty input is text.
+// control characters other than \n, \r and \t. Empty input is text, and so
+// is content that starts with a UTF-16 byte order mark.
 func LooksBinary(first []byte) bool {
 	if len(first) > binarySample {
 		first = first[:binarySample]
 	}
-	if len(first) == 0 {
-		return false
+	if len(first) == 0 || bytes.HasPrefix(first, []byte(bomUTF16LE)) || bytes.HasPrefix(first, []byte(bomUTF16BE)) {
+		return false // empty, or UTF-16 text (its NUL bytes are half of every ASCII character)
 	}
 	ctrl := 0
 	for _, b := range first {

@@ -13,8 +13,10 @@
 // On top of that the package provides hermes-agent's file-safety rules
 // ([Workspace.CheckRead], [Workspace.CheckWrite], [IsSensitiveForApproval]),
 // classification helpers for read_file ([IsBinaryExt], [IsImageExt],
-// [LooksBinary]), atomic writes that keep a file's mode, CRLF line endings and
-// UTF-8 BOM ([Workspace.WriteFile]), access through the editor's unsaved
+// [LooksBinary], [IsBinary]), text encodings ([DetectEncoding]: UTF-8, UTF-16
+// with BOM, windows-1252) and line endings ([KeepEndings]), atomic writes that
+// keep a file's mode, encoding, BOM and line endings or refuse what would
+// lose bytes ([Workspace.WriteFile], [KeepConventions]), access through the editor's unsaved
 // buffers when the client offers it ([Files]), read/write bookkeeping for
 // staleness warnings ([State]) and a debounced, .gitignore-aware recursive
 // file watcher ([Watcher]).

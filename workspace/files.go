@@ -118,7 +118,9 @@ func (f *Files) Write(ctx context.Context, p Path, content []byte) (WriteInfo, e
 		return WriteInfo{}, fmt.Errorf("write %s: read current content: %w", p.abs, err)
 	}
 	info := WriteInfo{Path: p, Created: created, Before: before, ViaEditor: true}
-	info.After = KeepConventions(before, content)
+	if info.After, err = KeepConventions(p.Base(), before, content); err != nil {
+		return WriteInfo{}, fmt.Errorf("write %s: %w", p.abs, err)
+	}
 	info.DirsCreated, err = f.w.mkdirParents(p)
 	if err != nil {
 		return WriteInfo{}, err

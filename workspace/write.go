@@ -9,14 +9,16 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 	"syscall"
 )
 
 // utf8BOM is the UTF-8 byte order mark.
 const utf8BOM = "\xef\xbb\xbf"
 
-// crlfSample is how much of an existing file decides its line endings, as
-// in hermes (_detect_line_ending looks at the first 4 KB).
+// crlfSample is how much of an existing file larger than the read limit is
+// read to learn its conventions (hermes's _detect_line_ending looks at the
+// first 4 KB).
 const crlfSample = 4096
 
 // tempPrefix starts the name of WriteFile's temporary files. The watcher
@@ -37,73 +39,39 @@ type WriteInfo struct {
 	// Before is the previous content, nil when the file was created (or
 	// was larger than the read limit).
 	Before []byte
-	// After is the content written: the caller's content with the
-	// existing file's CRLF line endings and UTF-8 BOM applied.
+	// After is the content written: the caller's text with the existing
+	// file's encoding, byte order mark and line endings applied (see
+	// [KeepConventions]).
 	After []byte
 	// ViaEditor reports that the editor wrote the file (Files.Write with a
 	// client that can write), not this process.
 	ViaEditor bool
 }
 
-// KeepConventions returns content adjusted to the conventions of existing,
-// the current content of the file it will replace (nil for a new file), as
-// hermes does: when existing has a CRLF in its first 4 KB, every line ending
-// of content (LF, CRLF or lone CR) becomes CRLF; when existing starts with a
-// UTF-8 BOM, the result starts with exactly one BOM. Otherwise content is
-// returned unchanged.
-func KeepConventions(existing, content []byte) []byte {
-	hadBOM := bytes.HasPrefix(existing, []byte(utf8BOM))
-	head := existing
-	if len(head) > crlfSample {
-		head = head[:crlfSample]
+// KeepConventions returns the bytes to write for content, the UTF-8 text a
+// tool wants the file named name to hold, given existing, the file's
+// current content (nil for a new file, whose content is written as given).
+// The result keeps the existing file's conventions without rewriting what
+// the edit did not touch: its encoding and byte order mark (see
+// [DetectEncoding]; a BOM at the start of content is dropped first) and its
+// line endings (see [KeepEndings]: unchanged lines keep their own ending,
+// new lines get the file's dominant one). It fails, and nothing should be
+// written, when existing is binary ([ErrBinary]), cannot be re-encoded byte
+// for byte ([ErrNotReversible]), or content holds a character the file's
+// encoding cannot represent ([*UnrepresentableError]).
+func KeepConventions(name string, existing, content []byte) ([]byte, error) {
+	if existing == nil {
+		return content, nil
 	}
-	crlf := bytes.Contains(head, []byte("\r\n"))
-	if !hadBOM && !crlf {
-		return content
+	ft, err := DecodeFile(name, existing)
+	if err != nil {
+		return nil, err
 	}
-	out := content
-	if hadBOM {
-		for bytes.HasPrefix(out, []byte(utf8BOM)) {
-			out = out[len(utf8BOM):]
-		}
+	text := string(content)
+	if ft.Encoding.BOM || ft.Encoding.Kind != UTF8 {
+		text = strings.TrimLeft(text, "\ufeff")
 	}
-	if crlf {
-		out = toCRLF(out)
-	}
-	if hadBOM {
-		out = append([]byte(utf8BOM), out...)
-	}
-	return out
-}
-
-// toCRLF converts every LF, CRLF and lone CR to CRLF. It returns b itself
-// when nothing changes.
-func toCRLF(b []byte) []byte {
-	needs := false
-	for i, c := range b {
-		if c == '\n' && (i == 0 || b[i-1] != '\r') || c == '\r' && (i+1 == len(b) || b[i+1] != '\n') {
-			needs = true
-			break
-		}
-	}
-	if !needs {
-		return b
-	}
-	out := make([]byte, 0, len(b)+len(b)/16+2)
-	for i := 0; i < len(b); i++ {
-		switch c := b[i]; c {
-		case '\r':
-			out = append(out, '\r', '\n')
-			if i+1 < len(b) && b[i+1] == '\n' {
-				i++
-			}
-		case '\n':
-			out = append(out, '\r', '\n')
-		default:
-			out = append(out, c)
-		}
-	}
-	return out
+	return ft.Encoding.Encode(KeepEndings(ft.Text, text))
 }
 
 // StripBOM returns b without one leading UTF-8 BOM, for showing a file's
@@ -114,8 +82,9 @@ func StripBOM(b []byte) []byte {
 
 // WriteFile atomically replaces (or creates) the file p with content,
 // through p's root. It applies CheckWrite(p, "Write"); creates missing parent
-// directories; keeps the existing file's CRLF line endings and UTF-8 BOM
-// (see [KeepConventions]); writes a temporary file named .hermes-tmp.XXXXXX
+// directories; keeps the existing file's encoding, BOM and line endings,
+// refusing a binary file or text the encoding cannot hold (see
+// [KeepConventions]); writes a temporary file named .hermes-tmp.XXXXXX
 // in the same directory (created with O_EXCL), syncs it, gives it the
 // existing file's permission bits (0644 for a new file) and renames it over
 // p, then syncs the directory. On failure the original file is untouched
@@ -132,7 +101,9 @@ func (w *Workspace) WriteFile(p Path, content []byte) (WriteInfo, error) {
 	if exists && int64(len(before)) <= w.limit() {
 		info.Before = before
 	}
-	info.After = KeepConventions(before, content)
+	if info.After, err = KeepConventions(p.Base(), before, content); err != nil {
+		return WriteInfo{}, fmt.Errorf("write %s: %w", p.abs, err)
+	}
 	info.DirsCreated, err = w.mkdirParents(p)
 	if err != nil {
 		return WriteInfo{}, err
@@ -172,6 +143,8 @@ func (w *Workspace) current(p Path) (content []byte, mode fs.FileMode, exists bo
 	}
 	if fi.Size() > w.limit() {
 		content, err = w.readHead(p, crlfSample)
+		// Judge the encoding by whole characters only.
+		content = cutIncompleteRune(content)
 	} else {
 		content, err = w.readRoot(p, -1)
 	}

@@ -33,9 +33,15 @@ func TestKeepConventions(t *testing.T) {
 		{"bom and crlf", bom + "x\r\n", "a\nb\n", bom + "a\r\nb\r\n"},
 		{"no bom in file keeps content bom", "x\n", bom + "a\n", bom + "a\n"},
 		{"empty content into bom file", bom + "x", "", bom},
+		{"crlf file keeps untouched lf line", "a\r\nb\nc\r\n", "a\nb\nc\nd\n", "a\r\nb\nc\r\nd\r\n"},
+		{"lf-dominant mixed file gives new lines lf", "a\nb\nc\r\n", "a\nb\nX\nc\n", "a\nb\nX\nc\r\n"},
+		{"lone cr file", "a\rb\r", "a\nnew\nb\n", "a\rnew\rb\r"},
+		{"last line without ending stays without", "a\r\nb", "a\nb", "a\r\nb"},
+		{"last line gains an ending", "a\r\nb", "a\nb\n", "a\r\nb\r\n"},
 	} {
-		if got := string(KeepConventions([]byte(tc.existing), []byte(tc.content))); got != tc.want {
-			t.Errorf("%s: KeepConventions(%q, %q) = %q, want %q", tc.name, tc.existing, tc.content, got, tc.want)
+		got, err := KeepConventions("f.txt", []byte(tc.existing), []byte(tc.content))
+		if err != nil || string(got) != tc.want {
+			t.Errorf("%s: KeepConventions(%q, %q) = %q, %v, want %q", tc.name, tc.existing, tc.content, got, err, tc.want)
 		}
 	}
 }

@@ -1,0 +1,209 @@
+package workspace
+
+import "strings"
+
+// textLine is one line of a text: its content and its ending ("\r\n", "\n",
+// "\r", or "" for a last line without one).
+type textLine struct {
+	content, ending string
+}
+
+// splitEndings splits text into lines, each with its own ending. A lone CR
+// ends a line.
+func splitEndings(text string) []textLine {
+	out := make([]textLine, 0, strings.Count(text, "\n")+1)
+	for len(text) > 0 {
+		i := strings.IndexAny(text, "\r\n")
+		if i < 0 {
+			out = append(out, textLine{content: text})
+			break
+		}
+		n := 1
+		if text[i] == '\r' && i+1 < len(text) && text[i+1] == '\n' {
+			n = 2
+		}
+		out = append(out, textLine{content: text[:i], ending: text[i : i+n]})
+		text = text[i+n:]
+	}
+	return out
+}
+
+// dominantEnding returns the line ending most lines of lines end with
+// (ties go to the one seen first), or "" when no line has one.
+func dominantEnding(lines []textLine) string {
+	counts := map[string]int{}
+	best := ""
+	for _, l := range lines {
+		if l.ending == "" {
+			continue
+		}
+		counts[l.ending]++
+		if best == "" || counts[l.ending] > counts[best] {
+			best = l.ending
+		}
+	}
+	return best
+}
+
+// KeepEndings returns new, the edited text of a file whose text was old,
+// with old's line-ending conventions applied without touching lines the
+// edit left alone: each line of new that is unchanged from old (matched by
+// a line diff that ignores endings) keeps the ending it has in old, and each
+// new or changed line gets old's dominant ending. When old has no CR at all
+// (LF line endings, or none), new is returned as given, as hermes's
+// write_file does; [PatchEndings] applies LF too. Lines are matched by a
+// Myers diff of bounded work; past that bound the lines between the first
+// and the last change all count as changed and get the dominant ending.
+func KeepEndings(old, new string) string {
+	if !strings.Contains(old, "\r") {
+		return new
+	}
+	return keepEndings(old, new)
+}
+
+// PatchEndings is [KeepEndings] as hermes's patch applies it: new and
+// changed lines get old's dominant ending even when that is LF, so a CRLF
+// in a replacement does not land in an LF file. When old has no line
+// ending at all, new is returned as given.
+func PatchEndings(old, new string) string {
+	if !strings.ContainsAny(old, "\r\n") || !strings.Contains(old, "\r") && !strings.Contains(new, "\r") {
+		return new // no endings to go by, or LF everywhere already
+	}
+	return keepEndings(old, new)
+}
+
+func keepEndings(old, new string) string {
+	if new == "" {
+		return new
+	}
+	a, b := splitEndings(old), splitEndings(new)
+	dominant := dominantEnding(a)
+	matched := matchLines(a, b)
+	var out strings.Builder
+	out.Grow(len(new) + len(new)/16)
+	for j, l := range b {
+		out.WriteString(l.content)
+		switch i := matched[j]; {
+		case l.ending == "":
+		case i >= 0:
+			out.WriteString(a[i].ending)
+		default:
+			out.WriteString(dominant)
+		}
+	}
+	return out.String()
+}
+
+// maxEditWork bounds the work of matchLines's Myers diff: the number of
+// edits it looks for times the lines it compares.
+const maxEditWork = 20_000_000
+
+// matchLines returns, for each line of b, the index of the line of a it is
+// unchanged from, or -1 for a new or changed line. Lines are compared by
+// content, and a last line without an ending never matches one with an
+// ending. The common head and tail are matched directly; the lines between
+// are matched by a Myers diff when it needs no more than maxEditWork work,
+// and otherwise all count as changed.
+func matchLines(a, b []textLine) []int {
+	ids := map[textLine]int32{}
+	intern := func(lines []textLine) []int32 {
+		out := make([]int32, len(lines))
+		for i, l := range lines {
+			key := textLine{content: l.content}
+			if l.ending == "" {
+				key.ending = "none"
+			}
+			id, ok := ids[key]
+			if !ok {
+				id = int32(len(ids))
+				ids[key] = id
+			}
+			out[i] = id
+		}
+		return out
+	}
+	ia, ib := intern(a), intern(b)
+	matched := make([]int, len(b))
+	for j := range matched {
+		matched[j] = -1
+	}
+	head := 0
+	for head < len(ia) && head < len(ib) && ia[head] == ib[head] {
+		matched[head] = head
+		head++
+	}
+	tail := 0
+	for tail < len(ia)-head && tail < len(ib)-head && ia[len(ia)-1-tail] == ib[len(ib)-1-tail] {
+		matched[len(ib)-1-tail] = len(ia) - 1 - tail
+		tail++
+	}
+	ma, mb := ia[head:len(ia)-tail], ib[head:len(ib)-tail]
+	if len(ma) == 0 || len(mb) == 0 {
+		return matched
+	}
+	maxD := min(len(ma)+len(mb), maxEditWork/(len(ma)+len(mb)))
+	for _, p := range myersPairs(ma, mb, maxD) {
+		matched[head+p[1]] = head + p[0]
+	}
+	return matched
+}
+
+// myersPairs returns the pairs (i, j) with a[i] == b[j] that a shortest
+// edit script from a to b keeps (Myers's O(ND) algorithm), or nil when
+// that script needs more than maxD insertions and deletions.
+func myersPairs(a, b []int32, maxD int) [][2]int {
+	n, m := len(a), len(b)
+	off := maxD + 1
+	v := make([]int, 2*maxD+3)
+	var trace [][]int // trace[d] holds v[-d..d] as it was before step d
+	for d := 0; d <= maxD; d++ {
+		trace = append(trace, append([]int(nil), v[off-d:off+d+1]...))
+		for k := -d; k <= d; k += 2 {
+			var x int
+			if k == -d || k != d && v[off+k-1] < v[off+k+1] {
+				x = v[off+k+1]
+			} else {
+				x = v[off+k-1] + 1
+			}
+			y := x - k
+			for x < n && y < m && a[x] == b[y] {
+				x, y = x+1, y+1
+			}
+			v[off+k] = x
+			if x >= n && y >= m {
+				return myersBacktrack(trace, n, m)
+			}
+		}
+	}
+	return nil
+}
+
+// myersBacktrack walks the trace of myersPairs back from (n, m) and
+// collects the diagonal moves, the kept pairs.
+func myersBacktrack(trace [][]int, n, m int) [][2]int {
+	var pairs [][2]int
+	x, y := n, m
+	for d := len(trace) - 1; d > 0; d-- {
+		prev := trace[d] // v before step d, indexed from -(d-1)... stored as v[-d..d]
+		at := func(k int) int { return prev[k+d] }
+		k := x - y
+		var pk int
+		if k == -d || k != d && at(k-1) < at(k+1) {
+			pk = k + 1
+		} else {
+			pk = k - 1
+		}
+		px := at(pk)
+		py := px - pk
+		for x > px && y > py {
+			x, y = x-1, y-1
+			pairs = append(pairs, [2]int{x, y})
+		}
+		x, y = px, py
+	}
+	for x > 0 && y > 0 {
+		x, y = x-1, y-1
+		pairs = append(pairs, [2]int{x, y})
+	}
+	return pairs
+}
