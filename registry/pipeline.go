@@ -137,9 +137,10 @@ type prepared struct {
 // segments run on at most MaxWorkers goroutines. Results come back in call
 // order, one per call. After the batch the per-turn budget persists the
 // largest results until the batch fits (never read_file's, and only where
-// the note is shorter than the result: see enforceTurnBudget). When ctx is cancelled, calls not yet
-// started are not started and report Cancelled; running handlers see ctx
-// cancelled. Every goroutine has ended when Run returns.
+// the note is shorter than the result: see enforceTurnBudget). When ctx is
+// cancelled, calls not yet started are not started and report Cancelled;
+// running handlers see ctx cancelled. Every goroutine has ended when Run
+// returns.
 func (t *Turn) Run(ctx context.Context, calls []*Call, o RunOptions) []Outcome {
 	snap := t.p.reg.Snapshot()
 	outs := make([]Outcome, len(calls))
