@@ -83,8 +83,12 @@ func (s *resultStore) persist(tool, id, content string, threshold int) (string, 
 		}
 		path, err := s.write(id, content)
 		if err == nil {
-			s.log.Info("persisted large tool result", "tool", tool, "id", id, "chars", size, "path", path)
-			return msg(path), true
+			if note := msg(path); utf8.RuneCountInString(note) < size {
+				s.log.Info("persisted large tool result", "tool", tool, "id", id, "chars", size, "path", path)
+				return note, true
+			}
+			_ = os.Remove(path) // only when a name came out longer than planned
+			return content, false
 		}
 		s.log.Warn("tool result write failed; truncating inline", "tool", tool, "id", id, "err", err)
 	}
