@@ -105,7 +105,7 @@ const (
 	resultSuffixHex     = 8  // hex digits of the random part of a name
 	maxSessionFileStem  = 48 // characters of the session part of a name
 	resultNameAttempts  = 16 // names tried before giving up on a full dir
-	resultNameHashChars = 12
+	resultNameHashChars = 12 // hex digits of the hash that stands for a long session id
 )
 
 // name returns the file name of a result of call id in this store's
