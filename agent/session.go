@@ -98,6 +98,7 @@ func (a *Agent) openSession(ctx context.Context, id, cwd string, dirs []string, 
 	if base != nil {
 		s.reg = base.Clone()
 		po := a.opts.Pipeline
+		po.SessionID = id
 		if po.Log == nil {
 			po.Log = a.log
 		}

@@ -1,9 +1,12 @@
 package registry
 
 import (
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -43,14 +46,21 @@ func BudgetForContextWindow(contextTokens int) (resultChars, turnChars int) {
 // resultStore persists oversized results under dir ("" = inline truncation).
 type resultStore struct {
 	dir     string
+	session string // the session's id, part of every saved file's name
 	preview int
 	log     *slog.Logger
+	// suffix returns the random part of a saved file's name; nil means
+	// randomSuffix. Tests replace it to force name collisions.
+	suffix func() string
 }
 
 // persist applies the per-result budget: a result longer than threshold
 // characters is written to a file and replaced by hermes's
 // <persisted-output> block (or truncated inline when it cannot be written).
-// A negative threshold means never. It reports whether a file was written.
+// A negative threshold means never. The replacement is used only when it is
+// shorter than content: the budget never makes a result bigger, so content
+// that a note would not shrink stays as it is. persist reports whether a
+// file was written.
 func (s *resultStore) persist(tool, id, content string, threshold int) (string, bool) {
 	if threshold < 0 || len(content) <= threshold { // bytes ≥ characters, so this is a safe fast path
 		return content, false
@@ -60,21 +70,84 @@ func (s *resultStore) persist(tool, id, content string, threshold int) (string, 
 		return content, false
 	}
 	preview, hasMore := generatePreview(content, s.preview)
+	if !hasMore {
+		return content, false // the preview alone is the whole result: any note is bigger
+	}
 	if s.dir != "" {
-		path, err := s.write(safeResultFileName(id), content)
+		// Every name has the same length, so the note's size is known before
+		// anything is written: a note that would not shrink the result
+		// costs no file.
+		msg := func(path string) string { return persistedMessage(preview, hasMore, size, path) }
+		if utf8.RuneCountInString(msg(filepath.Join(s.dir, s.name(id, strings.Repeat("0", resultSuffixHex))))) >= size {
+			return content, false
+		}
+		path, err := s.write(id, content)
 		if err == nil {
-			s.log.Info("persisted large tool result", "tool", tool, "id", id, "chars", size, "path", path)
-			return persistedMessage(preview, hasMore, size, path), true
+			if note := msg(path); utf8.RuneCountInString(note) < size {
+				s.log.Info("persisted large tool result", "tool", tool, "id", id, "chars", size, "path", path)
+				return note, true
+			}
+			_ = os.Remove(path) // only when a name came out longer than planned
+			return content, false
 		}
 		s.log.Warn("tool result write failed; truncating inline", "tool", tool, "id", id, "err", err)
 	}
-	return fmt.Sprintf("%s\n\n[Truncated: tool response was %s chars. Full output could not be saved to sandbox.]",
-		preview, groupThousands(size)), false
+	inline := fmt.Sprintf("%s\n\n[Truncated: tool response was %s chars. Full output could not be saved to sandbox.]",
+		preview, groupThousands(size))
+	if utf8.RuneCountInString(inline) >= size {
+		return content, false
+	}
+	return inline, false
 }
 
-// write stores content as dir/name through an os.Root, so the file can never
-// land outside dir, and checks that every byte reached the disk.
-func (s *resultStore) write(name, content string) (string, error) {
+// Saved result names: <session>_<call id>_<random>.txt.
+const (
+	resultSuffixHex     = 8  // hex digits of the random part of a name
+	maxSessionFileStem  = 48 // characters of the session part of a name
+	resultNameAttempts  = 16 // names tried before giving up on a full dir
+	resultNameHashChars = 12 // hex digits of the hash that stands for a long session id
+)
+
+// name returns the file name of a result of call id in this store's
+// session with the given random suffix: the sanitised session id (at most
+// 48 characters), the sanitised call id (see [safeResultFileName]) and
+// suffix, joined by "_". The session and the suffix keep the results of two
+// sessions — or of two processes on one session — that reuse a call id
+// apart; O_EXCL in write catches the rest.
+func (s *resultStore) name(id, suffix string) string {
+	stem := strings.TrimSuffix(safeResultFileName(id), ".txt")
+	if s.session != "" {
+		sess := strings.TrimSuffix(safeResultFileName(s.session), ".txt")
+		if len(sess) > maxSessionFileStem {
+			sum := sha256.Sum256([]byte(s.session))
+			sess = strings.TrimRight(sess[:maxSessionFileStem-resultNameHashChars-1], "._-") + "_" + hex.EncodeToString(sum[:])[:resultNameHashChars]
+		}
+		stem = sess + "_" + stem
+	}
+	return stem + "_" + suffix + ".txt"
+}
+
+// nextSuffix returns a random name suffix.
+func (s *resultStore) nextSuffix() string {
+	if s.suffix != nil {
+		return s.suffix()
+	}
+	return randomSuffix()
+}
+
+// randomSuffix returns resultSuffixHex random hex digits.
+func randomSuffix() string {
+	var b [resultSuffixHex / 2]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return hex.EncodeToString(b[:])
+}
+
+// write stores content in a new file of dir named for call id through an
+// os.Root, so the file can never land outside dir. The file is created
+// with O_EXCL: it never replaces another result, whoever wrote that one;
+// a taken name is retried with a new suffix. write checks that every byte
+// reached the disk and returns the file's path.
+func (s *resultStore) write(id, content string) (string, error) {
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return "", fmt.Errorf("create results dir: %w", err)
 	}
@@ -83,18 +156,37 @@ func (s *resultStore) write(name, content string) (string, error) {
 		return "", fmt.Errorf("open results dir: %w", err)
 	}
 	defer root.Close()
-	if err := root.WriteFile(name, []byte(content), 0o600); err != nil {
-		return "", fmt.Errorf("write result %s: %w", name, err)
+	for range resultNameAttempts {
+		name := s.name(id, s.nextSuffix())
+		f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("create result %s: %w", name, err)
+		}
+		if err := writeAll(f, content); err != nil {
+			_ = root.Remove(name)
+			return "", fmt.Errorf("write result %s: %w", name, err)
+		}
+		return filepath.Join(s.dir, name), nil
 	}
-	fi, err := root.Stat(name)
-	if err != nil {
-		return "", fmt.Errorf("stat result %s: %w", name, err)
+	return "", fmt.Errorf("write result for %q: %d names taken", id, resultNameAttempts)
+}
+
+// writeAll writes content to f, checks its size on disk and closes f.
+func writeAll(f *os.File, content string) error {
+	_, err := f.WriteString(content)
+	if err == nil {
+		var fi os.FileInfo
+		if fi, err = f.Stat(); err == nil && fi.Size() != int64(len(content)) {
+			err = fmt.Errorf("%d of %d bytes on disk", fi.Size(), len(content))
+		}
 	}
-	if fi.Size() != int64(len(content)) {
-		_ = root.Remove(name)
-		return "", fmt.Errorf("write result %s: %d of %d bytes on disk", name, fi.Size(), len(content))
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	return filepath.Join(s.dir, name), nil
+	return err
 }
 
 // safeResultFileName maps a tool-call id to one safe file name (hermes
@@ -202,9 +294,19 @@ func groupThousands(n int) string {
 	return b.String()
 }
 
+// budgetToolName is the tool name the turn budget logs its saves under
+// (hermes _BUDGET_TOOL_NAME).
+const budgetToolName = "__budget_enforcement__"
+
 // enforceTurnBudget applies hermes's per-turn budget to one batch of
 // outcomes: while their total size exceeds budget characters, the largest
-// results not yet persisted are persisted with threshold 0.
+// results not yet persisted are persisted with threshold 0, largest first,
+// stopping as soon as the batch fits. read_file results are pinned, as
+// hermes pins them for the per-result budget: saving a read of a saved
+// result would send the model into a save → read → save loop, and read_file
+// already limits itself. A result is replaced only by a shorter note (see
+// persist), so the batch never grows: when only small results are left, the
+// batch stays over budget rather than get bigger.
 func (s *resultStore) enforceTurnBudget(calls []*Call, outs []Outcome, budget int) {
 	sizes := make([]int, len(outs))
 	total := 0
@@ -217,7 +319,7 @@ func (s *resultStore) enforceTurnBudget(calls []*Call, outs []Outcome, budget in
 	}
 	var candidates []int
 	for i, o := range outs {
-		if !strings.Contains(o.Content, persistedOutputTag) {
+		if !strings.Contains(o.Content, persistedOutputTag) && calls[i].Name != "read_file" {
 			candidates = append(candidates, i)
 		}
 	}
@@ -230,9 +332,9 @@ func (s *resultStore) enforceTurnBudget(calls []*Call, outs []Outcome, budget in
 		if id == "" {
 			id = "budget_" + strconv.Itoa(i)
 		}
-		replacement, written := s.persist("__budget_enforcement__", id, outs[i].Content, 0)
+		replacement, written := s.persist(budgetToolName, id, outs[i].Content, 0)
 		if replacement == outs[i].Content {
-			continue
+			continue // a note would not be shorter
 		}
 		total += utf8.RuneCountInString(replacement) - sizes[i]
 		outs[i].Content = replacement

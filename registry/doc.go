@@ -16,7 +16,8 @@
 // repairs argument types against the tool's JSON Schema, the guardrails of
 // a [Turn] warn about (and, when configured, stop) tool-call loops, and the
 // result budget persists oversized results to files under
-// PipelineOptions.ResultsDir and replaces them with a preview.
+// PipelineOptions.ResultsDir and replaces them with a preview — only ever
+// with a shorter one, in a file of its own per session and call.
 //
 // Every tool result is a JSON string the model reads; errors are
 // {"error": "..."} objects. A Go error returned by a [Handler] is turned into

@@ -24,6 +24,9 @@ type PipelineOptions struct {
 	// ($HERMES_HOME/results); "" truncates them inline instead (hermes's
 	// no-sandbox fallback).
 	ResultsDir string
+	// SessionID names the session whose results the pipeline saves; it is
+	// part of every saved file's name, so sessions never share one.
+	SessionID string
 	// TurnBudget is the character budget of one batch of results; 0 means
 	// DefaultTurnBudgetChars.
 	TurnBudget int
@@ -61,7 +64,7 @@ func NewPipeline(r *Registry, o PipelineOptions) *Pipeline {
 		reg:        r,
 		hooks:      append([]Hook(nil), o.Hooks...),
 		guardCfg:   o.Guardrails,
-		store:      resultStore{dir: o.ResultsDir, preview: DefaultPreviewChars, log: log},
+		store:      resultStore{dir: o.ResultsDir, session: o.SessionID, preview: DefaultPreviewChars, log: log},
 		turnBudget: o.TurnBudget,
 		maxResult:  o.MaxResultChars,
 		maxWorkers: o.MaxWorkers,
@@ -133,9 +136,11 @@ type prepared struct {
 // ([Plan]; tools registered ParallelSafe also join parallel runs); parallel
 // segments run on at most MaxWorkers goroutines. Results come back in call
 // order, one per call. After the batch the per-turn budget persists the
-// largest results until the batch fits. When ctx is cancelled, calls not yet
-// started are not started and report Cancelled; running handlers see ctx
-// cancelled. Every goroutine has ended when Run returns.
+// largest results until the batch fits (never read_file's, and only where
+// the note is shorter than the result: see enforceTurnBudget). When ctx is
+// cancelled, calls not yet started are not started and report Cancelled;
+// running handlers see ctx cancelled. Every goroutine has ended when Run
+// returns.
 func (t *Turn) Run(ctx context.Context, calls []*Call, o RunOptions) []Outcome {
 	snap := t.p.reg.Snapshot()
 	outs := make([]Outcome, len(calls))

@@ -223,7 +223,7 @@ func patchReplace(ctx context.Context, env Env, call *registry.Call) (string, er
 		}
 		return fail("Failed to write changes: " + editWriteMessage("", err)), nil
 	}
-	if msg := patchVerify(ctx, env, p, plan.text); msg != "" {
+	if msg := patchVerify(ctx, env, info, plan.text); msg != "" {
 		if cerr := editCancelled(ctx, "patch", p); cerr != nil {
 			return "", cerr
 		}
@@ -263,18 +263,23 @@ func patchFailed(env Env, rawPath string, p workspace.Path, msg, warning string,
 	return jsonResult(out)
 }
 
-// patchVerify re-reads p after a replace and compares it with what was
-// meant to be written, line endings and BOM aside (hermes's post-write
-// verification). It returns the failure message, or "".
-func patchVerify(ctx context.Context, env Env, p workspace.Path, intended string) string {
-	b, err := env.Files().Read(ctx, p)
+// patchVerify re-reads the file a replace wrote, from where the write went
+// (the disk, or the editor that wrote it: [workspace.Files.ReadBack]), and
+// compares it with what was meant to be written, line endings and BOM aside
+// (hermes's post-write verification). It returns the failure message, or
+// "". A write through an editor that cannot read is not verified.
+func patchVerify(ctx context.Context, env Env, info workspace.WriteInfo, intended string) string {
+	b, ok, err := env.Files().ReadBack(ctx, info)
 	if err != nil {
-		return "Post-write verification failed: could not re-read " + p.Abs()
+		return "Post-write verification failed: could not re-read " + info.Path.Abs()
 	}
-	got := patchNormalizeEndings(bomless(editText(p, b)), "\n")
+	if !ok {
+		return ""
+	}
+	got := patchNormalizeEndings(bomless(editText(info.Path, b)), "\n")
 	want := patchNormalizeEndings(bomless(intended), "\n")
 	if got != want {
-		return fmt.Sprintf(patchVerifyFailedFmt, p.Abs(), utf8.RuneCountInString(want), utf8.RuneCountInString(got))
+		return fmt.Sprintf(patchVerifyFailedFmt, info.Path.Abs(), utf8.RuneCountInString(want), utf8.RuneCountInString(got))
 	}
 	return ""
 }
