@@ -307,3 +307,73 @@ func newerDatabase(t *testing.T) []byte {
 	}
 	return data
 }
+
+// benchTurn is one prompt turn's messages: the prompt, a tool call, its
+// result and the answer.
+func benchTurn(i int) []model.Message {
+	id := fmt.Sprintf("call_%d", i)
+	return []model.Message{
+		userMsg(fmt.Sprintf("prompt %d: %s", i, strings.Repeat("please look at this ", 10))),
+		{Role: model.RoleAssistant, Thought: "I should read it.", ToolCalls: []model.ToolCall{{ID: id, Name: "read_file", Arguments: `{"path":"main.go"}`}}},
+		{Role: model.RoleTool, ToolCallID: id, Name: "read_file", Content: strings.Repeat("line of code\n", 150)},
+		{Role: model.RoleAssistant, Content: strings.Repeat("Here is what I found. ", 20)},
+	}
+}
+
+// BenchmarkStoreSaveTurn measures saving one turn (4 messages, ~2.5 KB) to
+// a session that already holds 100 turns: the cost paid on the writer
+// goroutine after each turn.
+func BenchmarkStoreSaveTurn(b *testing.B) {
+	st := newStore(b.TempDir(), slog.New(slog.DiscardHandler), nil)
+	defer st.close()
+	ctx := context.Background()
+	rec := sessionRecord{ID: "sess_bench", Cwd: "/w", Created: time.Now(), Updated: time.Now()}
+	for i := range 100 {
+		if err := st.save(ctx, rec, false, benchTurn(i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		if err := st.save(ctx, rec, false, benchTurn(100+i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkStoreLoad measures loading a session of 100 turns (400
+// messages), as session/load and session/resume do.
+func BenchmarkStoreLoad(b *testing.B) {
+	st := newStore(b.TempDir(), slog.New(slog.DiscardHandler), nil)
+	defer st.close()
+	ctx := context.Background()
+	rec := sessionRecord{ID: "sess_bench", Cwd: "/w", Created: time.Now(), Updated: time.Now()}
+	for i := range 100 {
+		if err := st.save(ctx, rec, false, benchTurn(i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for range b.N {
+		if _, msgs, err := st.load(ctx, rec.ID); err != nil || len(msgs) != 400 {
+			b.Fatalf("load: %d messages, %v", len(msgs), err)
+		}
+	}
+}
+
+// BenchmarkStoreCheck measures the header check at the first prompt.
+func BenchmarkStoreCheck(b *testing.B) {
+	home := b.TempDir()
+	st := newStore(home, slog.New(slog.DiscardHandler), nil)
+	if err := st.save(context.Background(), sessionRecord{ID: "s", Cwd: "/w", Created: time.Now(), Updated: time.Now()}, false, benchTurn(0)); err != nil {
+		b.Fatal(err)
+	}
+	st.close()
+	b.ResetTimer()
+	for range b.N {
+		fresh := newStore(home, slog.New(slog.DiscardHandler), nil)
+		if err := fresh.checkHeader(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
