@@ -290,3 +290,37 @@ func TestNoticesOnceAtFirstPrompt(t *testing.T) {
 		t.Errorf("sessions.db after the run = %q, %v; want it untouched", after, err)
 	}
 }
+
+// TestResetIsSaved: after /reset, a reload shows only what came after it.
+func TestResetIsSaved(t *testing.T) {
+	t.Parallel()
+	home, ws := t.TempDir(), t.TempDir()
+	fm := &fakeModel{reply: func(ctx context.Context, n int, req model.Request, emit func(model.Delta)) (*model.Reply, error) {
+		return textReply("answer to "+lastMessage(req).Content, emit), nil
+	}}
+	h := newHarness(t, fm, harnessOptions{home: home})
+	sid := h.newSession(ws)
+	h.prompt(sid, "before")
+	var list acp.ListSessionsResponse
+	if err := h.editor.Call(h.ctx(), "session/list", &acp.ListSessionsRequest{}, &list); err != nil {
+		t.Fatal(err)
+	}
+	h.prompt(sid, "/reset")
+	h.prompt(sid, "after")
+	h.agent.Close()
+
+	h2 := newHarness(t, fm, harnessOptions{home: home})
+	var loaded acp.LoadSessionResponse
+	if err := h2.editor.Call(h2.ctx(), "session/load", &acp.LoadSessionRequest{SessionID: sid, Cwd: ws, McpServers: []acp.McpServer{}}, &loaded); err != nil {
+		t.Fatal(err)
+	}
+	var users []string
+	for _, u := range h2.editor.Updates(sid) {
+		if u.Update.UserMessageChunk != nil {
+			users = append(users, u.Update.UserMessageChunk.Content.Text.Text)
+		}
+	}
+	if !slices.Equal(users, []string{"after"}) {
+		t.Errorf("replayed prompts after /reset = %q, want [after]", users)
+	}
+}

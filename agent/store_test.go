@@ -377,3 +377,57 @@ func BenchmarkStoreCheck(b *testing.B) {
 		}
 	}
 }
+
+// TestStoreConcurrentMigration: two processes opening a version 1 database
+// at once migrate it once; no message is lost or doubled.
+func TestStoreConcurrentMigration(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	data, err := os.ReadFile("testdata/sessions-v1.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "sessions.db"), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := testStore(t, home)
+	b, _ := testStore(t, home)
+	var wg sync.WaitGroup
+	for _, st := range []*store{a, b} {
+		wg.Go(func() {
+			if _, err := st.open(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	for _, st := range []*store{a, b} {
+		if _, msgs, err := st.load(context.Background(), "sess_old1"); err != nil || len(msgs) != 4 {
+			t.Errorf("after concurrent migration: %d messages, %v; want 4", len(msgs), err)
+		}
+	}
+}
+
+// TestStoreUnopenable: a folder where the database should be is reported
+// as a database that cannot be opened, once, and left alone.
+func TestStoreUnopenable(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	if err := os.Mkdir(filepath.Join(home, "sessions.db"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	st, n := testStore(t, home)
+	at := time.UnixMilli(1764590400000)
+	for range 2 {
+		err := st.save(context.Background(), sessionRecord{ID: "s", Cwd: "/w", Created: at, Updated: at}, false, []model.Message{userMsg("hi")})
+		if err == nil || !strings.Contains(err.Error(), "cannot be opened") {
+			t.Errorf("save = %v, want it to say the database cannot be opened", err)
+		}
+	}
+	if got := n.get(); len(got) != 1 || !strings.Contains(got[0], "sessions.db cannot be opened") {
+		t.Errorf("notices = %q, want one", got)
+	}
+	if fi, err := os.Stat(filepath.Join(home, "sessions.db")); err != nil || !fi.IsDir() {
+		t.Errorf("the folder changed: %v, %v", fi, err)
+	}
+}
