@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -37,8 +38,9 @@ func (d *configDecoder) decode(n *yaml.Node, v reflect.Value, path string) {
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
 		return // `key:` with nothing after it: the default
 	}
+	custom := v.CanAddr() && v.Addr().Type().Implements(reflect.TypeFor[yaml.Unmarshaler]())
 	switch {
-	case v.Kind() == reflect.Struct:
+	case v.Kind() == reflect.Struct && !custom:
 		if n.Kind != yaml.MappingNode {
 			d.bad(n, path, "a section of `key: value` lines")
 			return
@@ -52,7 +54,7 @@ func (d *configDecoder) decode(n *yaml.Node, v reflect.Value, path string) {
 			}
 			d.decode(n.Content[i+1], f, join(path, key))
 		}
-	case v.Kind() == reflect.Map && v.Type().Elem().Kind() == reflect.Struct:
+	case v.Kind() == reflect.Map && v.Type().Elem().Kind() == reflect.Struct && !custom:
 		if n.Kind != yaml.MappingNode {
 			d.bad(n, path, "a section of `name: settings` entries")
 			return
@@ -102,6 +104,9 @@ func join(path, key string) string {
 
 // describe says in plain words what a value of type t looks like.
 func describe(t reflect.Type) string {
+	if t == reflect.TypeFor[time.Duration]() {
+		return "a duration like 30s"
+	}
 	switch t.Kind() {
 	case reflect.Int, reflect.Int64:
 		return "a whole number"
