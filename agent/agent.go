@@ -76,6 +76,10 @@ type Options struct {
 	Linter *lint.Linter
 	// HermesHome holds the session database; "" disables persistence.
 	HermesHome string
+	// Notices are start-up problems (e.g. of the configuration file) shown
+	// in the chat once, at the first session/prompt of the process, before
+	// the turn's output.
+	Notices []string
 	// MCPServers are the MCP servers of the configuration file (enabled
 	// ones only); every session connects them plus the servers its request
 	// names, the request's server winning on a name clash.
@@ -107,6 +111,7 @@ type Agent struct {
 	clientInfo *acp.Implementation
 	clientCaps acp.ClientCapabilities
 	closed     bool
+	notices    []string // shown in the chat at the next prompt (agent/notices.go)
 
 	store *store // opened on first use; safe for concurrent use
 
@@ -139,8 +144,9 @@ func New(opts Options) *Agent {
 		now = time.Now
 	}
 	a := &Agent{opts: opts, log: opts.Log, now: now, sessions: map[string]*Session{}, setup: opts.Model}
+	a.notices = append(a.notices, opts.Notices...)
 	if opts.HermesHome != "" {
-		a.store = newStore(opts.HermesHome, opts.Log)
+		a.store = newStore(opts.HermesHome, opts.Log, a.notice)
 	}
 	a.safety = sync.OnceValue(func() *workspace.Safety {
 		return workspace.NewSafety(workspace.Options{HermesHome: opts.HermesHome})

@@ -180,11 +180,9 @@ func cmdContext(_ context.Context, s *Session, _ string) commandResult {
 
 func cmdReset(_ context.Context, s *Session, _ string) commandResult {
 	s.mu.Lock()
-	s.history = nil
-	s.queued = 0
 	s.plan = nil
 	s.mu.Unlock()
-	s.resetStored()
+	s.resetStored()     // clears the history
 	s.env.resetValues() // tool state (read dedup, loop counters) refers to the old context
 	s.sendText("Conversation cleared.")
 	return done()

@@ -1,13 +1,17 @@
 package agent_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hermes-acp/hermes-acp/acp"
+	"github.com/hermes-acp/hermes-acp/agent"
 	"github.com/hermes-acp/hermes-acp/model"
 )
 
@@ -175,5 +179,148 @@ func TestCloseSession(t *testing.T) {
 	err = h.editor.Call(h.ctx(), "session/close", &acp.SessionRequest{SessionID: sid}, &acp.Empty{})
 	if !errors.As(err, &ae) || ae.Code != acp.CodeResourceNotFound {
 		t.Errorf("second close: %v, want -32002", err)
+	}
+}
+
+// TestTwoAgentsOnOneSession is an editor with two windows on one thread:
+// two agents (two processes, one HERMES_HOME) load the same session and
+// prompt in turn; a third agent replays every message of both, in order.
+func TestTwoAgentsOnOneSession(t *testing.T) {
+	t.Parallel()
+	home, ws := t.TempDir(), t.TempDir()
+	fm := &fakeModel{reply: func(ctx context.Context, n int, req model.Request, emit func(model.Delta)) (*model.Reply, error) {
+		return textReply("answer to "+lastMessage(req).Content, emit), nil
+	}}
+	w1 := newHarness(t, fm, harnessOptions{home: home})
+	w2 := newHarness(t, fm, harnessOptions{home: home})
+	// saved makes a window's pending save happen now (session/list saves).
+	saved := func(h *harness) {
+		var list acp.ListSessionsResponse
+		if err := h.editor.Call(h.ctx(), "session/list", &acp.ListSessionsRequest{}, &list); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sid := w1.newSession(ws)
+	w1.prompt(sid, "one")
+	saved(w1)
+	var loaded acp.LoadSessionResponse
+	if err := w2.editor.Call(w2.ctx(), "session/load", &acp.LoadSessionRequest{SessionID: sid, Cwd: ws, McpServers: []acp.McpServer{}}, &loaded); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []struct {
+		h    *harness
+		text string
+	}{{w1, "two (window 1)"}, {w2, "three (window 2)"}, {w1, "four (window 1)"}, {w2, "five (window 2)"}} {
+		p.h.prompt(sid, p.text)
+		saved(p.h)
+	}
+	w1.agent.Close()
+	w2.agent.Close()
+
+	w3 := newHarness(t, fm, harnessOptions{home: home})
+	if err := w3.editor.Call(w3.ctx(), "session/load", &acp.LoadSessionRequest{SessionID: sid, Cwd: ws, McpServers: []acp.McpServer{}}, &loaded); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, u := range w3.editor.Updates(sid) {
+		switch {
+		case u.Update.UserMessageChunk != nil:
+			got = append(got, "user: "+u.Update.UserMessageChunk.Content.Text.Text)
+		case u.Update.AgentMessageChunk != nil:
+			got = append(got, "agent: "+u.Update.AgentMessageChunk.Content.Text.Text)
+		}
+	}
+	var want []string
+	for _, p := range []string{"one", "two (window 1)", "three (window 2)", "four (window 1)", "five (window 2)"} {
+		want = append(want, "user: "+p, "agent: answer to "+p)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("replay after two windows =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestNoticesOnceAtFirstPrompt: start-up notices (a configuration problem)
+// and a damaged session database are shown once, at the first prompt of the
+// process, before the turn's output; they are not part of the conversation;
+// the agent works without persistence and leaves the file as it was.
+func TestNoticesOnceAtFirstPrompt(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	db := filepath.Join(home, "sessions.db")
+	junk := []byte("not a database at all\n")
+	if err := os.WriteFile(db, junk, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fm := &fakeModel{reply: func(ctx context.Context, n int, req model.Request, emit func(model.Delta)) (*model.Reply, error) {
+		return textReply("model says hi", emit), nil
+	}}
+	configNotice := "Problems in the configuration file /h/config.yaml:\n- approvals.timeout: \"abc\" is not a whole number; this setting is ignored"
+	h := newHarness(t, fm, harnessOptions{home: home, opts: agent.Options{Notices: []string{configNotice}}})
+	sid := h.newSession("")
+	if stop := h.prompt(sid, "hello"); stop != acp.StopEndTurn {
+		t.Errorf("first prompt stopped with %s", stop)
+	}
+	first := h.editor.Text(sid)
+	cfgAt, dbAt, replyAt := strings.Index(first, configNotice), strings.Index(first, db+" is damaged"), strings.Index(first, "model says hi")
+	if cfgAt < 0 || dbAt < 0 || replyAt < 0 || replyAt < cfgAt || replyAt < dbAt {
+		t.Errorf("first turn's text = %q; want both notices, then the reply", first)
+	}
+	h.prompt(sid, "again")
+	if second := strings.TrimPrefix(h.editor.Text(sid), first); second != "model says hi" {
+		t.Errorf("second turn's text = %q, want the reply alone", second)
+	}
+	other := h.newSession("")
+	h.prompt(other, "hello")
+	if text := h.editor.Text(other); text != "model says hi" {
+		t.Errorf("another session's first turn = %q, want no notice again", text)
+	}
+	for _, req := range fm.requests() {
+		for _, m := range req.Messages {
+			if strings.Contains(m.Content, "damaged") || strings.Contains(m.Content, "approvals.timeout") {
+				t.Errorf("a notice reached the model: %q", m.Content)
+			}
+		}
+	}
+	var list acp.ListSessionsResponse
+	if err := h.editor.Call(h.ctx(), "session/list", &acp.ListSessionsRequest{}, &list); err != nil || len(list.Sessions) != 0 {
+		t.Errorf("session/list without persistence = %+v, %v; want an empty list", list.Sessions, err)
+	}
+	h.agent.Close()
+	if after, err := os.ReadFile(db); err != nil || !bytes.Equal(after, junk) {
+		t.Errorf("sessions.db after the run = %q, %v; want it untouched", after, err)
+	}
+}
+
+// TestResetIsSaved: after /reset, a reload shows only what came after it.
+func TestResetIsSaved(t *testing.T) {
+	t.Parallel()
+	home, ws := t.TempDir(), t.TempDir()
+	fm := &fakeModel{reply: func(ctx context.Context, n int, req model.Request, emit func(model.Delta)) (*model.Reply, error) {
+		return textReply("answer to "+lastMessage(req).Content, emit), nil
+	}}
+	h := newHarness(t, fm, harnessOptions{home: home})
+	sid := h.newSession(ws)
+	h.prompt(sid, "before")
+	var list acp.ListSessionsResponse
+	if err := h.editor.Call(h.ctx(), "session/list", &acp.ListSessionsRequest{}, &list); err != nil {
+		t.Fatal(err)
+	}
+	h.prompt(sid, "/reset")
+	h.prompt(sid, "after")
+	h.agent.Close()
+
+	h2 := newHarness(t, fm, harnessOptions{home: home})
+	var loaded acp.LoadSessionResponse
+	if err := h2.editor.Call(h2.ctx(), "session/load", &acp.LoadSessionRequest{SessionID: sid, Cwd: ws, McpServers: []acp.McpServer{}}, &loaded); err != nil {
+		t.Fatal(err)
+	}
+	var users []string
+	for _, u := range h2.editor.Updates(sid) {
+		if u.Update.UserMessageChunk != nil {
+			users = append(users, u.Update.UserMessageChunk.Content.Text.Text)
+		}
+	}
+	if !slices.Equal(users, []string{"after"}) {
+		t.Errorf("replayed prompts after /reset = %q, want [after]", users)
 	}
 }

@@ -28,6 +28,7 @@ func (a *Agent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.Prompt
 	if err != nil {
 		return nil, err
 	}
+	s.showNotices()
 	blocks := req.Prompt
 	if cmd, arg, ok := parseCommand(blocks); ok {
 		if c := findCommand(cmd); c != nil && c.immediate {

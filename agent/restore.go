@@ -52,7 +52,7 @@ func (a *Agent) restore(ctx context.Context, id, cwd string, dirs []string, mcpS
 	}
 	s.mu.Lock()
 	s.history = msgs
-	s.queued = len(msgs)
+	s.saved = len(msgs)
 	s.title = rec.Title
 	s.plan = rec.Plan
 	s.created, s.updated = rec.Created, rec.Updated
@@ -69,7 +69,7 @@ func (a *Agent) restore(ctx context.Context, id, cwd string, dirs []string, mcpS
 		}
 	}
 	if filepath.Clean(cwd) != rec.Cwd {
-		s.dirty = true // the session moved; record the new workspace
+		s.moved = true // the session moved; record the new workspace
 	}
 	s.mu.Unlock()
 	return s, nil
@@ -156,6 +156,10 @@ func (a *Agent) ListSessions(ctx context.Context, req *acp.ListSessionsRequest) 
 	}
 	a.store.flush()
 	recs, next, err := a.store.list(ctx, cwd, cursor)
+	var off *storeProblem
+	if errors.As(err, &off) {
+		return res, nil // persistence is off: nothing to list (the chat says why)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +189,7 @@ func (a *Agent) DeleteSession(ctx context.Context, req *acp.SessionRequest) (*ac
 	if s != nil {
 		s.mu.Lock()
 		s.history = nil // nothing left to persist on close
-		s.dirty = false
+		s.saved, s.cleared, s.moved = 0, false, false
 		s.mu.Unlock()
 		s.close()
 	}

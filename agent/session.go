@@ -38,8 +38,12 @@ type Session struct {
 	mode        string
 	modelName   string
 	history     []model.Message
-	queued      int  // history entries already queued for saving
-	dirty       bool // history rewritten since the last save: save it whole
+	saved       int  // history entries saved (or being saved) to the store
+	turnFrom    int  // history length when the running turn began; -1: none
+	cleared     bool // /reset: delete the stored history at the next save
+	moved       bool // the workspace changed: save the session row
+	savePending bool // a save is queued on the store's writer
+	resets      int  // counts /reset, so that a failed save knows it is stale
 	title       string
 	created     time.Time
 	updated     time.Time
@@ -90,7 +94,7 @@ func (a *Agent) openSession(ctx context.Context, id, cwd string, dirs []string, 
 		name = noModel
 	}
 	now := a.now()
-	s := &Session{a: a, id: id, client: client, ws: ws, cwd: cwd, dirs: dirs, mode: mode, modelName: name, created: now, updated: now}
+	s := &Session{a: a, id: id, client: client, ws: ws, cwd: cwd, dirs: dirs, mode: mode, modelName: name, created: now, updated: now, turnFrom: -1}
 	base := a.opts.Registry
 	if base == nil && len(a.opts.MCPServers)+len(mcpServers) > 0 {
 		base = registry.New(a.log) // MCP tools only

@@ -4,9 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -18,7 +21,8 @@ import (
 	"github.com/hermes-acp/hermes-acp/acp"
 	"github.com/hermes-acp/hermes-acp/model"
 
-	_ "modernc.org/sqlite" // database/sql driver "sqlite"
+	"modernc.org/sqlite" // database/sql driver "sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // listPageSize is the number of sessions per session/list page.
@@ -26,7 +30,10 @@ const listPageSize = 50
 
 // store keeps sessions in $HERMES_HOME/sessions.db. The database is opened
 // on first use, never during initialize. It is safe for concurrent use, also
-// by several hermes-acp processes (WAL mode, busy timeout).
+// by several hermes-acp processes (WAL mode, busy timeout): messages are
+// only ever appended, so processes saving one session keep each other's.
+// A damaged database, or one of a newer schema, turns persistence off for
+// the process and is never written to; the problem is shown in the chat.
 //
 // Saves run in order on one writer goroutine, off the prompt's reply path
 // ([store.enqueue]), and start only after saveDelay without new saves, so
@@ -34,12 +41,16 @@ const listPageSize = 50
 // prompt); readers call [store.flush], which runs them now. close stops
 // the writer after the queued saves.
 type store struct {
-	path string
-	log  *slog.Logger
+	path   string
+	log    *slog.Logger
+	notify func(text string) // shows a problem in the chat; nil: log only
 
-	once sync.Once
-	db   *sql.DB
-	err  error
+	checkOnce    sync.Once
+	saveFailOnce sync.Once
+
+	openMu sync.Mutex // guards db and err
+	db     *sql.DB    // nil until opened
+	err    error      // why persistence is off; nil: it is on
 
 	delay time.Duration // saveDelay; tests may shorten it
 
@@ -55,8 +66,10 @@ type store struct {
 // saveDelay is how long the writer waits for the session to go quiet.
 const saveDelay = 200 * time.Millisecond
 
-func newStore(home string, log *slog.Logger) *store {
-	st := &store{path: filepath.Join(home, "sessions.db"), log: log, delay: saveDelay}
+// newStore returns the store of home; notify (may be nil) shows problems
+// in the chat.
+func newStore(home string, log *slog.Logger, notify func(string)) *store {
+	st := &store{path: filepath.Join(home, "sessions.db"), log: log, notify: notify, delay: saveDelay}
 	st.idle = sync.NewCond(&st.mu)
 	return st
 }
@@ -115,9 +128,17 @@ func (st *store) flush() {
 	st.mu.Unlock()
 }
 
-// schema creates the tables in one transaction (one commit, not three).
+// schemaVersion is the database's user_version this code reads and writes.
+// Version 1 (user_version 0) kept each message at a position of its session,
+// so that two processes appending to one session overwrote each other's
+// messages; version 2 appends every message as its own row with a stable id.
+// A database with a higher version is never written.
+const schemaVersion = 2
+
+// schema creates version 2's tables (inside the caller's transaction).
+// messages.id orders a session's history across processes; role and
+// content are columns of their own so that a full-text index can use them.
 const schema = `
-BEGIN;
 CREATE TABLE IF NOT EXISTS sessions (
 	id      TEXT PRIMARY KEY,
 	cwd     TEXT NOT NULL,
@@ -132,35 +153,299 @@ CREATE TABLE IF NOT EXISTS sessions (
 );
 CREATE INDEX IF NOT EXISTS sessions_updated ON sessions(deleted, updated DESC, id DESC);
 CREATE TABLE IF NOT EXISTS messages (
+	id         INTEGER PRIMARY KEY AUTOINCREMENT,
 	session_id TEXT NOT NULL,
-	seq        INTEGER NOT NULL,
-	data       TEXT NOT NULL,
-	PRIMARY KEY (session_id, seq)
+	role       TEXT NOT NULL,
+	content    TEXT NOT NULL DEFAULT '',
+	extra      TEXT NOT NULL DEFAULT '{}',
+	created    INTEGER NOT NULL
 );
-COMMIT;`
+CREATE INDEX IF NOT EXISTS messages_session ON messages(session_id, id);`
 
-func (st *store) open() (*sql.DB, error) {
-	st.once.Do(func() {
-		if err := os.MkdirAll(filepath.Dir(st.path), 0o700); err != nil {
-			st.err = fmt.Errorf("create %s: %w", filepath.Dir(st.path), err)
-			return
+// storeProblem is why persistence is off; its Error is the sentence shown
+// in the chat.
+type storeProblem struct {
+	msg string
+	err error
+}
+
+func (p *storeProblem) Error() string { return p.msg }
+func (p *storeProblem) Unwrap() error { return p.err }
+
+func (st *store) damaged(err error) error {
+	return &storeProblem{err: err, msg: fmt.Sprintf("The session database %s is damaged (%v), so conversations are not saved and earlier ones cannot be loaded. "+
+		"hermes-acp leaves the file untouched: move it away (or restore a backup) and restart the agent to save sessions again.", st.path, err)}
+}
+
+func (st *store) unreadable(err error) error {
+	return &storeProblem{err: err, msg: fmt.Sprintf("The session database %s cannot be opened (%v), so conversations are not saved and earlier ones cannot be loaded.", st.path, err)}
+}
+
+func (st *store) newer(version int) error {
+	return &storeProblem{msg: fmt.Sprintf("The session database %s was written by a newer hermes-acp (schema version %d; this one knows up to %d), "+
+		"so conversations are not saved and earlier ones cannot be loaded. The file is left untouched: update hermes-acp to use it.", st.path, version, schemaVersion)}
+}
+
+// sqliteHeader is the first 16 bytes of every SQLite database file.
+const sqliteHeader = "SQLite format 3\x00"
+
+// check looks at the database file's header, without opening it: a file
+// that is not SQLite, or whose schema is newer than this code, turns
+// persistence off before anything is written. It is cheap (one 100-byte
+// read) and runs once, at the first prompt, so that the problem is shown in
+// the chat at once; [store.open] checks fully on first use.
+func (st *store) check() {
+	st.checkOnce.Do(func() {
+		if err := st.checkHeader(); err != nil {
+			st.fail(err)
 		}
-		dsn := "file:" + st.path + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
-		db, err := sql.Open("sqlite", dsn)
-		if err != nil {
-			st.err = fmt.Errorf("open %s: %w", st.path, err)
-			return
-		}
-		db.SetMaxOpenConns(1)
-		if _, err := db.Exec(schema); err != nil {
-			db.Close()
-			st.err = fmt.Errorf("prepare %s: %w", st.path, err)
-			return
-		}
-		_ = os.Chmod(st.path, 0o600)
-		st.db = db
 	})
-	return st.db, st.err
+}
+
+func (st *store) checkHeader() error {
+	f, err := os.Open(st.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return st.unreadable(err)
+	}
+	defer f.Close()
+	var h [100]byte
+	n, err := io.ReadFull(f, h[:])
+	switch {
+	case n == 0:
+		return nil // SQLite treats an empty file as an empty database
+	case err != nil && !errors.Is(err, io.ErrUnexpectedEOF):
+		return st.unreadable(err)
+	case n < len(h) || string(h[:len(sqliteHeader)]) != sqliteHeader:
+		return st.damaged(errors.New("it is not an SQLite database"))
+	}
+	if v := int32(binary.BigEndian.Uint32(h[60:64])); v > schemaVersion {
+		return st.newer(int(v))
+	}
+	return nil
+}
+
+// reportSaveFailure shows the first failed save of the process in the chat
+// (the save is tried again at the end of the next turn).
+func (st *store) reportSaveFailure(err error) {
+	st.saveFailOnce.Do(func() {
+		if st.notify != nil {
+			st.notify(fmt.Sprintf("Saving this conversation to %s failed (%v); hermes-acp tries again after the next turn.", st.path, err))
+		}
+	})
+}
+
+// fail turns persistence off for the rest of the process and reports why
+// in the chat (once).
+func (st *store) fail(err error) {
+	st.openMu.Lock()
+	first := st.err == nil
+	if first {
+		st.err = err
+	}
+	st.openMu.Unlock()
+	if first {
+		st.report(err)
+	}
+}
+
+// report logs why persistence is off and shows it in the chat.
+func (st *store) report(err error) {
+	st.log.Error("session database unusable; sessions are not saved", "path", st.path, "error", err)
+	if st.notify != nil {
+		st.notify(err.Error())
+	}
+}
+
+// isCorrupt reports whether err is SQLite's "damaged file" error.
+func isCorrupt(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
+		return true
+	}
+	return false
+}
+
+// failed classifies an error of a database operation: a damaged file turns
+// persistence off; err is returned either way.
+func (st *store) failed(err error) error {
+	if isCorrupt(err) {
+		p := st.damaged(err)
+		st.fail(p)
+		return p
+	}
+	return err
+}
+
+// open opens the database on first use, checking it before anything is
+// written: a damaged file or one of a newer schema is left untouched and
+// persistence is off (reported in the chat once); an old-schema database is
+// migrated. After a failure it returns the same error.
+func (st *store) open() (*sql.DB, error) {
+	st.check()
+	st.openMu.Lock()
+	if st.err != nil || st.db != nil {
+		defer st.openMu.Unlock()
+		return st.db, st.err
+	}
+	db, err := st.openDB()
+	if err != nil {
+		st.err = err
+	} else {
+		st.db = db
+	}
+	st.openMu.Unlock()
+	if err != nil {
+		st.report(err)
+		return nil, err
+	}
+	return db, nil
+}
+
+func (st *store) openDB() (*sql.DB, error) {
+	if err := os.MkdirAll(filepath.Dir(st.path), 0o700); err != nil {
+		return nil, st.unreadable(fmt.Errorf("create %s: %w", filepath.Dir(st.path), err))
+	}
+	// journal_mode is set only after the checks: it writes to the file.
+	dsn := "file:" + st.path + "?_pragma=busy_timeout(5000)&_pragma=synchronous(NORMAL)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, st.unreadable(err)
+	}
+	db.SetMaxOpenConns(1)
+	if err := st.prepare(db); err != nil {
+		db.Close()
+		return nil, err
+	}
+	_ = os.Chmod(st.path, 0o600)
+	return db, nil
+}
+
+// prepare checks the database, then creates or migrates its schema.
+func (st *store) prepare(db *sql.DB) error {
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return st.classify(err)
+	}
+	defer conn.Close()
+	var version int
+	if err := conn.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
+		return st.classify(err)
+	}
+	if version > schemaVersion {
+		return st.newer(version)
+	}
+	var tables int
+	if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master`).Scan(&tables); err != nil {
+		return st.classify(err)
+	}
+	if version == schemaVersion {
+		return nil
+	}
+	if _, err := conn.ExecContext(ctx, `PRAGMA journal_mode=WAL`); err != nil {
+		return st.classify(err)
+	}
+	// BEGIN IMMEDIATE: of two processes opening an old database at once,
+	// one migrates and the other then sees the new version.
+	if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		return st.classify(err)
+	}
+	if err := migrate(ctx, conn); err != nil {
+		_, _ = conn.ExecContext(ctx, `ROLLBACK`)
+		return st.classify(fmt.Errorf("prepare %s: %w", st.path, err))
+	}
+	if _, err := conn.ExecContext(ctx, `COMMIT`); err != nil {
+		_, _ = conn.ExecContext(ctx, `ROLLBACK`)
+		return st.classify(fmt.Errorf("prepare %s: %w", st.path, err))
+	}
+	return nil
+}
+
+// classify turns an error met while opening into the problem to report.
+func (st *store) classify(err error) error {
+	if isCorrupt(err) {
+		return st.damaged(err)
+	}
+	return st.unreadable(err)
+}
+
+// migrate brings a database to schemaVersion inside the caller's
+// transaction: it creates the tables, and moves version 1's messages (one
+// JSON document per position) into rows of their own, in order.
+func migrate(ctx context.Context, conn *sql.Conn) error {
+	var version int
+	if err := conn.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil {
+		return err
+	}
+	if version == schemaVersion {
+		return nil // another process migrated it first
+	}
+	if version > schemaVersion {
+		return fmt.Errorf("schema version %d appeared while opening", version)
+	}
+	var v1 int
+	if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('messages') WHERE name = 'seq'`).Scan(&v1); err != nil {
+		return err
+	}
+	if v1 > 0 {
+		if _, err := conn.ExecContext(ctx, `ALTER TABLE messages RENAME TO messages_v1`); err != nil {
+			return err
+		}
+	}
+	if _, err := conn.ExecContext(ctx, schema); err != nil {
+		return err
+	}
+	if v1 > 0 {
+		if err := migrateV1(ctx, conn); err != nil {
+			return fmt.Errorf("migrate messages: %w", err)
+		}
+	}
+	_, err := conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion))
+	return err
+}
+
+func migrateV1(ctx context.Context, conn *sql.Conn) error {
+	type oldRow struct {
+		session, data string
+		at            int64
+	}
+	rows, err := conn.QueryContext(ctx, `SELECT m.session_id, m.data, coalesce(s.updated, 0) FROM messages_v1 m
+		LEFT JOIN sessions s ON s.id = m.session_id ORDER BY m.session_id, m.seq`)
+	if err != nil {
+		return err
+	}
+	var old []oldRow
+	for rows.Next() {
+		var r oldRow
+		if err := rows.Scan(&r.session, &r.data, &r.at); err != nil {
+			rows.Close()
+			return err
+		}
+		old = append(old, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, r := range old {
+		var sm storedMessage
+		if err := json.Unmarshal([]byte(r.data), &sm); err != nil {
+			// Keep what cannot be read, as content, rather than lose it.
+			sm = storedMessage{Role: string(model.RoleUser), Content: r.data}
+		}
+		if err := insertMessage(ctx, conn, r.session, fromStored(sm), time.UnixMilli(r.at)); err != nil {
+			return err
+		}
+	}
+	_, err = conn.ExecContext(ctx, `DROP TABLE messages_v1`)
+	return err
 }
 
 func (st *store) close() error {
@@ -173,10 +458,13 @@ func (st *store) close() error {
 	st.stopped = true
 	st.mu.Unlock()
 	st.wg.Wait()
-	if st.db == nil {
+	st.openMu.Lock()
+	db := st.db
+	st.openMu.Unlock()
+	if db == nil {
 		return nil
 	}
-	return st.db.Close()
+	return db.Close()
 }
 
 // sessionRecord is a session row.
@@ -187,9 +475,11 @@ type sessionRecord struct {
 	Created, Updated            time.Time
 }
 
-// storedMessage is the JSON form of a model.Message in the database.
+// storedMessage is the JSON form of a model.Message in a version 1
+// database; version 2 keeps Role and Content in columns and the rest in
+// messages.extra.
 type storedMessage struct {
-	Role       string        `json:"role"`
+	Role       string        `json:"role,omitempty"`
 	Content    string        `json:"content,omitempty"`
 	Thought    string        `json:"thought,omitempty"`
 	ToolCalls  []storedCall  `json:"tool_calls,omitempty"`
@@ -231,45 +521,67 @@ func fromStored(sm storedMessage) model.Message {
 	return m
 }
 
-// save upserts the session row and appends msgs at positions from, from+1…
-func (st *store) save(ctx context.Context, rec sessionRecord, from int, msgs []model.Message) error {
+// execer is a *sql.Tx or *sql.Conn.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// insertMessage appends one message to a session's stored history.
+func insertMessage(ctx context.Context, db execer, session string, m model.Message, at time.Time) error {
+	sm := toStored(m)
+	role, content := sm.Role, sm.Content
+	sm.Role, sm.Content = "", ""
+	extra, err := json.Marshal(sm)
+	if err != nil {
+		return fmt.Errorf("encode message: %w", err)
+	}
+	_, err = db.ExecContext(ctx, `INSERT INTO messages (session_id, role, content, extra, created) VALUES (?, ?, ?, ?, ?)`,
+		session, role, content, string(extra), at.UnixMilli())
+	return err
+}
+
+// save upserts the session row and appends msgs to its stored history, in
+// one transaction; with reset (after /reset) the stored history is deleted
+// first. Messages are never written over: two processes saving one session
+// both keep theirs, in the order they were saved.
+func (st *store) save(ctx context.Context, rec sessionRecord, reset bool, msgs []model.Message) error {
 	db, err := st.open()
 	if err != nil {
 		return err
 	}
+	if err := st.saveTx(ctx, db, rec, reset, msgs); err != nil {
+		return st.failed(fmt.Errorf("save session %s: %w", rec.ID, err))
+	}
+	return nil
+}
+
+func (st *store) saveTx(ctx context.Context, db *sql.DB, rec sessionRecord, reset bool, msgs []model.Message) error {
 	dirs, _ := json.Marshal(nonNil(rec.Dirs))
 	plan, _ := json.Marshal(rec.Plan)
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("save session %s: %w", rec.ID, err)
+		return err
 	}
 	defer tx.Rollback()
 	_, err = tx.ExecContext(ctx, `INSERT INTO sessions (id, cwd, dirs, title, mode, model, plan, created, updated, deleted)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
 		ON CONFLICT(id) DO UPDATE SET cwd=excluded.cwd, dirs=excluded.dirs, title=excluded.title, mode=excluded.mode,
-			model=excluded.model, plan=excluded.plan, updated=excluded.updated, deleted=0`,
+			model=excluded.model, plan=excluded.plan, updated=max(updated, excluded.updated), deleted=0`,
 		rec.ID, rec.Cwd, string(dirs), rec.Title, rec.Mode, rec.Model, string(plan), rec.Created.UnixMilli(), rec.Updated.UnixMilli())
 	if err != nil {
-		return fmt.Errorf("save session %s: %w", rec.ID, err)
+		return err
 	}
-	if from == 0 {
+	if reset {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE session_id = ?`, rec.ID); err != nil {
-			return fmt.Errorf("save session %s: %w", rec.ID, err)
+			return err
 		}
 	}
-	for i, m := range msgs {
-		data, err := json.Marshal(toStored(m))
-		if err != nil {
-			return fmt.Errorf("encode message: %w", err)
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO messages (session_id, seq, data) VALUES (?, ?, ?)`, rec.ID, from+i, string(data)); err != nil {
-			return fmt.Errorf("save session %s: %w", rec.ID, err)
+	for _, m := range msgs {
+		if err := insertMessage(ctx, tx, rec.ID, m, rec.Updated); err != nil {
+			return err
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("save session %s: %w", rec.ID, err)
-	}
-	return nil
+	return tx.Commit()
 }
 
 func nonNil(s []string) []string {
@@ -293,26 +605,39 @@ func (st *store) load(ctx context.Context, id string) (sessionRecord, []model.Me
 		return sessionRecord{}, nil, errNoSession
 	}
 	if err != nil {
-		return sessionRecord{}, nil, fmt.Errorf("load session %s: %w", id, err)
+		return sessionRecord{}, nil, st.failed(fmt.Errorf("load session %s: %w", id, err))
 	}
-	rows, err := db.QueryContext(ctx, `SELECT data FROM messages WHERE session_id = ? ORDER BY seq`, id)
+	msgs, err := loadMessages(ctx, db, id)
 	if err != nil {
-		return sessionRecord{}, nil, fmt.Errorf("load session %s: %w", id, err)
+		return sessionRecord{}, nil, st.failed(fmt.Errorf("load session %s: %w", id, err))
+	}
+	return rec, msgs, nil
+}
+
+// loadMessages returns a session's stored history in the order it was
+// saved, by every process.
+func loadMessages(ctx context.Context, db *sql.DB, id string) ([]model.Message, error) {
+	rows, err := db.QueryContext(ctx, `SELECT id, role, content, extra FROM messages WHERE session_id = ? ORDER BY id`, id)
+	if err != nil {
+		return nil, err
 	}
 	defer rows.Close()
 	var msgs []model.Message
 	for rows.Next() {
-		var data string
-		if err := rows.Scan(&data); err != nil {
-			return sessionRecord{}, nil, fmt.Errorf("load session %s: %w", id, err)
-		}
+		var n int64
 		var sm storedMessage
-		if err := json.Unmarshal([]byte(data), &sm); err != nil {
-			return sessionRecord{}, nil, fmt.Errorf("load session %s: corrupt message: %w", id, err)
+		var extra string
+		if err := rows.Scan(&n, &sm.Role, &sm.Content, &extra); err != nil {
+			return nil, err
 		}
+		role, content := sm.Role, sm.Content
+		if err := json.Unmarshal([]byte(extra), &sm); err != nil {
+			return nil, fmt.Errorf("message %d: %w", n, err)
+		}
+		sm.Role, sm.Content = role, content
 		msgs = append(msgs, fromStored(sm))
 	}
-	return rec, msgs, rows.Err()
+	return msgs, rows.Err()
 }
 
 type scanner interface{ Scan(dest ...any) error }
@@ -355,7 +680,7 @@ func (st *store) list(ctx context.Context, cwd, cursor string) ([]sessionRecord,
 	args = append(args, listPageSize+1)
 	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, "", fmt.Errorf("list sessions: %w", err)
+		return nil, "", st.failed(fmt.Errorf("list sessions: %w", err))
 	}
 	defer rows.Close()
 	var out []sessionRecord
@@ -400,49 +725,86 @@ func (st *store) remove(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := db.ExecContext(ctx, `UPDATE sessions SET deleted = 1 WHERE id = ?`, id); err != nil {
-		return fmt.Errorf("delete session %s: %w", id, err)
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return st.failed(fmt.Errorf("delete session %s: %w", id, err))
 	}
-	if _, err := db.ExecContext(ctx, `DELETE FROM messages WHERE session_id = ?`, id); err != nil {
-		return fmt.Errorf("delete session %s: %w", id, err)
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET deleted = 1 WHERE id = ?`, id); err != nil {
+		return st.failed(fmt.Errorf("delete session %s: %w", id, err))
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE session_id = ?`, id); err != nil {
+		return st.failed(fmt.Errorf("delete session %s: %w", id, err))
+	}
+	if err := tx.Commit(); err != nil {
+		return st.failed(fmt.Errorf("delete session %s: %w", id, err))
 	}
 	return nil
 }
 
-// persist queues a save of the session's new history (and its metadata) on
-// the store's writer; it does not wait for it.
+// persist queues a save of the session's new messages (and its metadata) on
+// the store's writer; it does not wait for it. What is saved is read when the
+// save runs, so that the saves of a busy session are batched; messages of a
+// turn still running are left for the save at its end, so that one turn's
+// messages stay together in the stored history even when another process
+// appends to the session meanwhile.
 func (s *Session) persist() {
 	st := s.a.store
 	if st == nil {
 		return
 	}
 	s.mu.Lock()
-	if !s.dirty && (len(s.history) == 0 || s.queued == len(s.history)) {
+	if s.savePending || (!s.cleared && !s.moved && s.saved == len(s.history)) {
 		s.mu.Unlock()
 		return
 	}
-	rec := sessionRecord{ID: s.id, Cwd: s.cwd, Dirs: s.dirs, Title: s.title, Mode: s.mode, Model: s.modelName,
-		Plan: append([]todoItem{}, s.plan...), Created: s.created, Updated: s.updated}
-	from := s.queued
-	if s.dirty {
-		from = 0 // rewritten (e.g. /reset): save the whole history again
-	}
-	msgs := append([]model.Message(nil), s.history[from:]...)
-	s.queued, s.dirty = len(s.history), false
+	s.savePending = true
 	s.mu.Unlock()
-	st.enqueue(func() {
-		if err := st.save(context.Background(), rec, from, msgs); err != nil {
-			s.a.log.Error("persist session", "session", s.id, "error", err)
-			s.mu.Lock()
-			s.dirty = true // save everything next time
-			s.mu.Unlock()
-		}
-	})
+	st.enqueue(s.save)
 }
 
-// resetStored forgets the stored history after /reset.
+// save runs on the store's writer: it appends the messages not yet saved.
+func (s *Session) save() {
+	st := s.a.store
+	s.mu.Lock()
+	s.savePending = false
+	end := len(s.history)
+	if s.turnFrom >= 0 {
+		end = min(end, s.turnFrom)
+	}
+	from, reset, moved, gen := s.saved, s.cleared, s.moved, s.resets
+	if from > end || (from == end && !reset && !moved) {
+		s.mu.Unlock()
+		return
+	}
+	msgs := append([]model.Message(nil), s.history[from:end]...)
+	rec := sessionRecord{ID: s.id, Cwd: s.cwd, Dirs: s.dirs, Title: s.title, Mode: s.mode, Model: s.modelName,
+		Plan: append([]todoItem{}, s.plan...), Created: s.created, Updated: s.updated}
+	s.saved, s.cleared, s.moved = end, false, false
+	s.mu.Unlock()
+	err := st.save(context.Background(), rec, reset, msgs)
+	if err == nil {
+		return
+	}
+	var p *storeProblem
+	if !errors.As(err, &p) {
+		s.a.log.Error("persist session", "session", s.id, "error", err)
+		st.reportSaveFailure(err)
+	}
+	s.mu.Lock()
+	if s.resets == gen { // not cleared meanwhile: try these again next time
+		s.saved, s.cleared, s.moved = from, reset, moved
+	}
+	s.mu.Unlock()
+}
+
+// resetStored clears the history after /reset; the stored history is
+// deleted at the next save.
 func (s *Session) resetStored() {
 	s.mu.Lock()
-	s.dirty = true
+	s.history = nil
+	s.saved = 0
+	s.cleared = true
+	s.resets++
 	s.mu.Unlock()
 }

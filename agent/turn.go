@@ -18,6 +18,9 @@ import (
 // it stops. Every update of the turn is written before it returns.
 func (s *Session) runTurn(ctx context.Context, msg model.Message) acp.StopReason {
 	setup := s.a.modelSetup()
+	s.mu.Lock()
+	s.turnFrom = len(s.history)
+	s.mu.Unlock()
 	s.appendHistory(msg)
 	defer s.endTurn()
 	if setup.Provider == nil {
@@ -249,6 +252,7 @@ func (s *Session) takeSteering() {
 // endTurn titles a new session and persists the conversation.
 func (s *Session) endTurn() {
 	s.mu.Lock()
+	s.turnFrom = -1
 	var title string
 	if s.title == "" {
 		title = titleFrom(s.history)

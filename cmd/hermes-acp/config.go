@@ -2,17 +2,13 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
-
-	"gopkg.in/yaml.v3"
 )
 
 // fileConfig is $HERMES_HOME/config.yaml. Keys follow hermes-agent where it
@@ -75,7 +71,24 @@ type config struct {
 	MaxTurns        int
 	MCPServers      map[string]mcpServerConfig
 	File            string // config file path
-	FileErr         error  // a config file that exists but is broken
+	FileErr         error  // a config file that exists but is broken (logged)
+	// Problems are the file's bad values and syntax errors in plain words,
+	// each naming its key; shown in the chat once (configNotice).
+	Problems []string
+}
+
+// problem records a bad value of the config file.
+func (c *config) problem(p string) {
+	c.Problems = append(c.Problems, p)
+	c.FileErr = errors.Join(c.FileErr, fmt.Errorf("%s: %s", c.File, p))
+}
+
+// configNotice is the chat notice for the file's problems; "" if none.
+func (c *config) configNotice() string {
+	if len(c.Problems) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Problems in the configuration file %s:\n- %s", c.File, strings.Join(c.Problems, "\n- "))
 }
 
 // hermesHome returns $HERMES_HOME or ~/.hermes.
@@ -106,19 +119,16 @@ func loadConfig(getenv func(string) string, flagModel, flagBaseURL string) confi
 	c := config{Home: home, File: filepath.Join(home, "config.yaml")}
 	var fc fileConfig
 	if data, err := os.ReadFile(c.File); err == nil {
-		// Decode strictly to report unknown keys (typos), then leniently so
-		// that a typo does not throw away the rest of the file.
-		strict := yaml.NewDecoder(bytes.NewReader(data))
-		strict.KnownFields(true)
-		if err := strict.Decode(&fileConfig{}); err != nil && !errors.Is(err, io.EOF) {
-			c.FileErr = fmt.Errorf("%s: %w", c.File, err)
-		}
-		if err := yaml.Unmarshal(data, &fc); err != nil {
-			c.FileErr = fmt.Errorf("%s (ignored): %w", c.File, err)
-			fc = fileConfig{}
+		// Key by key: a bad value leaves its setting at the default and the
+		// rest of the file applies.
+		var unknown []string
+		c.Problems, unknown = decodeConfig(data, &fc)
+		if len(c.Problems)+len(unknown) > 0 {
+			c.FileErr = fmt.Errorf("%s: %s", c.File, strings.Join(append(append([]string(nil), c.Problems...), unknown...), "; "))
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		c.FileErr = fmt.Errorf("read %s: %w", c.File, err)
+		c.Problems = append(c.Problems, fmt.Sprintf("the file cannot be read (%v), so none of its settings apply", errors.Unwrap(err)))
 	}
 	c.Model = firstNonEmpty(flagModel, env("HERMES_MODEL"), fc.Model.Default)
 	c.BaseURL = firstNonEmpty(flagBaseURL, env("OPENAI_BASE_URL"), fc.Model.BaseURL)
@@ -138,7 +148,7 @@ func loadConfig(getenv func(string) string, flagModel, flagBaseURL string) confi
 		c.ApprovalsOff = true
 	case "", "manual":
 	default:
-		c.FileErr = errors.Join(c.FileErr, fmt.Errorf("%s: approvals.mode %q is not manual or off; using manual", c.File, fc.Approvals.Mode))
+		c.problem(fmt.Sprintf("approvals.mode: %q is not manual or off; using manual", fc.Approvals.Mode))
 	}
 	if fc.Approvals.Timeout > 0 {
 		c.ApprovalTimeout = time.Duration(fc.Approvals.Timeout) * time.Second
@@ -151,7 +161,7 @@ func loadConfig(getenv func(string) string, flagModel, flagBaseURL string) confi
 		c.LintRefuse = true
 	case "", "report":
 	default:
-		c.FileErr = errors.Join(c.FileErr, fmt.Errorf("%s: lint.on_new_errors %q is not report or refuse; using report", c.File, fc.Lint.OnNewErrors))
+		c.problem(fmt.Sprintf("lint.on_new_errors: %q is not report or refuse; using report", fc.Lint.OnNewErrors))
 	}
 	c.MaxTurns = fc.Agent.MaxTurns
 	c.MCPServers = fc.MCPServers

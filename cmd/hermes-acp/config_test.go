@@ -3,9 +3,12 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func envMap(m map[string]string) func(string) string {
@@ -111,5 +114,66 @@ func TestSetupWritesConfigAndKey(t *testing.T) {
 	}
 	if code := runSetup(strings.NewReader(""), &out, &errOut, envMap(map[string]string{"HERMES_HOME": t.TempDir()})); code == 0 {
 		t.Error("setup with closed stdin succeeded")
+	}
+}
+
+// TestConfigTypeErrorsKeepTheRest: a value of the wrong type costs only its
+// own setting; the notice names the key in plain words, without Go types.
+func TestConfigTypeErrorsKeepTheRest(t *testing.T) {
+	t.Parallel()
+	home := writeHome(t, map[string]string{"config.yaml": `model:
+  default: file-model
+  context_length: 64000
+  choices: 5
+approvals:
+  mode: off
+  timeout: "abc"
+toolsets: 5
+disabled_toolsets: [web]
+lint: refuse
+agent:
+  max_turns: 12
+mcp_servers:
+  files:
+    command: mcp-files
+    args: {a: 1}
+  other:
+    url: http://localhost:9/mcp
+    enabled: maybe
+some_hermes_agent_key: {x: 1}
+`})
+	c := loadConfig(envMap(map[string]string{"HERMES_HOME": home}), "", "")
+	if c.Model != "file-model" || c.ContextLength != 64000 || !c.ApprovalsOff || c.MaxTurns != 12 ||
+		len(c.Disabled) != 1 || c.Disabled[0] != "web" {
+		t.Errorf("the good keys were not applied: %+v", c)
+	}
+	if c.ApprovalTimeout != 0 || c.Toolsets != nil || c.ModelChoices != nil || c.LintRefuse {
+		t.Errorf("bad keys were not left at their defaults: %+v", c)
+	}
+	if c.MCPServers["files"].Command != "mcp-files" || c.MCPServers["files"].Args != nil || c.MCPServers["other"].URL == "" {
+		t.Errorf("mcp_servers = %+v", c.MCPServers)
+	}
+	want := []string{
+		`model.choices: 5 is not a list like [a, b]; this setting is ignored`,
+		`approvals.timeout: "abc" is not a whole number; this setting is ignored`,
+		`toolsets: 5 is not a list like [a, b]; this setting is ignored`,
+		`lint: "refuse" is not a section of ` + "`key: value`" + ` lines; this setting is ignored`,
+		`mcp_servers.files.args: a section is not a list like [a, b]; this setting is ignored`,
+		`mcp_servers.other.enabled: "maybe" is not true or false; this setting is ignored`,
+	}
+	if diff := cmp.Diff(want, c.Problems); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+	notice := c.configNotice()
+	if !strings.HasPrefix(notice, "Problems in the configuration file "+c.File+":\n- model.choices") {
+		t.Errorf("notice = %q", notice)
+	}
+	for _, goName := range []string{"int", "[]string", "!!str", "unmarshal", "struct", "some_hermes_agent_key"} {
+		if regexp.MustCompile(`(^|[^\w])` + regexp.QuoteMeta(goName) + `($|[^\w])`).MatchString(notice) {
+			t.Errorf("notice mentions %q:\n%s", goName, notice)
+		}
+	}
+	if c.FileErr == nil || !strings.Contains(c.FileErr.Error(), "some_hermes_agent_key: unknown key") {
+		t.Errorf("FileErr (logged) = %v, want the unknown key too", c.FileErr)
 	}
 }

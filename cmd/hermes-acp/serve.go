@@ -68,6 +68,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		MaxModelCalls:    cfg.MaxTurns,
 		HermesHome:       cfg.Home,
 		MCPServers:       mcpServers(cfg.MCPServers),
+		Notices:          startNotices(cfg, setup),
 		Log:              log,
 	})
 	var trace *slog.Logger
@@ -146,6 +147,16 @@ func modelSetup(cfg config, record string, log *slog.Logger) agent.ModelSetup {
 		setup.Problem = fmt.Sprintf("%s\n\n(configuration problem: %v)", setup.Problem, cfg.FileErr)
 	}
 	return setup
+}
+
+// startNotices are the configuration problems to show in the chat once.
+// Without a model they are already part of the explanation every prompt
+// gets (setup.Problem), so they are not repeated.
+func startNotices(cfg config, setup agent.ModelSetup) []string {
+	if n := cfg.configNotice(); n != "" && setup.Provider != nil {
+		return []string{n}
+	}
+	return nil
 }
 
 // mcpServers turns the config file's mcp_servers into the agent's list,

@@ -1,0 +1,60 @@
+package main_test
+
+// The official ACP TypeScript SDK plays an editor with two windows on one
+// thread (two hermes-acp processes, one HERMES_HOME) and an editor whose
+// session database is damaged (conformance/store.mjs).
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hermes-acp/hermes-acp/model/modeltest"
+)
+
+func TestTypeScriptSDKStore(t *testing.T) {
+	t.Parallel()
+	node := requireNode(t)
+	srv := startModel(t, func(r modeltest.Request) modeltest.Turn {
+		return modeltest.Turn{Text: []string{"answer to: ", r.Last().Content}}
+	})
+	damaged := t.TempDir()
+	junk := []byte("SQLite format 2\x00 but this is not one: the user's disk had a bad day\n")
+	db := filepath.Join(damaged, "sessions.db")
+	if err := os.WriteFile(db, junk, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(damaged, "config.yaml"), []byte("approvals:\n  timeout: \"abc\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := sdkRun{script: filepath.Join("conformance", "store.mjs"), workdir: t.TempDir(), transcript: filepath.Join(t.TempDir(), "transcript.jsonl")}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, r.script, agentBin)
+	cmd.Dir = repoRoot
+	cmd.Env = baseEnv(t, append(modelEnv(srv),
+		"CONFORMANCE_WORKDIR="+r.workdir,
+		"CONFORMANCE_TRANSCRIPT="+r.transcript,
+		"STORE_DAMAGED_HOME="+damaged,
+	)...)
+	cmd.WaitDelay = exitDeadline
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Errorf("node %s %s: %v\n%s", r.script, agentBin, err, out)
+	} else {
+		t.Logf("%s", out)
+	}
+	conns := r.transcriptOf(t) // every agent line validates against the schema
+	for _, c := range []string{"window1", "window2", "window3", "damaged"} {
+		if len(conns[c]) == 0 {
+			t.Errorf("no %s connection in the transcript", c)
+		}
+	}
+	if after, err := os.ReadFile(db); err != nil || !bytes.Equal(after, junk) {
+		t.Errorf("the damaged sessions.db changed: %q, %v", after, err)
+	}
+}
