@@ -77,6 +77,7 @@ func mustSymlink(t testing.TB, target, link string) {
 //	  loop1 -> loop2, loop2 -> loop1
 //	  dotdot -> src/..             (resolves to ws itself)
 //	  sub/up -> ../src             (relative with ..)
+//	  sneaky -> nope/../out        (through a missing folder, escapes)
 //	  file.txt
 //	  my file%.txt
 //	base/extra/         additional root
@@ -113,6 +114,7 @@ func newResolveFixture(t testing.TB) resolveFixture {
 	mustSymlink(t, "loop1", filepath.Join(f.ws, "loop2"))
 	mustSymlink(t, "src/..", filepath.Join(f.ws, "dotdot"))
 	mustSymlink(t, "../src", filepath.Join(f.ws, "sub", "up"))
+	mustSymlink(t, "nope/../out", filepath.Join(f.ws, "sneaky"))
 	mustSymlink(t, f.ws, f.alias)
 	f.w = openWS(t, f.alias, []string{f.extra}, Options{})
 	return f
@@ -156,6 +158,18 @@ func TestResolve(t *testing.T) {
 		{"absolute sibling of root", filepath.Join(f.base, "outside", "secret"), "", "", ErrOutsideWorkspace},
 		{"parent of root", f.base, "", "", ErrOutsideWorkspace},
 		{"new path escaping after missing dir", "nope/../../outside/x", "", "", ErrOutsideWorkspace},
+		// A ".." after a missing folder returns to the resolved folder
+		// before it, and the walk goes on through the file system: the
+		// symlink after it is followed as the kernel (and an editor) would.
+		{"missing dir then symlink out", "nope/../out/secret", "", "", ErrOutsideWorkspace},
+		{"missing dir then symlink out, new file", "nope/../abs-out/new.txt", "", "", ErrOutsideWorkspace},
+		{"deep missing dirs then symlink out", "nope/a/b/../../../out", "", "", ErrOutsideWorkspace},
+		{"missing dir inside symlink target", "sneaky/secret", "", "", ErrOutsideWorkspace},
+		{"missing dir then symlink inside", "nope/../link-in/main.go", f.alias, "src/main.go", nil},
+		{"missing dirs then symlink into other root", "src/x/y/../../../to-extra/notes.md", f.extra, "notes.md", nil},
+		{"missing dir then dotdot twice stays missing-free", "nope/x/../../src/new.go", f.alias, "src/new.go", nil},
+		{"below a file then dotdot", "file.txt/x/../../link-in/main.go", f.alias, "src/main.go", nil},
+		{"missing dir then symlink to dev zero", "nope/../zero", "", "", ErrSpecialFile},
 		{"symlink out relative", "out/secret", "", "", ErrOutsideWorkspace},
 		{"symlink out absolute", "abs-out/secret", "", "", ErrOutsideWorkspace},
 		{"symlink out itself", "out", "", "", ErrOutsideWorkspace},
