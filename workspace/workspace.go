@@ -42,6 +42,10 @@ var (
 	ErrWriteDenied = errors.New("workspace: write denied")
 	// ErrTooLarge reports a file larger than the configured read limit.
 	ErrTooLarge = errors.New("workspace: file too large")
+	// ErrPathChanged reports a path that no longer names what Resolve
+	// found: a component became a symbolic link before the editor was
+	// asked to read or write it.
+	ErrPathChanged = errors.New("workspace: path changed after it was resolved")
 	// ErrNotWorkspacePath reports a zero Path or a Path made by another
 	// Workspace.
 	ErrNotWorkspacePath = errors.New("workspace: path does not belong to this workspace")
