@@ -78,25 +78,25 @@ var (
 	// of writeDeniedHomeDirs) extended to reads, each with what it holds
 	// for the message. Public keys (*.pub) under ~/.ssh stay readable.
 	readDeniedHomeCredentials = []credential{
-		{".ssh", true, "SSH private keys and settings"},
-		{".aws", true, "AWS credentials"},
-		{".gnupg", true, "GnuPG private keys"},
-		{".kube", true, "Kubernetes cluster credentials"},
-		{".docker", true, "Docker registry credentials"},
-		{".azure", true, "Azure credentials"},
-		{".config/gh", true, "the GitHub CLI's token"},
-		{".config/gcloud", true, "Google Cloud credentials"},
-		{".netrc", false, "login passwords for remote hosts"},
-		{".pgpass", false, "PostgreSQL passwords"},
-		{".npmrc", false, "npm registry tokens"},
-		{".pypirc", false, "PyPI upload tokens"},
-		{".git-credentials", false, "Git passwords and tokens"},
+		{".ssh", true, "SSH private keys and settings", ".pub"},
+		{".aws", true, "AWS credentials", ""},
+		{".gnupg", true, "GnuPG private keys", ""},
+		{".kube", true, "Kubernetes cluster credentials", ""},
+		{".docker", true, "Docker registry credentials", ""},
+		{".azure", true, "Azure credentials", ""},
+		{".config/gh", true, "the GitHub CLI's token", ""},
+		{".config/gcloud", true, "Google Cloud credentials", ""},
+		{".netrc", false, "login passwords for remote hosts", ""},
+		{".pgpass", false, "PostgreSQL passwords", ""},
+		{".npmrc", false, "npm registry tokens", ""},
+		{".pypirc", false, "PyPI upload tokens", ""},
+		{".git-credentials", false, "Git passwords and tokens", ""},
 	}
 	readDeniedSystemCredentials = []credential{
-		{"/etc/shadow", false, "the system's password hashes"},
-		{"/etc/gshadow", false, "the system's group password hashes"},
-		{"/etc/sudoers", false, "the sudo rules"},
-		{"/etc/sudoers.d", true, "the sudo rules"},
+		{"/etc/shadow", false, "the system's password hashes", ""},
+		{"/etc/gshadow", false, "the system's group password hashes", ""},
+		{"/etc/sudoers", false, "the sudo rules", ""},
+		{"/etc/sudoers.d", true, "the sudo rules", ""},
 	}
 
 	hermesCredentialFiles = []string{
@@ -110,18 +110,20 @@ var (
 )
 
 // credential is an entry of the credential read-deny list: a file, or a
-// directory whose contents are denied (dir), relative to Home or absolute.
+// directory whose contents are denied (dir), relative to Home or absolute,
+// with what it holds for the message. Files in a denied directory whose
+// name ends with allow (public keys: ".pub") stay readable.
 type credential struct {
-	rel  string
-	dir  bool
-	what string
+	rel   string
+	dir   bool
+	what  string
+	allow string
 }
 
 // credPlace is a credential entry resolved at Open.
 type credPlace struct {
 	place
-	dir  bool
-	what string
+	credential
 }
 
 func (c credPlace) holds(p Path) bool {
@@ -131,16 +133,7 @@ func (c credPlace) holds(p Path) bool {
 	if !c.place.holds(p, false) {
 		return false
 	}
-	// Public keys are meant to be shared.
-	return filepath.Base(c.lit) != ".ssh" || !strings.HasSuffix(strings.ToLower(filepath.Base(p.real)), ".pub")
-}
-
-// agentDir is a folder of the agent's own state, HERMES_HOME (or the
-// Hermes root above a profile), denied to the file tools with everything
-// inside it.
-type agentDir struct {
-	place
-	name string // how the message names it
+	return c.allow == "" || !strings.HasSuffix(strings.ToLower(filepath.Base(p.real)), c.allow)
 }
 
 const notBoundary = "(Defense-in-depth — not a security boundary; the terminal tool can still bypass.)"
@@ -155,7 +148,7 @@ type guards struct {
 	denyContents []place // write-denied contents (not the directory itself)
 	denyTrees    []place // write-denied directories and their contents
 	credentials  []credPlace
-	agentDirs    []agentDir // HERMES_HOME and the Hermes root: no file tool reads or writes there
+	agentHome    place // HERMES_HOME: no file tool reads or writes anything there
 }
 
 func newGuards(home, hermesHome, hermesRoot place) guards {
@@ -166,12 +159,8 @@ func newGuards(home, hermesHome, hermesRoot place) guards {
 			hermesDirs = append(hermesDirs, pl)
 		}
 	}
-	for i, hd := range hermesDirs {
-		name := "the agent's own folder HERMES_HOME"
-		if i > 0 || hd.real != hermesHome.real {
-			name = "the Hermes root folder"
-		}
-		g.agentDirs = append(g.agentDirs, agentDir{place: hd, name: name})
+	g.agentHome = hermesHome
+	for _, hd := range hermesDirs {
 		g.hubDirs = append(g.hubDirs, hd.join("skills", ".hub"))
 		g.tokenDirs = append(g.tokenDirs, hd.join("mcp-tokens"))
 		for _, f := range hermesCredentialFiles {
@@ -193,11 +182,11 @@ func newGuards(home, hermesHome, hermesRoot place) guards {
 			g.denyContents = append(g.denyContents, home.join(filepath.FromSlash(d)))
 		}
 		for _, c := range readDeniedHomeCredentials {
-			g.credentials = append(g.credentials, credPlace{home.join(filepath.FromSlash(c.rel)), c.dir, c.what})
+			g.credentials = append(g.credentials, credPlace{home.join(filepath.FromSlash(c.rel)), c})
 		}
 	}
 	for _, c := range readDeniedSystemCredentials {
-		g.credentials = append(g.credentials, credPlace{newPlace(filepath.FromSlash(c.rel)), c.dir, c.what})
+		g.credentials = append(g.credentials, credPlace{newPlace(filepath.FromSlash(c.rel)), c})
 	}
 	for _, f := range writeDeniedSystemFiles {
 		g.denyFiles = append(g.denyFiles, newPlace(filepath.FromSlash(f)))
@@ -212,7 +201,7 @@ func newGuards(home, hermesHome, hermesRoot place) guards {
 // read. It refuses hermes's blocking device paths (when a root contains
 // /dev or /proc), the skills hub cache, Hermes credential stores and the
 // mcp-tokens directory under HERMES_HOME and the Hermes root (with hermes's
-// messages), everything else in those two folders (the agent's own state:
+// messages), everything else in HERMES_HOME (the agent's own state:
 // sessions database, saved results, memories, configuration), credential
 // files of common tools under Home (~/.ssh except *.pub, ~/.aws, ~/.gnupg,
 // ~/.kube, ~/.docker, ~/.azure, ~/.config/gh, ~/.config/gcloud, ~/.netrc,
@@ -245,10 +234,8 @@ func (w *Workspace) CheckRead(p Path) error {
 			return pathErr(show, fmt.Sprintf("Access denied: %s is a Hermes MCP token file and cannot be read directly. %s", show, notBoundary), ErrReadDenied)
 		}
 	}
-	for _, d := range g.agentDirs {
-		if d.holds(p, true) {
-			return pathErr(show, fmt.Sprintf("Access denied: %s is in %s (%s), which holds the agent's sessions database, saved results, memories, configuration and credentials; the file tools cannot read it.", show, d.name, d.lit), ErrReadDenied)
-		}
+	if g.agentHome.holds(p, true) {
+		return pathErr(show, fmt.Sprintf("Access denied: %s is in the agent's own folder HERMES_HOME (%s), which holds its sessions database, saved results, memories, configuration and credentials; the file tools cannot read it.", show, g.agentHome.lit), ErrReadDenied)
 	}
 	for _, c := range g.credentials {
 		if c.holds(p) {
@@ -269,9 +256,8 @@ func (w *Workspace) CheckRead(p Path) error {
 // (HERMES_HOME/config.yaml), the write-deny list (credential files under
 // Home, HERMES_HOME and the Hermes root, /etc/sudoers, ...), and, when
 // HERMES_WRITE_SAFE_ROOT is set, anything outside it; and, whatever the
-// lists say, anything in HERMES_HOME or the Hermes root (the agent's own
-// sessions database and its -wal and -shm files, saved results, memories,
-// configuration). The rules apply to the resolved Path. The error wraps
+// lists say, anything in HERMES_HOME (the agent's own sessions database
+// and its -wal and -shm files, saved results, memories, configuration). The rules apply to the resolved Path. The error wraps
 // [ErrWriteDenied] and carries hermes's message. WriteFile, Remove, Rename
 // and Files.Write call CheckWrite themselves.
 func (w *Workspace) CheckWrite(p Path, verb string) error {
@@ -294,10 +280,8 @@ func (w *Workspace) CheckWrite(p Path, verb string) error {
 		slices.ContainsFunc(g.denyTrees, func(d place) bool { return d.holds(p, true) }) {
 		return pathErr(show, fmt.Sprintf("%s denied: '%s' is a protected system/credential file.", verb, show), ErrWriteDenied)
 	}
-	for _, d := range g.agentDirs {
-		if d.holds(p, true) {
-			return pathErr(show, fmt.Sprintf("%s denied: '%s' is in %s (%s), which holds the agent's sessions database, saved results, memories, configuration and credentials; tools cannot change it.", verb, show, d.name, d.lit), ErrWriteDenied)
-		}
+	if g.agentHome.holds(p, true) {
+		return pathErr(show, fmt.Sprintf("%s denied: '%s' is in the agent's own folder HERMES_HOME (%s), which holds its sessions database, saved results, memories, configuration and credentials; tools cannot change it.", verb, show, g.agentHome.lit), ErrWriteDenied)
 	}
 	if len(w.safeRoots) > 0 && !slices.ContainsFunc(w.safeRoots, func(sr place) bool { return sr.holds(p, true) }) {
 		return pathErr(show, fmt.Sprintf("%s denied: '%s' is outside HERMES_WRITE_SAFE_ROOT (%s). Unset the variable or add this path's directory prefix.", verb, show, w.safeShow), ErrWriteDenied)

@@ -34,7 +34,7 @@ func mustResolve(t testing.TB, w *Workspace, s string) Path {
 func TestCheckWriteDenyList(t *testing.T) {
 	w, home := homeWorkspace(t, Options{HermesHome: "" /* default */})
 	const credential = "is a protected system/credential file."
-	agent := "which holds the agent's sessions database, saved results, memories, configuration and credentials; tools cannot change it."
+	agent := "which holds its sessions database, saved results, memories, configuration and credentials; tools cannot change it."
 	for _, tc := range []struct {
 		path string
 		want string // "" = allowed
@@ -131,10 +131,11 @@ func TestCheckWriteProfile(t *testing.T) {
 		{"~/.hermes/profiles/work/mcp-tokens/a", true},
 		{"~/.hermes/mcp-tokens/a", true},
 		{"~/.hermes/profiles/work/config.yaml", true},
-		// The agent's own state: the profile and the root above it.
-		{"~/.hermes/config.yaml", true},
+		// The agent's own state: everything in the profile, HERMES_HOME.
 		{"~/.hermes/profiles/work/skills/x.md", true},
-		{"~/.hermes/profiles/other/sessions.db", true},
+		{"~/.hermes/profiles/work/sessions.db", true},
+		{"~/.hermes/config.yaml", false}, // only the active profile's config is the config file
+		{"~/.hermes/profiles/other/notes.md", false},
 		{"~/.hermes-other/x", false},
 		{"~/project/x", false},
 	} {
@@ -251,7 +252,7 @@ func TestCheckRead(t *testing.T) {
 		tokDir = "is the Hermes MCP token directory and cannot be read directly."
 		tokF   = "is a Hermes MCP token file and cannot be read directly."
 		env    = "is a secret-bearing environment file and cannot be read to prevent credential leakage. If you need to check the file structure, read .env.example instead."
-		own    = "which holds the agent's sessions database, saved results, memories, configuration and credentials; the file tools cannot read it."
+		own    = "which holds its sessions database, saved results, memories, configuration and credentials; the file tools cannot read it."
 	)
 	for _, tc := range []struct {
 		path string
@@ -277,16 +278,14 @@ func TestCheckRead(t *testing.T) {
 		{"~/project/.env.test", env},
 		{"~/project/.env.staging", env},
 		{"~/project/.envrc", env},
-		// The agent's own state, with everything in HERMES_HOME and the
-		// Hermes root above the profile.
-		{"~/.hermes/config.yaml", "is in the Hermes root folder (" + filepath.Join(home, ".hermes") + "), which holds the agent's sessions database, saved results, memories, configuration and credentials; the file tools cannot read it."},
+		// The agent's own state: everything in HERMES_HOME (the profile).
 		{"~/.hermes/profiles/p/sessions.db", "is in the agent's own folder HERMES_HOME (" + profile + "), " + own},
 		{"~/.hermes/profiles/p/sessions.db-wal", own},
 		{"~/.hermes/profiles/p/results/call_1.txt", own},
 		{"~/.hermes/profiles/p/memories/MEMORY.md", own},
 		{"~/.hermes/profiles/p/config.yaml", own},
 		{"~/.hermes/profiles/p", own},
-		{"~/.hermes/skills/mine/SKILL.md", own},
+		{"~/.hermes/profiles/p/skills/mine/SKILL.md", own},
 		// Credentials of common tools.
 		{"~/.ssh/id_rsa", "holds SSH private keys and settings and cannot be read, to prevent credential leakage."},
 		{"~/.ssh/id_ed25519", "holds SSH private keys"},
@@ -312,6 +311,8 @@ func TestCheckRead(t *testing.T) {
 		{"~/.ssh", ""},
 		{"~/.config/other.yml", ""},
 		{"~/.hermes-notes/x", ""},
+		{"~/.hermes/config.yaml", ""}, // the Hermes root above the profile keeps hermes's rules only
+		{"~/.hermes/skills/mine/SKILL.md", ""},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			p := mustResolve(t, w, tc.path)
