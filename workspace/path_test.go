@@ -395,3 +395,24 @@ func BenchmarkResolve(b *testing.B) {
 		})
 	}
 }
+
+func TestRelWithin(t *testing.T) {
+	for _, tc := range []struct {
+		p, dir, want string
+		ok           bool
+	}{
+		{"/a/b", "/a", "b", true},
+		{"/a", "/a", ".", true},
+		{"/a/b/c", "/a", "b/c", true},
+		{"/ab", "/a", "", false},
+		{"/a", "/a/b", "", false},
+		{"/a/", "/a", "", false}, // not clean
+		{"/x", "/", "x", true},
+		{"/", "/", ".", true},
+		{"/a/b", "/a/", "b", true},
+	} {
+		if got, ok := relWithin(tc.p, tc.dir); got != tc.want || ok != tc.ok {
+			t.Errorf("relWithin(%q, %q) = %q, %v; want %q, %v", tc.p, tc.dir, got, ok, tc.want, tc.ok)
+		}
+	}
+}

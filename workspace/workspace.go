@@ -461,14 +461,14 @@ func relWithin(p, dir string) (string, bool) {
 	if p == dir {
 		return ".", true
 	}
-	prefix := dir
-	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
-		prefix += string(filepath.Separator)
+	n := len(dir)
+	if !strings.HasSuffix(dir, string(filepath.Separator)) {
+		n++ // the separator after dir
 	}
-	if !strings.HasPrefix(p, prefix) {
+	if len(p) <= n || !strings.HasPrefix(p, dir) || p[n-1] != filepath.Separator {
 		return "", false
 	}
-	return filepath.ToSlash(p[len(prefix):]), true
+	return filepath.ToSlash(p[n:]), true
 }
 
 // holds reports whether p is inside pl (or equal to it when orSelf).
