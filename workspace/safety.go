@@ -309,8 +309,9 @@ func (w *Workspace) sensitiveSystemPath(p Path) bool {
 // IsSensitiveForApproval reports whether an edit of p must always be shown
 // to the user for approval, whatever the session's approval mode: any path
 // component is .git or .ssh, or the file name starts with .env or id_
-// (hermes's sensitive auto-approve targets). The comparison ignores case.
-// The zero Path is sensitive.
+// (hermes's sensitive auto-approve targets). The comparison ignores case
+// and looks at the resolved Path, so a symbolic link to .git (gitlink/config)
+// is sensitive however the model spelled it. The zero Path is sensitive.
 func IsSensitiveForApproval(p Path) bool {
 	if p.root == nil {
 		return true
