@@ -6,9 +6,11 @@
 // is parsed exactly once by [Workspace.Resolve] into a [Path]: an absolute
 // path, a path relative to the cwd, a "~" path or a file:// URI becomes a
 // location inside one root, with symbolic links followed component by
-// component and refused when they lead out. All I/O on a Path goes through
-// the root's [os.Root], so a symlink swapped in after Resolve still cannot
-// reach outside the root.
+// component and refused when they lead out, and a ".." after a missing
+// folder applied to the folder before it, so the result is the file the
+// kernel would open. All I/O on a Path goes through the root's [os.Root],
+// so a symlink swapped in after Resolve still cannot reach outside the
+// root; [Files] checks the path again right before the editor is asked.
 //
 // On top of that the package provides hermes-agent's file-safety rules
 // ([Workspace.CheckRead], [Workspace.CheckWrite], [IsSensitiveForApproval]),

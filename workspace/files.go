@@ -5,6 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"syscall"
 )
 
 // Editor is what Files needs from the editor: ACP's fs/read_text_file and
@@ -50,7 +55,9 @@ func (f *Files) Workspace() *Workspace { return f.w }
 // the editor for a file the disk does not have either is returned as an
 // error wrapping [fs.ErrNotExist]. When the editor fails in any other way,
 // or says "not found" for a file that exists on disk, Read logs that and
-// reads the disk, unless ctx is done. Without the capability Read uses
+// reads the disk, unless ctx is done. Before asking the editor, Read checks
+// that no component of p became a symbolic link since Resolve (the error
+// wraps [ErrPathChanged]). Without the capability Read uses
 // [Workspace.ReadFile]. Files larger than Options.MaxFileBytes are refused
 // with [ErrTooLarge] before the editor is asked. Read does not apply
 // CheckRead.
@@ -69,6 +76,9 @@ func (f *Files) Read(ctx context.Context, p Path) ([]byte, error) {
 		return nil, specialFileErr(p.abs, fi.Mode())
 	case statErr == nil && fi.Size() > f.w.limit():
 		return nil, tooLarge(p.abs, fi.Size(), f.w.limit())
+	}
+	if err := f.w.recheck(p, "read"); err != nil {
+		return nil, err
 	}
 	text, err := f.ed.ReadTextFile(ctx, p.abs)
 	if err == nil {
@@ -96,11 +106,52 @@ func (f *Files) Read(ctx context.Context, p Path) ([]byte, error) {
 	return f.w.ReadFile(p)
 }
 
+// recheck verifies, immediately before p's absolute path is handed to the
+// editor (which follows symbolic links as the kernel does), that the path
+// still names the file Resolve found: the root, as the editor names it, is
+// still the directory the workspace opened, and no existing component
+// below it has become a symbolic link since (Resolve's result has none).
+// A swap between the approval and the editor's write is thus refused, as
+// os.Root refuses it for the disk. What is missing is fine: the editor
+// creates it. The error wraps [ErrPathChanged] and tells the model what to
+// do.
+func (w *Workspace) recheck(p Path, op string) error {
+	changed := func(what string) error {
+		return pathErr(p.abs, fmt.Sprintf("Cannot %s '%s': %s since the path was checked; nothing was done through the editor. Resolve the path again (read the file first) and retry if the change is still wanted.", op, p.abs, what), ErrPathChanged)
+	}
+	rfi, err := p.root.r.Stat(".")
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", op, p.abs, unwrapPathError(err))
+	}
+	if fi, err := os.Stat(p.root.abs); err != nil || !os.SameFile(fi, rfi) {
+		return changed(fmt.Sprintf("the workspace folder %s no longer leads to %s", p.root.abs, p.root.real))
+	}
+	if p.rel == "." {
+		return nil
+	}
+	prefix := ""
+	for _, c := range strings.Split(p.rel, "/") {
+		prefix = path.Join(prefix, c)
+		fi, err := p.root.r.Lstat(filepath.FromSlash(prefix))
+		switch {
+		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+			return nil
+		case err != nil:
+			return fmt.Errorf("%s %s: %w", op, p.abs, unwrapPathError(err))
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return changed(fmt.Sprintf("%s became a symbolic link", p.root.path(prefix).abs))
+		}
+	}
+	return nil
+}
+
 // Write replaces the content of p. It applies CheckWrite(p, "Write") and
 // [KeepConventions] against the current content (read the same way Read
 // does; a missing file has none). When the editor can write, the editor
 // writes the file and the disk is not touched by this process except for
-// creating missing parent directories; otherwise the write is
+// creating missing parent directories, and the path is checked again
+// (no component became a symbolic link) right before fs/write_text_file;
+// otherwise the write is
 // [Workspace.WriteFile]'s atomic disk write.
 func (f *Files) Write(ctx context.Context, p Path, content []byte) (WriteInfo, error) {
 	if err := f.w.CheckWrite(p, "Write"); err != nil {
@@ -123,6 +174,9 @@ func (f *Files) Write(ctx context.Context, p Path, content []byte) (WriteInfo, e
 	}
 	info.DirsCreated, err = f.w.mkdirParents(p)
 	if err != nil {
+		return WriteInfo{}, err
+	}
+	if err := f.w.recheck(p, "write"); err != nil {
 		return WriteInfo{}, err
 	}
 	if err := f.ed.WriteTextFile(ctx, p.abs, string(info.After)); err != nil {

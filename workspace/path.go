@@ -82,8 +82,15 @@ func (r *root) path(rel string) Path {
 //
 // The errors wrap [ErrEmptyPath], [ErrInvalidPath], [ErrUnsupportedScheme],
 // [ErrOutsideWorkspace] or [ErrSpecialFile], and their text tells the model
-// what to do. A path that does not exist yet resolves without error (its
-// missing part is taken lexically), so writes can create it.
+// what to do. A path that does not exist yet resolves without error, so
+// writes can create it: the names after a missing component are kept, and
+// a ".." after one returns to the directory before it and carries on from
+// there through the file system (see walk), so the result is the file the
+// kernel would open once the missing folders were created. The returned
+// Path has no "..", and no symbolic link below its root; every check
+// ([Workspace.CheckRead], [Workspace.CheckWrite], [IsSensitiveForApproval])
+// and every route (disk, editor, search, lint, approval) uses it, never the
+// spelling.
 func (w *Workspace) Resolve(s string) (Path, error) {
 	if strings.TrimSpace(s) == "" {
 		return Path{}, pathErr(s, fmt.Sprintf("path is empty; give a file path relative to %s or an absolute path inside the workspace", w.Cwd()), ErrEmptyPath)
@@ -179,23 +186,40 @@ func hasPrefixFold(s, prefix string) bool {
 	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
 
-// walk resolves abs component by component. cur is always a path whose
+// walk resolves abs component by component, as the kernel resolves a path
+// once its missing folders exist. cur is always a path whose existing
 // components are free of symlinks: inside a root it is in the root's real
 // spelling; above the roots it is a lexical ancestor of a root, which is
-// never stat'ed.
+// never stat'ed. A component that does not exist (or lies below a file)
+// is appended by name and counted in missing; nothing below it can exist,
+// so the names after it are appended too, and ".." removes the last one.
+// Once ".." has removed every missing name, cur is an existing directory
+// again and the walk goes on through the file system: "missing/../link"
+// follows the symbolic link "link" exactly as "link" does. The result
+// never holds a symlink or a "..", so the editor and the disk see the same
+// file whatever they do with the spelling.
 func (w *Workspace) walk(display, abs string) (Path, error) {
 	vol := filepath.VolumeName(abs)
 	top := vol + string(filepath.Separator)
 	comps := splitComponents(abs[len(vol):])
 	cur := top
 	links := 0
-	via := "" // first symlink followed, for the error message
+	missing := 0 // trailing components of cur that do not exist
+	via := ""    // first symlink followed, for the error message
 	var last fs.FileMode
 	for i := 0; i < len(comps); i++ {
 		c := comps[i]
 		last = 0
 		if c == ".." {
 			cur = filepath.Dir(cur)
+			if missing > 0 {
+				missing--
+			}
+			continue
+		}
+		if missing > 0 {
+			cur = filepath.Join(cur, c)
+			missing++
 			continue
 		}
 		next := filepath.Join(cur, c)
@@ -215,14 +239,9 @@ func (w *Workspace) walk(display, abs string) (Path, error) {
 		fi, err := r.r.Lstat(filepath.FromSlash(rel))
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-				// Nothing below a missing component exists, so no symlink
-				// can follow: the rest is taken lexically.
-				final := filepath.Join(append([]string{r.real, filepath.FromSlash(rel)}, comps[i+1:]...)...)
-				fr, frel, ok := w.locate(final)
-				if !ok {
-					return Path{}, w.outside(display, final, via)
-				}
-				return fr.path(frel), nil
+				cur = filepath.Join(r.real, filepath.FromSlash(rel))
+				missing = 1
+				continue
 			}
 			return Path{}, fmt.Errorf("resolve %s: %w", display, unwrapPathError(err))
 		}

@@ -73,6 +73,32 @@ var (
 
 // Read-deny list.
 var (
+	// readDeniedHomeCredentials are credential files of common tools under
+	// Home: hermes's write-deny list (writeDeniedHomeFiles and the contents
+	// of writeDeniedHomeDirs) extended to reads, each with what it holds
+	// for the message. Public keys (*.pub) under ~/.ssh stay readable.
+	readDeniedHomeCredentials = []credential{
+		{".ssh", true, "SSH private keys and settings", ".pub"},
+		{".aws", true, "AWS credentials", ""},
+		{".gnupg", true, "GnuPG private keys", ""},
+		{".kube", true, "Kubernetes cluster credentials", ""},
+		{".docker", true, "Docker registry credentials", ""},
+		{".azure", true, "Azure credentials", ""},
+		{".config/gh", true, "the GitHub CLI's token", ""},
+		{".config/gcloud", true, "Google Cloud credentials", ""},
+		{".netrc", false, "login passwords for remote hosts", ""},
+		{".pgpass", false, "PostgreSQL passwords", ""},
+		{".npmrc", false, "npm registry tokens", ""},
+		{".pypirc", false, "PyPI upload tokens", ""},
+		{".git-credentials", false, "Git passwords and tokens", ""},
+	}
+	readDeniedSystemCredentials = []credential{
+		{"/etc/shadow", false, "the system's password hashes", ""},
+		{"/etc/gshadow", false, "the system's group password hashes", ""},
+		{"/etc/sudoers", false, "the sudo rules", ""},
+		{"/etc/sudoers.d", true, "the sudo rules", ""},
+	}
+
 	hermesCredentialFiles = []string{
 		"auth.json", "auth.lock", ".anthropic_oauth.json", ".env",
 		"webhook_subscriptions.json", "auth/google_oauth.json", "cache/bws_cache.json",
@@ -82,6 +108,33 @@ var (
 		".env.test", ".env.staging", ".envrc",
 	}
 )
+
+// credential is an entry of the credential read-deny list: a file, or a
+// directory whose contents are denied (dir), relative to Home or absolute,
+// with what it holds for the message. Files in a denied directory whose
+// name ends with allow (public keys: ".pub") stay readable.
+type credential struct {
+	rel   string
+	dir   bool
+	what  string
+	allow string
+}
+
+// credPlace is a credential entry resolved at Open.
+type credPlace struct {
+	place
+	credential
+}
+
+func (c credPlace) holds(p Path) bool {
+	if !c.dir {
+		return c.is(p)
+	}
+	if !c.place.holds(p, false) {
+		return false
+	}
+	return c.allow == "" || !strings.HasSuffix(strings.ToLower(filepath.Base(p.real)), c.allow)
+}
 
 const notBoundary = "(Defense-in-depth — not a security boundary; the terminal tool can still bypass.)"
 
@@ -94,6 +147,8 @@ type guards struct {
 	denyFiles    []place // write-denied files
 	denyContents []place // write-denied contents (not the directory itself)
 	denyTrees    []place // write-denied directories and their contents
+	credentials  []credPlace
+	agentHome    place // HERMES_HOME: no file tool reads or writes anything there
 }
 
 func newGuards(home, hermesHome, hermesRoot place) guards {
@@ -104,6 +159,7 @@ func newGuards(home, hermesHome, hermesRoot place) guards {
 			hermesDirs = append(hermesDirs, pl)
 		}
 	}
+	g.agentHome = hermesHome
 	for _, hd := range hermesDirs {
 		g.hubDirs = append(g.hubDirs, hd.join("skills", ".hub"))
 		g.tokenDirs = append(g.tokenDirs, hd.join("mcp-tokens"))
@@ -125,6 +181,12 @@ func newGuards(home, hermesHome, hermesRoot place) guards {
 		for _, d := range writeDeniedHomeDirs {
 			g.denyContents = append(g.denyContents, home.join(filepath.FromSlash(d)))
 		}
+		for _, c := range readDeniedHomeCredentials {
+			g.credentials = append(g.credentials, credPlace{home.join(filepath.FromSlash(c.rel)), c})
+		}
+	}
+	for _, c := range readDeniedSystemCredentials {
+		g.credentials = append(g.credentials, credPlace{newPlace(filepath.FromSlash(c.rel)), c})
 	}
 	for _, f := range writeDeniedSystemFiles {
 		g.denyFiles = append(g.denyFiles, newPlace(filepath.FromSlash(f)))
@@ -135,14 +197,20 @@ func newGuards(home, hermesHome, hermesRoot place) guards {
 	return g
 }
 
-// CheckRead applies hermes's read guards to p and returns nil when it may
-// be read. It refuses hermes's blocking device paths (when a root contains
+// CheckRead applies the read guards to p and returns nil when it may be
+// read. It refuses hermes's blocking device paths (when a root contains
 // /dev or /proc), the skills hub cache, Hermes credential stores and the
-// mcp-tokens directory under HERMES_HOME and the Hermes root, and any file
-// named .env, .env.local, .env.development, .env.production, .env.test,
-// .env.staging or .envrc (case-insensitive). The error wraps
-// [ErrReadDenied] (and [ErrSpecialFile] for devices) and carries hermes's
-// message.
+// mcp-tokens directory under HERMES_HOME and the Hermes root (with hermes's
+// messages), everything else in HERMES_HOME (the agent's own state:
+// sessions database, saved results, memories, configuration), credential
+// files of common tools under Home (~/.ssh except *.pub, ~/.aws, ~/.gnupg,
+// ~/.kube, ~/.docker, ~/.azure, ~/.config/gh, ~/.config/gcloud, ~/.netrc,
+// ~/.pgpass, ~/.npmrc, ~/.pypirc, ~/.git-credentials) and /etc/shadow,
+// /etc/gshadow and the sudoers files, and any file named .env, .env.local,
+// .env.development, .env.production, .env.test, .env.staging or .envrc
+// (case-insensitive). The rules apply to the resolved Path, so a symbolic
+// link cannot rename a denied file. The error wraps [ErrReadDenied] (and
+// [ErrSpecialFile] for devices).
 func (w *Workspace) CheckRead(p Path) error {
 	if err := w.check(p); err != nil {
 		return err
@@ -166,6 +234,14 @@ func (w *Workspace) CheckRead(p Path) error {
 			return pathErr(show, fmt.Sprintf("Access denied: %s is a Hermes MCP token file and cannot be read directly. %s", show, notBoundary), ErrReadDenied)
 		}
 	}
+	if g.agentHome.holds(p, true) {
+		return pathErr(show, fmt.Sprintf("Access denied: %s is in the agent's own folder HERMES_HOME (%s), which holds its sessions database, saved results, memories, configuration and credentials; the file tools cannot read it.", show, g.agentHome.lit), ErrReadDenied)
+	}
+	for _, c := range g.credentials {
+		if c.holds(p) {
+			return pathErr(show, fmt.Sprintf("Access denied: %s holds %s and cannot be read, to prevent credential leakage. %s", show, c.what, notBoundary), ErrReadDenied)
+		}
+	}
 	if slices.Contains(secretEnvNames, strings.ToLower(filepath.Base(p.real))) ||
 		slices.Contains(secretEnvNames, strings.ToLower(filepath.Base(p.abs))) {
 		return pathErr(show, fmt.Sprintf("Access denied: %s is a secret-bearing environment file and cannot be read to prevent credential leakage. If you need to check the file structure, read .env.example instead. %s", show, notBoundary), ErrReadDenied)
@@ -179,7 +255,9 @@ func (w *Workspace) CheckRead(p Path) error {
 // paths (/etc/, /boot/, ..., docker.sock), the Hermes config file
 // (HERMES_HOME/config.yaml), the write-deny list (credential files under
 // Home, HERMES_HOME and the Hermes root, /etc/sudoers, ...), and, when
-// HERMES_WRITE_SAFE_ROOT is set, anything outside it. The error wraps
+// HERMES_WRITE_SAFE_ROOT is set, anything outside it; and, whatever the
+// lists say, anything in HERMES_HOME (the agent's own sessions database
+// and its -wal and -shm files, saved results, memories, configuration). The rules apply to the resolved Path. The error wraps
 // [ErrWriteDenied] and carries hermes's message. WriteFile, Remove, Rename
 // and Files.Write call CheckWrite themselves.
 func (w *Workspace) CheckWrite(p Path, verb string) error {
@@ -201,6 +279,9 @@ func (w *Workspace) CheckWrite(p Path, verb string) error {
 		slices.ContainsFunc(g.denyContents, func(d place) bool { return d.holds(p, false) }) ||
 		slices.ContainsFunc(g.denyTrees, func(d place) bool { return d.holds(p, true) }) {
 		return pathErr(show, fmt.Sprintf("%s denied: '%s' is a protected system/credential file.", verb, show), ErrWriteDenied)
+	}
+	if g.agentHome.holds(p, true) {
+		return pathErr(show, fmt.Sprintf("%s denied: '%s' is in the agent's own folder HERMES_HOME (%s), which holds its sessions database, saved results, memories, configuration and credentials; tools cannot change it.", verb, show, g.agentHome.lit), ErrWriteDenied)
 	}
 	if len(w.safeRoots) > 0 && !slices.ContainsFunc(w.safeRoots, func(sr place) bool { return sr.holds(p, true) }) {
 		return pathErr(show, fmt.Sprintf("%s denied: '%s' is outside HERMES_WRITE_SAFE_ROOT (%s). Unset the variable or add this path's directory prefix.", verb, show, w.safeShow), ErrWriteDenied)
@@ -228,8 +309,9 @@ func (w *Workspace) sensitiveSystemPath(p Path) bool {
 // IsSensitiveForApproval reports whether an edit of p must always be shown
 // to the user for approval, whatever the session's approval mode: any path
 // component is .git or .ssh, or the file name starts with .env or id_
-// (hermes's sensitive auto-approve targets). The comparison ignores case.
-// The zero Path is sensitive.
+// (hermes's sensitive auto-approve targets). The comparison ignores case
+// and looks at the resolved Path, so a symbolic link to .git (gitlink/config)
+// is sensitive however the model spelled it. The zero Path is sensitive.
 func IsSensitiveForApproval(p Path) bool {
 	if p.root == nil {
 		return true

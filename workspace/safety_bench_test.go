@@ -8,3 +8,19 @@ func BenchmarkNewSafety(b *testing.B) {
 		NewSafety(Options{})
 	}
 }
+
+// BenchmarkCheckRead measures the read guards on an ordinary file (every
+// list is walked to the end) and on a credential file, with the workspace
+// at $HOME.
+func BenchmarkCheckRead(b *testing.B) {
+	home := realTempDir(b)
+	w := openWS(b, home, nil, Options{Home: home})
+	for _, in := range []string{"proj/src/main.go", ".ssh/id_rsa"} {
+		p := mustResolve(b, w, in)
+		b.Run(in, func(b *testing.B) {
+			for b.Loop() {
+				w.CheckRead(p)
+			}
+		})
+	}
+}

@@ -34,6 +34,7 @@ func mustResolve(t testing.TB, w *Workspace, s string) Path {
 func TestCheckWriteDenyList(t *testing.T) {
 	w, home := homeWorkspace(t, Options{HermesHome: "" /* default */})
 	const credential = "is a protected system/credential file."
+	agent := "which holds its sessions database, saved results, memories, configuration and credentials; tools cannot change it."
 	for _, tc := range []struct {
 		path string
 		want string // "" = allowed
@@ -71,10 +72,18 @@ func TestCheckWriteDenyList(t *testing.T) {
 		{"~/.zprofile", ""},
 		{"~/.ssh", ""}, // the directory name itself is not inside ~/.ssh/
 		{"~/project/main.go", ""},
-		{"~/.hermes/auth.json", ""},
-		{"~/.hermes/webhook_subscriptions.json", ""},
-		{"~/.hermes/SOUL.md", ""},
 		{"~/.config/other/x", ""},
+		// The agent's own state: everything in HERMES_HOME.
+		{"~/.hermes/sessions.db", "Write denied: '" + filepath.Join(home, ".hermes", "sessions.db") + "' is in the agent's own folder HERMES_HOME (" + filepath.Join(home, ".hermes") + "), " + agent},
+		{"~/.hermes/sessions.db-wal", agent},
+		{"~/.hermes/sessions.db-shm", agent},
+		{"~/.hermes/results/call_1.txt", agent},
+		{"~/.hermes/memories/MEMORY.md", agent},
+		{"~/.hermes/auth.json", agent},
+		{"~/.hermes/webhook_subscriptions.json", agent},
+		{"~/.hermes/SOUL.md", agent},
+		{"~/.hermes", agent},
+		{"~/.hermes/new/deeper/file", agent},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			p := mustResolve(t, w, tc.path)
@@ -122,8 +131,13 @@ func TestCheckWriteProfile(t *testing.T) {
 		{"~/.hermes/profiles/work/mcp-tokens/a", true},
 		{"~/.hermes/mcp-tokens/a", true},
 		{"~/.hermes/profiles/work/config.yaml", true},
+		// The agent's own state: everything in the profile, HERMES_HOME.
+		{"~/.hermes/profiles/work/skills/x.md", true},
+		{"~/.hermes/profiles/work/sessions.db", true},
 		{"~/.hermes/config.yaml", false}, // only the active profile's config is the config file
-		{"~/.hermes/profiles/work/skills/x.md", false},
+		{"~/.hermes/profiles/other/notes.md", false},
+		{"~/.hermes-other/x", false},
+		{"~/project/x", false},
 	} {
 		err := w.CheckWrite(mustResolve(t, w, tc.path), "Write")
 		if got := err != nil; got != tc.denied {
@@ -238,6 +252,7 @@ func TestCheckRead(t *testing.T) {
 		tokDir = "is the Hermes MCP token directory and cannot be read directly."
 		tokF   = "is a Hermes MCP token file and cannot be read directly."
 		env    = "is a secret-bearing environment file and cannot be read to prevent credential leakage. If you need to check the file structure, read .env.example instead."
+		own    = "which holds its sessions database, saved results, memories, configuration and credentials; the file tools cannot read it."
 	)
 	for _, tc := range []struct {
 		path string
@@ -263,12 +278,41 @@ func TestCheckRead(t *testing.T) {
 		{"~/project/.env.test", env},
 		{"~/project/.env.staging", env},
 		{"~/project/.envrc", env},
+		// The agent's own state: everything in HERMES_HOME (the profile).
+		{"~/.hermes/profiles/p/sessions.db", "is in the agent's own folder HERMES_HOME (" + profile + "), " + own},
+		{"~/.hermes/profiles/p/sessions.db-wal", own},
+		{"~/.hermes/profiles/p/results/call_1.txt", own},
+		{"~/.hermes/profiles/p/memories/MEMORY.md", own},
+		{"~/.hermes/profiles/p/config.yaml", own},
+		{"~/.hermes/profiles/p", own},
+		{"~/.hermes/profiles/p/skills/mine/SKILL.md", own},
+		// Credentials of common tools.
+		{"~/.ssh/id_rsa", "holds SSH private keys and settings and cannot be read, to prevent credential leakage."},
+		{"~/.ssh/id_ed25519", "holds SSH private keys"},
+		{"~/.ssh/id_ecdsa_sk", "holds SSH private keys"},
+		{"~/.ssh/config", "holds SSH private keys"},
+		{"~/.aws/credentials", "holds AWS credentials"},
+		{"~/.aws/config", "holds AWS credentials"},
+		{"~/.git-credentials", "holds Git passwords and tokens"},
+		{"~/.config/gh/hosts.yml", "holds the GitHub CLI's token"},
+		{"~/.netrc", "holds login passwords for remote hosts"},
+		{"~/.kube/config", "holds Kubernetes cluster credentials"},
+		{"~/.docker/config.json", "holds Docker registry credentials"},
+		{"~/.gnupg/private-keys-v1.d/x.key", "holds GnuPG private keys"},
+		{"~/.config/gcloud/credentials.db", "holds Google Cloud credentials"},
+		{"~/.azure/accessTokens.json", "holds Azure credentials"},
+		{"~/.pgpass", "holds PostgreSQL passwords"},
+		{"~/.npmrc", "holds npm registry tokens"},
+		{"~/.pypirc", "holds PyPI upload tokens"},
 		// allowed
 		{"~/project/.env.example", ""},
 		{"~/project/env", ""},
-		{"~/.hermes/config.yaml", ""},
-		{"~/.hermes/skills/mine/SKILL.md", ""},
 		{"~/.ssh/id_rsa.pub", ""},
+		{"~/.ssh", ""},
+		{"~/.config/other.yml", ""},
+		{"~/.hermes-notes/x", ""},
+		{"~/.hermes/config.yaml", ""}, // the Hermes root above the profile keeps hermes's rules only
+		{"~/.hermes/skills/mine/SKILL.md", ""},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			p := mustResolve(t, w, tc.path)
@@ -279,9 +323,8 @@ func TestCheckRead(t *testing.T) {
 				}
 				return
 			}
-			want := "Access denied: " + p.Abs() + " " + tc.want
-			if !errors.Is(err, ErrReadDenied) || !strings.HasPrefix(err.Error(), want) {
-				t.Errorf("CheckRead(%q) = %v, want ErrReadDenied starting %q", tc.path, err, want)
+			if !errors.Is(err, ErrReadDenied) || !strings.HasPrefix(err.Error(), "Access denied: "+p.Abs()+" ") || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("CheckRead(%q) = %v, want ErrReadDenied starting %q and containing %q", tc.path, err, "Access denied: "+p.Abs(), tc.want)
 			}
 		})
 	}
@@ -394,5 +437,57 @@ func TestApprovalScopes(t *testing.T) {
 	}
 	if w.InRoots(Path{}) || w.InCwd(Path{}) || w.InTempDir(Path{}) {
 		t.Error("the zero Path must not be in any scope")
+	}
+}
+
+// The rules apply to the resolved path, not to the spelling: a symbolic
+// link (reached directly or after a missing folder and "..") cannot rename
+// .git, .env, a credential file or the agent's own state into something
+// harmless. The workspace is $HOME, with HERMES_HOME inside it.
+func TestSafetyRulesFollowSymlinks(t *testing.T) {
+	w, home := homeWorkspace(t, Options{})
+	mustWrite(t, filepath.Join(home, "proj", ".git", "config"), "[core]\n")
+	mustWrite(t, filepath.Join(home, "proj", ".env"), "KEY=1\n")
+	mustWrite(t, filepath.Join(home, ".ssh", "id_rsa"), "key")
+	mustWrite(t, filepath.Join(home, ".hermes", "sessions.db"), "db")
+	mustSymlink(t, ".git", filepath.Join(home, "proj", "gitlink"))
+	mustSymlink(t, ".git/hooks", filepath.Join(home, "proj", "hooklink"))
+	mustSymlink(t, ".env", filepath.Join(home, "proj", "envlink"))
+	mustSymlink(t, "../.ssh", filepath.Join(home, "proj", "keys"))
+	mustSymlink(t, "../.hermes", filepath.Join(home, "proj", "state"))
+
+	for _, in := range []string{
+		"proj/gitlink/config",
+		"proj/nope/../gitlink/config",
+		"proj/a/b/../../gitlink/hooks/pre-commit",
+		"proj/hooklink/pre-commit",
+		"proj/nope/../hooklink/post-checkout",
+		"proj/nope/../envlink",
+	} {
+		if p := mustResolve(t, w, in); !IsSensitiveForApproval(p) {
+			t.Errorf("IsSensitiveForApproval(Resolve(%q) = %s) = false, want true", in, p.Abs())
+		}
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"proj/envlink", "is a secret-bearing environment file"},
+		{"proj/nope/../envlink", "is a secret-bearing environment file"},
+		{"proj/keys/id_rsa", "holds SSH private keys"},
+		{"proj/nope/../keys/id_rsa", "holds SSH private keys"},
+		{"proj/nope/../state/sessions.db", "is in the agent's own folder HERMES_HOME"},
+	} {
+		err := w.CheckRead(mustResolve(t, w, tc.in))
+		if !errors.Is(err, ErrReadDenied) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("CheckRead(Resolve(%q)) = %v, want ErrReadDenied containing %q", tc.in, err, tc.want)
+		}
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"proj/nope/../state/sessions.db", "is in the agent's own folder HERMES_HOME"},
+		{"proj/nope/../state/results/x.txt", "is in the agent's own folder HERMES_HOME"},
+		{"proj/nope/../keys/id_rsa", "is a protected system/credential file."},
+	} {
+		err := w.CheckWrite(mustResolve(t, w, tc.in), "Write")
+		if !errors.Is(err, ErrWriteDenied) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("CheckWrite(Resolve(%q)) = %v, want ErrWriteDenied containing %q", tc.in, err, tc.want)
+		}
 	}
 }

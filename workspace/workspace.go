@@ -42,6 +42,10 @@ var (
 	ErrWriteDenied = errors.New("workspace: write denied")
 	// ErrTooLarge reports a file larger than the configured read limit.
 	ErrTooLarge = errors.New("workspace: file too large")
+	// ErrPathChanged reports a path that no longer names what Resolve
+	// found: a component became a symbolic link before the editor was
+	// asked to read or write it.
+	ErrPathChanged = errors.New("workspace: path changed after it was resolved")
 	// ErrNotWorkspacePath reports a zero Path or a Path made by another
 	// Workspace.
 	ErrNotWorkspacePath = errors.New("workspace: path does not belong to this workspace")
@@ -457,14 +461,14 @@ func relWithin(p, dir string) (string, bool) {
 	if p == dir {
 		return ".", true
 	}
-	prefix := dir
-	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
-		prefix += string(filepath.Separator)
+	n := len(dir)
+	if !strings.HasSuffix(dir, string(filepath.Separator)) {
+		n++ // the separator after dir
 	}
-	if !strings.HasPrefix(p, prefix) {
+	if len(p) <= n || !strings.HasPrefix(p, dir) || p[n-1] != filepath.Separator {
 		return "", false
 	}
-	return filepath.ToSlash(p[len(prefix):]), true
+	return filepath.ToSlash(p[n:]), true
 }
 
 // holds reports whether p is inside pl (or equal to it when orSelf).
