@@ -37,6 +37,7 @@ type Session struct {
 	dirs        []string
 	mode        string
 	modelName   string
+	lastUsage   model.Usage // of the last model reply, for /context's cache line
 	history     []model.Message
 	queued      int  // history entries already queued for saving
 	dirty       bool // history rewritten since the last save: save it whole

@@ -48,7 +48,7 @@ func (s *Session) runTurn(ctx context.Context, msg model.Message) acp.StopReason
 			return acp.StopEndTurn
 		}
 		calls := s.assignCallIDs(reply.ToolCalls)
-		s.appendHistory(model.Message{Role: model.RoleAssistant, Content: reply.Text, Thought: reply.Thought, ToolCalls: calls})
+		s.appendHistory(model.Message{Role: model.RoleAssistant, Content: reply.Text, Thought: reply.Thought, Reasoning: reply.Reasoning, ToolCalls: calls})
 		if len(calls) == 0 {
 			switch reply.FinishReason {
 			case model.Length:
@@ -89,6 +89,9 @@ func (s *Session) callModel(ctx context.Context, setup ModelSetup, tools []model
 	if err != nil {
 		return nil, partial, err
 	}
+	s.mu.Lock()
+	s.lastUsage = reply.Usage
+	s.mu.Unlock()
 	s.sendUsage(setup, reply.Usage, msgs)
 	return reply, partial, nil
 }
