@@ -52,8 +52,8 @@ func TestProviderSelection(t *testing.T) {
 		problem    string
 	}{
 		{name: "anthropic provider uses the Anthropic variables",
-			yaml: "model:\n  default: claude-sonnet-4-5\n  provider: anthropic\n",
-			env:  map[string]string{"ANTHROPIC_API_KEY": "ak", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9/", "OPENAI_API_KEY": "ok", "OPENAI_BASE_URL": "http://127.0.0.1:8/v1"},
+			yaml:     "model:\n  default: claude-sonnet-4-5\n  provider: anthropic\n",
+			env:      map[string]string{"ANTHROPIC_API_KEY": "ak", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9/", "OPENAI_API_KEY": "ok", "OPENAI_BASE_URL": "http://127.0.0.1:8/v1"},
 			wantWire: model.WireAnthropic, wantURL: "http://127.0.0.1:9/", wantKey: "ak", wantOthers: []string{model.WireOpenAI}},
 		{name: "auto with only an Anthropic key is Anthropic",
 			yaml: "model:\n  default: claude-sonnet-4-5\n  provider: auto\n", env: map[string]string{"ANTHROPIC_API_KEY": "ak"},
@@ -62,16 +62,16 @@ func TestProviderSelection(t *testing.T) {
 			flagModel: "anthropic:claude-x", env: map[string]string{"ANTHROPIC_API_KEY": "ak", "OPENAI_BASE_URL": "http://127.0.0.1:8/v1"},
 			wantWire: model.WireAnthropic, wantKey: "ak", wantOthers: []string{model.WireOpenAI}},
 		{name: "OpenAI-compatible default with an anthropic: choice",
-			yaml: "model:\n  default: qwen\n  base_url: http://127.0.0.1:8/v1\n  choices: [\"anthropic:claude-x\"]\n",
+			yaml:     "model:\n  default: qwen\n  base_url: http://127.0.0.1:8/v1\n  choices: [\"anthropic:claude-x\"]\n",
 			wantWire: model.WireOpenAI, wantURL: "http://127.0.0.1:8/v1", wantOthers: []string{model.WireAnthropic}},
 		{name: "lmstudio has its default URL and key",
 			yaml: "model:\n  default: qwen\n  provider: lmstudio\n", env: map[string]string{"LM_API_KEY": "lm"},
 			wantWire: model.WireOpenAI, wantURL: "http://127.0.0.1:1234/v1", wantKey: "lm"},
 		{name: "custom with api_key in the file",
-			yaml: "model:\n  model: qwen\n  provider: custom\n  base_url: http://127.0.0.1:8/v1\n  api_key: fk\n",
+			yaml:     "model:\n  model: qwen\n  provider: custom\n  base_url: http://127.0.0.1:8/v1\n  api_key: fk\n",
 			wantWire: model.WireOpenAI, wantURL: "http://127.0.0.1:8/v1", wantKey: "fk"},
 		{name: "a hermes-only provider is reported",
-			yaml: "model:\n  default: gemini-3\n  provider: gemini\n",
+			yaml:     "model:\n  default: gemini-3\n  provider: gemini\n",
 			wantWire: model.WireOpenAI, problem: `model.provider "gemini"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
