@@ -457,3 +457,42 @@ func TestRouterSwitchesProviderMidConversation(t *testing.T) {
 		t.Errorf("a model named anthropic:… selects the anthropic provider, got %q", p2.Name())
 	}
 }
+
+// TestAnthropicRecordReplays records an Anthropic session with --record
+// and replays it with the script provider.
+func TestAnthropicRecordReplays(t *testing.T) {
+	t.Parallel()
+	srv := modeltest.NewAnthropicServer(t,
+		modeltest.AnthropicTurn{Thinking: []string{"Look first."}, ToolCalls: []modeltest.ToolCall{{ID: "toolu_1", Name: "ls", Arguments: `{"dir":"."}`}}},
+		modeltest.AnthropicTurn{Text: []string{"Two ", "files."}},
+	)
+	path := t.TempDir() + "/rec.yaml"
+	p := newAnthropic(t, srv, func(c *model.Config) { c.RecordPath = path })
+	msgs := []model.Message{{Role: model.RoleUser, Content: "list"}}
+	var replies []*model.Reply
+	for range 2 {
+		r, _, err := run(t.Context(), p, model.Request{Messages: msgs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		replies = append(replies, r)
+		msgs = append(msgs, model.Message{Role: model.RoleAssistant, Content: r.Text, Thought: r.Thought, Reasoning: r.Reasoning, ToolCalls: r.ToolCalls})
+		if len(r.ToolCalls) > 0 {
+			msgs = append(msgs, model.Message{Role: model.RoleTool, ToolCallID: "toolu_1", Content: "a b"})
+		}
+	}
+	script, err := model.New(model.Config{Model: "script:" + path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	replay := []model.Message{{Role: model.RoleUser, Content: "list"}}
+	r1, _, err := run(t.Context(), script, model.Request{Messages: replay})
+	if err != nil || r1.Thought != "Look first." || len(r1.ToolCalls) != 1 || r1.ToolCalls[0].Arguments != `{"dir":"."}` {
+		t.Fatalf("replayed first reply = %+v, %v", r1, err)
+	}
+	replay = append(replay, model.Message{Role: model.RoleAssistant, ToolCalls: r1.ToolCalls}, model.Message{Role: model.RoleTool, ToolCallID: r1.ToolCalls[0].ID, Content: "a b"})
+	r2, _, err := run(t.Context(), script, model.Request{Messages: replay})
+	if err != nil || r2.Text != replies[1].Text {
+		t.Fatalf("replayed second reply = %+v, %v; want %q", r2, err, replies[1].Text)
+	}
+}
