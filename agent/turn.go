@@ -140,7 +140,7 @@ func noModelText(problem string) string {
 	}
 	b.WriteString("Configure one in any of these ways, then send the prompt again:\n" +
 		"- run `hermes-acp --setup` in a terminal (it writes `$HERMES_HOME/config.yaml`, by default `~/.hermes/config.yaml`);\n" +
-		"- or set `HERMES_MODEL` (and `OPENAI_BASE_URL`, `OPENAI_API_KEY` for an OpenAI-compatible server) in the environment the editor starts hermes-acp with;\n" +
+		"- or set `HERMES_MODEL` (and `OPENAI_BASE_URL`, `OPENAI_API_KEY` for an OpenAI-compatible server, or `ANTHROPIC_API_KEY` for Anthropic) in the environment the editor starts hermes-acp with;\n" +
 		"- or pass `--model NAME --base-url URL` in the editor's agent settings.\n" +
 		"For offline tests, `--model script:FILE` replays a scripted conversation.")
 	return b.String()
