@@ -496,3 +496,14 @@ func TestAnthropicRecordReplays(t *testing.T) {
 		t.Fatalf("replayed second reply = %+v, %v; want %q", r2, err, replies[1].Text)
 	}
 }
+
+func TestAnthropicTimeout(t *testing.T) {
+	t.Parallel()
+	srv := modeltest.NewAnthropicServer(t, modeltest.AnthropicTurn{Text: []string{"slow"}, Block: true})
+	p := newAnthropic(t, srv, func(c *model.Config) { c.Timeout = 100 * time.Millisecond })
+	_, _, err := run(t.Context(), p, userReq("hi"))
+	var me *model.Error
+	if !errors.As(err, &me) || me.Kind != model.Timeout || !strings.Contains(me.Message, "did not finish the reply") {
+		t.Errorf("error = %v, want a timeout error", err)
+	}
+}

@@ -95,3 +95,25 @@ func TestProviderSelection(t *testing.T) {
 		})
 	}
 }
+
+func TestSetupOffersAnthropic(t *testing.T) {
+	t.Parallel()
+	home := writeHome(t, map[string]string{"config.yaml": "model:\n  default: gpt-4.1\n  base_url: http://127.0.0.1:8/v1\n"})
+	var out, errOut strings.Builder
+	in := strings.NewReader("anthropic\n\nclaude-sonnet-4-5\nsk-ant-secret\n")
+	if code := runSetup(in, &out, &errOut, envMap(map[string]string{"HERMES_HOME": home})); code != 0 {
+		t.Fatalf("runSetup = %d, stderr %q", code, errOut.String())
+	}
+	c := loadConfig(envMap(map[string]string{"HERMES_HOME": home}), "", "")
+	if c.Provider != model.WireAnthropic || c.Model != "claude-sonnet-4-5" || c.BaseURL != model.DefaultAnthropicBaseURL ||
+		c.APIKey != "sk-ant-secret" || c.APIKeySource != "ANTHROPIC_API_KEY" {
+		t.Errorf("after setup: wire %q model %q url %q key %q (%s)", c.Provider, c.Model, c.BaseURL, c.APIKey, c.APIKeySource)
+	}
+	env, _ := os.ReadFile(filepath.Join(home, ".env"))
+	if !strings.Contains(string(env), "ANTHROPIC_API_KEY=sk-ant-secret") {
+		t.Errorf(".env = %q", env)
+	}
+	if code := runSetup(strings.NewReader("gemini\n"), &out, &errOut, envMap(map[string]string{"HERMES_HOME": t.TempDir()})); code == 0 {
+		t.Error("setup accepted a provider it cannot use")
+	}
+}
