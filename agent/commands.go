@@ -171,7 +171,7 @@ func cmdContext(_ context.Context, s *Session, _ string) commandResult {
 	}
 	tokens := chars / 4
 	provider := "none"
-	if r, ok := setup.Provider.(*model.Router); ok {
+	if r, ok := setup.Provider.(interface{ NameFor(string) string }); ok { // a model.Router, maybe recording
 		provider = r.NameFor(name)
 	} else if setup.Provider != nil {
 		provider = setup.Provider.Name()
