@@ -162,6 +162,7 @@ func cmdContext(_ context.Context, s *Session, _ string) commandResult {
 	}
 	n := len(s.history)
 	name := s.modelName
+	last := s.lastUsage
 	s.mu.Unlock()
 	setup := s.a.modelSetup()
 	size := setup.ContextWindow
@@ -170,11 +171,17 @@ func cmdContext(_ context.Context, s *Session, _ string) commandResult {
 	}
 	tokens := chars / 4
 	provider := "none"
-	if setup.Provider != nil {
+	if r, ok := setup.Provider.(interface{ NameFor(string) string }); ok { // a model.Router, maybe recording
+		provider = r.NameFor(name)
+	} else if setup.Provider != nil {
 		provider = setup.Provider.Name()
 	}
-	s.sendText(fmt.Sprintf("Conversation: %d messages (%d user, %d assistant, %d tool).\nModel: `%s` (%s).\nContext: ~%d tokens of %d (%.1f%%).",
-		n, counts[model.RoleUser], counts[model.RoleAssistant], counts[model.RoleTool], name, provider, tokens, size, 100*float64(tokens)/float64(size)))
+	cache := ""
+	if r := last.CacheHitRatio(); r >= 0 && (last.CachedReadTokens > 0 || last.CacheWriteTokens > 0) {
+		cache = fmt.Sprintf("\nPrompt cache (last request): %.0f%% of %d input tokens read from the cache, %d written.", 100*r, last.InputTokens, last.CacheWriteTokens)
+	}
+	s.sendText(fmt.Sprintf("Conversation: %d messages (%d user, %d assistant, %d tool).\nModel: `%s` (%s).\nContext: ~%d tokens of %d (%.1f%%).%s",
+		n, counts[model.RoleUser], counts[model.RoleAssistant], counts[model.RoleTool], name, provider, tokens, size, 100*float64(tokens)/float64(size), cache))
 	return done()
 }
 

@@ -37,6 +37,7 @@ type Session struct {
 	dirs        []string
 	mode        string
 	modelName   string
+	lastUsage   model.Usage // of the last model reply, for /context's cache line
 	history     []model.Message
 	saved       int  // history entries saved (or being saved) to the store
 	turnFrom    int  // history length when the running turn began; -1: none

@@ -486,6 +486,8 @@ type storedMessage struct {
 	ToolCallID string        `json:"tool_call_id,omitempty"`
 	Name       string        `json:"name,omitempty"`
 	Images     []storedImage `json:"images,omitempty"`
+	// Reasoning keeps Anthropic's signed thinking blocks across restarts.
+	Reasoning []model.ReasoningBlock `json:"reasoning,omitempty"`
 }
 
 type storedCall struct {
@@ -500,7 +502,7 @@ type storedImage struct {
 }
 
 func toStored(m model.Message) storedMessage {
-	sm := storedMessage{Role: string(m.Role), Content: m.Content, Thought: m.Thought, ToolCallID: m.ToolCallID, Name: m.Name}
+	sm := storedMessage{Role: string(m.Role), Content: m.Content, Thought: m.Thought, ToolCallID: m.ToolCallID, Name: m.Name, Reasoning: m.Reasoning}
 	for _, c := range m.ToolCalls {
 		sm.ToolCalls = append(sm.ToolCalls, storedCall(c))
 	}
@@ -511,7 +513,7 @@ func toStored(m model.Message) storedMessage {
 }
 
 func fromStored(sm storedMessage) model.Message {
-	m := model.Message{Role: model.Role(sm.Role), Content: sm.Content, Thought: sm.Thought, ToolCallID: sm.ToolCallID, Name: sm.Name}
+	m := model.Message{Role: model.Role(sm.Role), Content: sm.Content, Thought: sm.Thought, ToolCallID: sm.ToolCallID, Name: sm.Name, Reasoning: sm.Reasoning}
 	for _, c := range sm.ToolCalls {
 		m.ToolCalls = append(m.ToolCalls, model.ToolCall(c))
 	}

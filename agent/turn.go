@@ -51,7 +51,7 @@ func (s *Session) runTurn(ctx context.Context, msg model.Message) acp.StopReason
 			return acp.StopEndTurn
 		}
 		calls := s.assignCallIDs(reply.ToolCalls)
-		s.appendHistory(model.Message{Role: model.RoleAssistant, Content: reply.Text, Thought: reply.Thought, ToolCalls: calls})
+		s.appendHistory(model.Message{Role: model.RoleAssistant, Content: reply.Text, Thought: reply.Thought, Reasoning: reply.Reasoning, ToolCalls: calls})
 		if len(calls) == 0 {
 			switch reply.FinishReason {
 			case model.Length:
@@ -92,6 +92,9 @@ func (s *Session) callModel(ctx context.Context, setup ModelSetup, tools []model
 	if err != nil {
 		return nil, partial, err
 	}
+	s.mu.Lock()
+	s.lastUsage = reply.Usage
+	s.mu.Unlock()
 	s.sendUsage(setup, reply.Usage, msgs)
 	return reply, partial, nil
 }
@@ -140,7 +143,7 @@ func noModelText(problem string) string {
 	}
 	b.WriteString("Configure one in any of these ways, then send the prompt again:\n" +
 		"- run `hermes-acp --setup` in a terminal (it writes `$HERMES_HOME/config.yaml`, by default `~/.hermes/config.yaml`);\n" +
-		"- or set `HERMES_MODEL` (and `OPENAI_BASE_URL`, `OPENAI_API_KEY` for an OpenAI-compatible server) in the environment the editor starts hermes-acp with;\n" +
+		"- or set `HERMES_MODEL` (and `OPENAI_BASE_URL`, `OPENAI_API_KEY` for an OpenAI-compatible server, or `ANTHROPIC_API_KEY` for Anthropic) in the environment the editor starts hermes-acp with;\n" +
 		"- or pass `--model NAME --base-url URL` in the editor's agent settings.\n" +
 		"For offline tests, `--model script:FILE` replays a scripted conversation.")
 	return b.String()

@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -86,6 +87,37 @@ replies:
 	for b.Loop() {
 		if _, err := s.Stream(ctx, req, func(model.Delta) {}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// benchAnthropicTurn is benchTurn in the Messages API's events: thinking,
+// 100 text deltas and two tool_use blocks of 8 input pieces each.
+func benchAnthropicTurn() modeltest.AnthropicTurn {
+	t := benchTurn()
+	return modeltest.AnthropicTurn{Thinking: t.Reasoning, Text: t.Text, ToolCalls: t.ToolCalls}
+}
+
+// BenchmarkAnthropicStream is BenchmarkOpenAIStream for the Anthropic
+// provider: one streamed Messages reply against the fake server on
+// loopback, request building (cache breakpoints included) and event
+// decoding included.
+func BenchmarkAnthropicStream(b *testing.B) {
+	s := modeltest.StartAnthropic(modeltest.AnthropicOptions{Respond: func(json.RawMessage) modeltest.AnthropicTurn { return benchAnthropicTurn() }})
+	defer s.Close()
+	p, err := model.New(model.Config{Provider: model.WireAnthropic, Model: "bench", BaseURL: s.URL(), APIKey: "k"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := model.Request{Messages: []model.Message{
+		{Role: model.RoleSystem, Content: strings.Repeat("You are a coding agent. ", 200)},
+		{Role: model.RoleUser, Content: "Find the handler."},
+	}}
+	ctx := context.Background()
+	for b.Loop() {
+		r, err := p.Stream(ctx, req, func(model.Delta) {})
+		if err != nil || len(r.ToolCalls) != 2 {
+			b.Fatalf("Stream() = %v, %v", r, err)
 		}
 	}
 }

@@ -33,9 +33,37 @@ const (
 // scriptPrefix selects the script provider in Config.Model.
 const scriptPrefix = "script:"
 
+// The wires a model can be served on: [Config.Provider] and the prefix of
+// a "wire:model" name.
+const (
+	// WireOpenAI is the OpenAI-compatible Chat Completions API.
+	WireOpenAI = "openai"
+	// WireAnthropic is the Anthropic Messages API.
+	WireAnthropic = "anthropic"
+)
+
+// Endpoint is where the models of one wire are served.
+type Endpoint struct {
+	BaseURL string // empty means the wire's default
+	APIKey  string
+}
+
 // Config selects and configures a [Provider]. The zero value of every
 // field but Model is a sensible default.
 type Config struct {
+	// Provider is the wire of Model: [WireOpenAI] (also for "") or
+	// [WireAnthropic].
+	Provider string
+	// Others are the endpoints of the other wires. With any set, [New]
+	// returns a [Router]: a model named "anthropic:NAME" or "openai:NAME"
+	// (in a request or in Model) goes to that wire's endpoint.
+	Others map[string]Endpoint
+	// ThinkingBudget enables Anthropic extended thinking with this many
+	// tokens (at least 1024); 0 derives it from ReasoningEffort.
+	ThinkingBudget int
+	// ReasoningEffort is hermes's agent.reasoning_effort ("none", "low",
+	// "medium", "high", "xhigh"), used for the thinking budget.
+	ReasoningEffort string
 	// Model is the model name sent to the server, or "script:FILE" for the
 	// script provider. Empty makes [New] return [ErrNoModel].
 	Model string
@@ -68,8 +96,10 @@ type Config struct {
 }
 
 // New returns the provider selected by cfg.Model: the script provider for
-// "script:FILE", [ErrNoModel] for "", and the OpenAI-compatible provider
-// otherwise. With cfg.RecordPath set the provider also records every reply.
+// "script:FILE", [ErrNoModel] for "", the Anthropic provider when
+// cfg.Provider is [WireAnthropic] or the model is "anthropic:NAME", a
+// [Router] when cfg.Others names other wires, and the OpenAI-compatible
+// provider otherwise. With cfg.RecordPath set the provider also records every reply.
 // Configuration problems are returned as [*Error] with Kind [BadConfig].
 func New(cfg Config) (Provider, error) {
 	if cfg.Log == nil {
@@ -87,7 +117,7 @@ func New(cfg Config) (Provider, error) {
 		p, err = LoadScript(strings.TrimPrefix(name, scriptPrefix))
 	default:
 		cfg.Model = name
-		p, err = newOpenAI(cfg)
+		p, err = newRouter(cfg)
 	}
 	if err != nil {
 		return nil, err

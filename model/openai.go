@@ -637,7 +637,7 @@ func isContextLength(code, msg string) bool {
 		return true
 	}
 	m := strings.ToLower(msg)
-	for _, s := range []string{"context length", "context_length", "maximum context", "context window", "prompt is too long", "too many tokens"} {
+	for _, s := range []string{"context length", "context_length", "maximum context", "context window", "prompt is too long", "too many tokens", "context limit"} {
 		if strings.Contains(m, s) {
 			return true
 		}

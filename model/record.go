@@ -40,6 +40,15 @@ func newRecorder(p Provider, path string, log *slog.Logger) *recorder {
 // Name returns the wrapped provider's name.
 func (r *recorder) Name() string { return r.p.Name() }
 
+// NameFor returns the name of the provider that serves model, when the
+// wrapped provider is a [Router].
+func (r *recorder) NameFor(model string) string {
+	if rt, ok := r.p.(*Router); ok {
+		return rt.NameFor(model)
+	}
+	return r.p.Name()
+}
+
 // Stream streams from the wrapped provider and records a completed reply.
 // A failure to write the file is logged and does not fail the reply.
 func (r *recorder) Stream(ctx context.Context, req Request, emit func(Delta)) (*Reply, error) {

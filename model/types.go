@@ -28,12 +28,26 @@ type Message struct {
 	// Thought is the reasoning an assistant produced before its answer. It
 	// is kept for history and replay and is not sent back to the model.
 	Thought string
+	// Reasoning holds an assistant's signed (or redacted) thinking blocks
+	// exactly as the Anthropic provider received them; that provider sends
+	// them back unchanged, as the Messages API requires during tool use.
+	// Other providers ignore them.
+	Reasoning []ReasoningBlock
 	// ToolCalls are the calls an assistant message asks for.
 	ToolCalls []ToolCall
 	// ToolCallID links a tool message to the call it answers.
 	ToolCallID string
 	// Name is the tool's name on tool messages.
 	Name string
+}
+
+// ReasoningBlock is one thinking block of an Anthropic reply: either a
+// thinking text with the signature that authenticates it, or a redacted
+// block whose opaque Data must be passed back untouched.
+type ReasoningBlock struct {
+	Thinking  string `json:"thinking,omitempty"`
+	Signature string `json:"signature,omitempty"`
+	Redacted  string `json:"redacted,omitempty"` // the data of a redacted_thinking block
 }
 
 // Image is an image attached to a user message.
@@ -92,7 +106,8 @@ const (
 	ToolCalls FinishReason = "tool_calls"
 	// Length means the reply hit MaxTokens or the context limit.
 	Length FinishReason = "length"
-	// ContentFilter means the server withheld (part of) the reply.
+	// ContentFilter means the server withheld (part of) the reply, or the
+	// model refused to answer (Anthropic's "refusal").
 	ContentFilter FinishReason = "content_filter"
 )
 
@@ -103,12 +118,27 @@ type Usage struct {
 	TotalTokens      int
 	ThoughtTokens    int // reasoning tokens, part of OutputTokens
 	CachedReadTokens int // prompt tokens served from the server's cache
+	// CacheWriteTokens are prompt tokens written to the server's cache
+	// (Anthropic's cache_creation_input_tokens), part of InputTokens.
+	CacheWriteTokens int
+}
+
+// CacheHitRatio is the share of the prompt read from the server's cache,
+// from 0 to 1, or -1 when the server reported no input tokens.
+func (u Usage) CacheHitRatio() float64 {
+	if u.InputTokens <= 0 {
+		return -1
+	}
+	return float64(u.CachedReadTokens) / float64(u.InputTokens)
 }
 
 // Reply is the assembled result of one model call.
 type Reply struct {
-	Text      string // the answer, all text deltas joined
-	Thought   string // the reasoning, all thought deltas joined
+	Text    string // the answer, all text deltas joined
+	Thought string // the reasoning, all thought deltas joined
+	// Reasoning is the reply's signed and redacted thinking blocks, in
+	// order (Anthropic only); keep them in the history's assistant message.
+	Reasoning []ReasoningBlock
 	ToolCalls []ToolCall
 	// FinishReason is always set on a returned reply. It is ToolCalls
 	// whenever ToolCalls is not empty, even when a server said "stop".
@@ -126,6 +156,7 @@ type Provider interface {
 	// returns promptly with ctx.Err() wrapped, after closing the HTTP
 	// stream.
 	Stream(ctx context.Context, req Request, emit func(Delta)) (*Reply, error)
-	// Name identifies the backend: "openai-compatible" or "script".
+	// Name identifies the backend: "openai-compatible", "anthropic",
+	// "script", or for a [Router] the backend of its default model.
 	Name() string
 }

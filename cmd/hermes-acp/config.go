@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/hermes-acp/hermes-acp/model"
 )
 
 // fileConfig is $HERMES_HOME/config.yaml. Keys follow hermes-agent where it
@@ -16,11 +18,16 @@ import (
 type fileConfig struct {
 	Model struct {
 		Default       string   `yaml:"default"`
+		Model         string   `yaml:"model"` // hermes's other name for default
+		Provider      string   `yaml:"provider"`
 		BaseURL       string   `yaml:"base_url"`
+		APIKey        string   `yaml:"api_key"`
 		APIKeyEnv     string   `yaml:"api_key_env"`
 		Choices       []string `yaml:"choices"`
 		ContextLength int      `yaml:"context_length"`
 		Timeout       int      `yaml:"timeout"` // seconds per request
+		// ThinkingBudget enables Anthropic extended thinking (tokens).
+		ThinkingBudget int `yaml:"thinking_budget"`
 	} `yaml:"model"`
 	Approvals struct {
 		Mode    string `yaml:"mode"`    // manual | off
@@ -33,7 +40,8 @@ type fileConfig struct {
 		OnNewErrors string `yaml:"on_new_errors"` // report | refuse
 	} `yaml:"lint"`
 	Agent struct {
-		MaxTurns int `yaml:"max_turns"` // model requests per prompt turn
+		MaxTurns        int    `yaml:"max_turns"`        // model requests per prompt turn
+		ReasoningEffort string `yaml:"reasoning_effort"` // none | low | medium | high | xhigh
 	} `yaml:"agent"`
 	MCPServers map[string]mcpServerConfig `yaml:"mcp_servers"`
 }
@@ -59,6 +67,15 @@ type config struct {
 	BaseURL         string
 	APIKey          string
 	APIKeySource    string // where the key came from, for messages
+	Provider        string // the default model's wire: model.WireOpenAI or model.WireAnthropic
+	ProviderSetting string // model.provider as written, lower-cased
+	ProviderProblem string // model.provider names a provider hermes-acp cannot use
+	Others          map[string]model.Endpoint
+	ThinkingBudget  int
+	ReasoningEffort string
+	// Ignored lists the config.yaml settings hermes-acp does not use
+	// ("terminal", "model.streaming"); ignoredNote words them for the log.
+	Ignored         []string
 	ModelChoices    []string
 	ContextLength   int
 	ModelTimeout    time.Duration
@@ -120,17 +137,19 @@ func loadConfig(getenv func(string) string, flagModel, flagBaseURL string) confi
 	var fc fileConfig
 	if data, err := os.ReadFile(c.File); err == nil {
 		// Key by key: a bad value leaves its setting at the default and the
-		// rest of the file applies.
-		var unknown []string
-		c.Problems, unknown = decodeConfig(data, &fc)
-		if len(c.Problems)+len(unknown) > 0 {
-			c.FileErr = fmt.Errorf("%s: %s", c.File, strings.Join(append(append([]string(nil), c.Problems...), unknown...), "; "))
+		// rest of the file applies. Unknown keys (hermes-agent's other
+		// sections, typos) are listed in plain words (provider.go); they
+		// never discard the file.
+		c.Problems = decodeConfig(data, &fc)
+		c.Ignored = unknownKeys(data)
+		if len(c.Problems) > 0 {
+			c.FileErr = fmt.Errorf("%s: %s", c.File, strings.Join(c.Problems, "; "))
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		c.FileErr = fmt.Errorf("read %s: %w", c.File, err)
 		c.Problems = append(c.Problems, fmt.Sprintf("the file cannot be read (%v), so none of its settings apply", errors.Unwrap(err)))
 	}
-	c.Model = firstNonEmpty(flagModel, env("HERMES_MODEL"), fc.Model.Default)
+	c.Model = firstNonEmpty(flagModel, env("HERMES_MODEL"), fc.Model.Default, fc.Model.Model)
 	c.BaseURL = firstNonEmpty(flagBaseURL, env("OPENAI_BASE_URL"), fc.Model.BaseURL)
 	switch {
 	case env("OPENAI_API_KEY") != "":
@@ -139,6 +158,9 @@ func loadConfig(getenv func(string) string, flagModel, flagBaseURL string) confi
 		c.APIKey, c.APIKeySource = env(fc.Model.APIKeyEnv), fc.Model.APIKeyEnv
 	}
 	c.ModelChoices = fc.Model.Choices
+	resolveProvider(&c, &fc, env, flagBaseURL)
+	c.ThinkingBudget = fc.Model.ThinkingBudget
+	c.ReasoningEffort = fc.Agent.ReasoningEffort
 	c.ContextLength = fc.Model.ContextLength
 	if fc.Model.Timeout > 0 {
 		c.ModelTimeout = time.Duration(fc.Model.Timeout) * time.Second

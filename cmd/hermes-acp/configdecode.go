@@ -10,25 +10,25 @@ import (
 )
 
 // decodeConfig decodes config.yaml into fc key by key, so that one bad
-// value costs only its own setting. It returns the bad values (problems:
-// in plain words, each naming its key and what it should be) and the
-// unknown keys (the file may be shared with hermes-agent, whose keys this
-// agent does not read); a file that is not YAML at all is one problem.
-func decodeConfig(data []byte, fc *fileConfig) (problems, unknown []string) {
+// value costs only its own setting. It returns the bad values, in plain
+// words, each naming its key and what it should be; a file that is not YAML
+// at all is one problem. Unknown keys are skipped here and listed by
+// [unknownKeys].
+func decodeConfig(data []byte, fc *fileConfig) (problems []string) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return []string{fmt.Sprintf("it is not valid YAML (%s), so none of its settings apply", strings.TrimPrefix(err.Error(), "yaml: "))}, nil
+		return []string{fmt.Sprintf("it is not valid YAML (%s), so none of its settings apply", strings.TrimPrefix(err.Error(), "yaml: "))}
 	}
 	if len(doc.Content) == 0 {
-		return nil, nil // empty file
+		return nil // empty file
 	}
 	d := configDecoder{}
 	d.decode(doc.Content[0], reflect.ValueOf(fc).Elem(), "")
-	return d.problems, d.unknown
+	return d.problems
 }
 
 type configDecoder struct {
-	problems, unknown []string
+	problems []string
 }
 
 func (d *configDecoder) decode(n *yaml.Node, v reflect.Value, path string) {
@@ -49,8 +49,7 @@ func (d *configDecoder) decode(n *yaml.Node, v reflect.Value, path string) {
 			key := n.Content[i].Value
 			f, ok := fieldByKey(v, key)
 			if !ok {
-				d.unknown = append(d.unknown, fmt.Sprintf("%s: unknown key, ignored", join(path, key)))
-				continue
+				continue // listed by unknownKeys
 			}
 			d.decode(n.Content[i+1], f, join(path, key))
 		}

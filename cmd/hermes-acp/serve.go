@@ -42,6 +42,9 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 	if cfg.FileErr != nil {
 		log.Warn("configuration problem", "error", cfg.FileErr)
 	}
+	if note := ignoredNote(cfg.File, cfg.Ignored); note != "" {
+		log.Info(note)
+	}
 	setup := modelSetup(cfg, o.record, log)
 	reg := registry.New(log)
 	if err := tools.RegisterAll(reg); err != nil {
@@ -117,15 +120,24 @@ var loopGuardHook = registry.HookFuncs{PreFunc: func(_ context.Context, c *regis
 // modelSetup builds the model provider from the configuration. A missing or
 // broken model is not fatal: the agent explains it when prompted.
 func modelSetup(cfg config, record string, log *slog.Logger) agent.ModelSetup {
-	p, err := model.New(model.Config{
-		Model:      cfg.Model,
-		BaseURL:    cfg.BaseURL,
-		APIKey:     cfg.APIKey,
-		Timeout:    cfg.ModelTimeout,
-		RecordPath: record,
-		Log:        log,
-	})
 	setup := agent.ModelSetup{Name: cfg.Model, Choices: cfg.ModelChoices, ContextWindow: cfg.ContextLength}
+	if cfg.ProviderProblem != "" && cfg.Model != "" {
+		setup.Problem = cfg.ProviderProblem
+		log.Warn("model not usable", "model", cfg.Model, "error", cfg.ProviderProblem)
+		return setup
+	}
+	p, err := model.New(model.Config{
+		Provider:        cfg.Provider,
+		Model:           cfg.Model,
+		BaseURL:         cfg.BaseURL,
+		APIKey:          cfg.APIKey,
+		Others:          cfg.Others,
+		ThinkingBudget:  cfg.ThinkingBudget,
+		ReasoningEffort: cfg.ReasoningEffort,
+		Timeout:         cfg.ModelTimeout,
+		RecordPath:      record,
+		Log:             log,
+	})
 	switch {
 	case errors.Is(err, model.ErrNoModel):
 		setup.Name = ""

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hermes-acp/hermes-acp/model"
 	"golang.org/x/term"
 	"gopkg.in/yaml.v3"
 )
@@ -39,15 +40,35 @@ func runSetup(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) str
 		}
 		return line, nil
 	}
-	baseURL, err := ask("Model server base URL (OpenAI-compatible, e.g. http://localhost:11434/v1)", firstNonEmpty(cur.BaseURL, "https://api.openai.com/v1"))
+	curProvider := "openai"
+	if cur.Provider == model.WireAnthropic {
+		curProvider = "anthropic"
+	}
+	provider, err := ask("Provider: openai (any OpenAI-compatible server) or anthropic", curProvider)
 	if err != nil {
 		return setupAborted(stderr, err)
 	}
-	modelName, err := ask("Model name", firstNonEmpty(cur.Model, "gpt-4.1"))
+	provider = strings.ToLower(provider)
+	if provider != "openai" && provider != "anthropic" {
+		fmt.Fprintf(stderr, "hermes-acp: provider %q is not openai or anthropic\n", provider)
+		return 1
+	}
+	urlQuestion, urlDefault, modelDefault, keyVar := "Model server base URL (OpenAI-compatible, e.g. http://localhost:11434/v1)", "https://api.openai.com/v1", "gpt-4.1", "OPENAI_API_KEY"
+	if provider == "anthropic" {
+		urlQuestion, urlDefault, modelDefault, keyVar = "Anthropic API base URL", model.DefaultAnthropicBaseURL, "claude-sonnet-4-5", "ANTHROPIC_API_KEY"
+	}
+	if provider != curProvider {
+		cur.BaseURL, cur.Model = "", ""
+	}
+	baseURL, err := ask(urlQuestion, firstNonEmpty(cur.BaseURL, urlDefault))
 	if err != nil {
 		return setupAborted(stderr, err)
 	}
-	keyPrompt := "API key (stored in " + filepath.Join(home, ".env") + "; empty keeps the current one or uses none)"
+	modelName, err := ask("Model name", firstNonEmpty(cur.Model, modelDefault))
+	if err != nil {
+		return setupAborted(stderr, err)
+	}
+	keyPrompt := "API key (stored in " + filepath.Join(home, ".env") + " as " + keyVar + "; empty keeps the current one or uses none)"
 	var key string
 	if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		fmt.Fprintf(stdout, "%s: ", keyPrompt)
@@ -68,10 +89,10 @@ func runSetup(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) str
 		fmt.Fprintf(stderr, "hermes-acp: %v\n", err)
 		return 1
 	}
-	updates := map[string]string{"default": modelName, "base_url": baseURL}
+	updates := map[string]string{"default": modelName, "base_url": baseURL, "provider": provider}
 	if key != "" {
-		updates["api_key_env"] = "OPENAI_API_KEY"
-		if err := setDotEnv(filepath.Join(home, ".env"), "OPENAI_API_KEY", key); err != nil {
+		updates["api_key_env"] = keyVar
+		if err := setDotEnv(filepath.Join(home, ".env"), keyVar, key); err != nil {
 			fmt.Fprintf(stderr, "hermes-acp: %v\n", err)
 			return 1
 		}
@@ -112,7 +133,7 @@ func updateModelConfig(path string, kv map[string]string) error {
 	if modelNode.Kind != yaml.MappingNode {
 		*modelNode = yaml.Node{Kind: yaml.MappingNode}
 	}
-	for _, k := range []string{"default", "base_url", "api_key_env"} {
+	for _, k := range []string{"default", "provider", "base_url", "api_key_env"} {
 		if v, ok := kv[k]; ok {
 			*mappingValue(modelNode, k) = yaml.Node{Kind: yaml.ScalarNode, Value: v}
 		}
