@@ -187,8 +187,11 @@ func patchReplace(ctx context.Context, env Env, call *registry.Call) (string, er
 		return fail("Failed to read file: " + p.Abs()), nil
 	}
 	content := string(workspace.StripBOM(raw))
-	fr, err := FuzzyReplace(content, oldString, newString, replaceAll)
+	fr, err := FuzzyReplace(ctx, content, oldString, newString, replaceAll)
 	if err != nil {
+		if cerr := editCancelled(ctx, "patch", p); cerr != nil {
+			return "", cerr
+		}
 		return fail(err.Error()), nil
 	}
 	newContent := fr.Content
@@ -410,7 +413,7 @@ func patchV4A(ctx context.Context, env Env, call *registry.Call) (string, error)
 	}
 	warning := strings.Join(warnings, " | ")
 
-	changes, err := ApplyV4A(ops, fsys)
+	changes, err := ApplyV4A(ctx, ops, fsys)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			return "", fmt.Errorf("patch: %w", cerr)
