@@ -199,7 +199,10 @@ func patchReplace(ctx context.Context, env Env, call *registry.Call) (string, er
 		newContent = patchNormalizeEndings(newContent, ending)
 	}
 	planned := workspace.KeepConventions(raw, []byte(newContent))
-	res := editLint(env, p, raw, true, planned)
+	res := editLint(ctx, env, p, raw, true, planned)
+	if cerr := editCancelled(ctx, "patch", p); cerr != nil {
+		return "", cerr
+	}
 	if msg := editGate(env, p, res); msg != "" {
 		return fail("Failed to write changes: " + msg), nil
 	}
@@ -420,7 +423,10 @@ func patchV4A(ctx context.Context, env Env, call *registry.Call) (string, error)
 		}
 		return patchFailed(env, "", workspace.Path{}, err.Error(), warning, false), nil
 	}
-	plan := patchPlan(env, fsys, changes)
+	plan := patchPlan(ctx, env, fsys, changes)
+	if cerr := ctx.Err(); cerr != nil {
+		return "", fmt.Errorf("patch: %w", cerr)
+	}
 	var refusals []string
 	for _, s := range plan {
 		if s.linted {
@@ -481,7 +487,7 @@ type patchStep struct {
 // operations leave there (a move followed by an update of the destination,
 // a delete followed by an add), and applies each file's conventions to what
 // will be written.
-func patchPlan(env Env, fsys *patchFS, changes []FileChange) []patchStep {
+func patchPlan(ctx context.Context, env Env, fsys *patchFS, changes []FileChange) []patchStep {
 	type state struct {
 		content []byte
 		exists  bool
@@ -501,12 +507,12 @@ func patchPlan(env Env, fsys *patchFS, changes []FileChange) []patchStep {
 		case OpUpdate:
 			old, _ := current(s.path)
 			s.planned = workspace.KeepConventions(old, []byte(fc.NewText))
-			s.res, s.linted = editLint(env, s.path, old, true, s.planned), true
+			s.res, s.linted = editLint(ctx, env, s.path, old, true, s.planned), true
 			s.change = editChange(s.path, old, true, s.planned)
 			overlay[s.path] = state{s.planned, true}
 		case OpAdd:
 			s.planned = []byte(fc.NewText)
-			s.res, s.linted = editLint(env, s.path, nil, false, s.planned), true
+			s.res, s.linted = editLint(ctx, env, s.path, nil, false, s.planned), true
 			s.change = editChange(s.path, nil, false, s.planned)
 			overlay[s.path] = state{s.planned, true}
 		case OpDelete:
@@ -658,7 +664,7 @@ func patchApplyMove(ctx context.Context, env Env, callID string, s patchStep) st
 	}
 	env.State().Forget(s.path)
 	ForgetReads(env, s.path)
-	editWritten(env, callID, s.to, info, s.planned, editLint(env, s.to, s.planned, true, s.planned))
+	editWritten(env, callID, s.to, info, s.planned, editLint(context.WithoutCancel(ctx), env, s.to, s.planned, true, s.planned))
 	return ""
 }
 

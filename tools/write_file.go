@@ -102,7 +102,10 @@ func writeFile(ctx context.Context, call *registry.Call) (string, error) {
 		return errorResult("Failed to read file: " + err.Error()), nil
 	}
 	planned := workspace.KeepConventions(old, []byte(content))
-	res := editLint(env, p, old, exists, planned)
+	res := editLint(ctx, env, p, old, exists, planned)
+	if cerr := editCancelled(ctx, "write_file", p); cerr != nil {
+		return "", cerr
+	}
 	if msg := editGate(env, p, res); msg != "" {
 		return errorResult(msg), nil
 	}
