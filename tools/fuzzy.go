@@ -62,7 +62,7 @@ const (
 	// fuzzyMaxFileBytes bounds the file (also for the hint).
 	fuzzyMaxFileBytes = 2 << 20
 	// fuzzyMaxLinePairs bounds file lines × old_string lines.
-	fuzzyMaxLinePairs = 1_000_000
+	fuzzyMaxLinePairs = 500_000
 	// fuzzyMaxAnchorBytes bounds the line the hint compares every file line
 	// with.
 	fuzzyMaxAnchorBytes = 2 << 10
@@ -167,7 +167,7 @@ type span struct{ start, end int }
 //
 // The two similarity strategies and the "did you mean" hint are bounded:
 // they are skipped for an old_string over 400 lines or 32 KiB, a file over
-// 2 MiB, or more than 1 000 000 line pairs (file lines × old_string lines),
+// 2 MiB, or more than 500 000 line pairs (file lines × old_string lines),
 // and a failure then says so and what to do instead. Every strategy stops
 // when ctx is done; FuzzyReplace then returns ctx's error, wrapped.
 //
@@ -224,7 +224,10 @@ func FuzzyReplace(ctx context.Context, content, oldString, newString string, rep
 	}
 	err := &PatchError{Msg: msgNotFound, NotFound: true}
 	if limited != "" {
+		// The hint would show three sections as long as old_string: the
+		// limit and what to do instead say more.
 		err.Msg += ". " + limited
+		return FuzzyResult{}, err
 	}
 	h := closestLines(ctx, oldString, content)
 	if cerr := ctx.Err(); cerr != nil {

@@ -50,7 +50,7 @@ func TestFuzzyReplaceLimits(t *testing.T) {
 			name:    "too many line pairs",
 			content: bigFile,
 			old:     similarLines("y", 150, 5),
-			want:    []string{"old_string is 151 lines and the file 20001 lines (3020151 line pairs)", "1000000 line pairs"},
+			want:    []string{"old_string is 151 lines and the file 20001 lines (3020151 line pairs)", "500000 line pairs"},
 		},
 	}
 	for _, tt := range tests {
@@ -65,6 +65,9 @@ func TestFuzzyReplaceLimits(t *testing.T) {
 				if !strings.Contains(pe.Msg, w) {
 					t.Errorf("FuzzyReplace error %q lacks %q", pe.Msg, w)
 				}
+			}
+			if pe.Hint != "" {
+				t.Errorf("FuzzyReplace error has a hint of %d bytes; over the limits it should have none", len(pe.Hint))
 			}
 		})
 	}
@@ -134,10 +137,10 @@ func (c *tripCtx) Err() error {
 
 func TestFuzzyReplaceCancel(t *testing.T) {
 	t.Parallel()
-	// Under the limits (191 × 5 001 line pairs), nowhere exact, and so alike
+	// Under the limits (96 × 5 001 line pairs), nowhere exact, and so alike
 	// that context_aware compares every window for long.
 	content := similarLines("x", 5000, 7)
-	old := similarLines("y", 190, 5)
+	old := similarLines("y", 95, 5)
 	if similarityLimit(content, old) != "" {
 		t.Fatalf("the input is over the limits; the test needs it under")
 	}
