@@ -37,13 +37,13 @@ const (
 func maxLintBytes(lang Language) int {
 	switch lang {
 	case LanguageJSON, LanguageJSONC:
-		return 32 << 20
-	case LanguageYAML, LanguageTOML:
-		return 4 << 20
+		return 16 << 20
+	case LanguageYAML:
+		return 2 << 20
+	case LanguageTOML, LanguageGoMod:
+		return 1 << 20 // BurntSushi/toml reads a file of many tables at ~3 MB/s
 	case LanguageGo:
-		return 8 << 20
-	case LanguageGoMod:
-		return 1 << 20
+		return 4 << 20
 	}
 	return 0
 }

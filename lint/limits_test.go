@@ -43,8 +43,10 @@ func TestCheckLimits(t *testing.T) {
 		{"json 100 000 deep", LanguageJSON, strings.Repeat(`{"a":`, 100000) + "1" + strings.Repeat("}", 100000), CodeJSONSyntax, "exceeded max depth", 0},
 		{"yaml flow 100 000 deep", LanguageYAML, strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + "\n", CodeYAMLSyntax, "exceeded max depth", 0},
 		{"yaml block 300 deep is checked", LanguageYAML, deepYAMLBlock(300), "", "", 0},
-		{"yaml over 4 MiB", LanguageYAML, strings.Repeat("a: 1\n", 1<<20), CodeLintLimit, "file is 5.0 MiB; yaml files are checked up to 4 MiB; not checked", 0},
-		{"toml over 4 MiB", LanguageTOML, strings.Repeat("# x\n", 1<<20+1), CodeLintLimit, "toml files are checked up to 4 MiB", 0},
+		{"yaml over 2 MiB", LanguageYAML, strings.Repeat("a: 1\n", 1<<20), CodeLintLimit, "file is 5.0 MiB; yaml files are checked up to 2 MiB; not checked", 0},
+		{"toml over 1 MiB", LanguageTOML, strings.Repeat("# x\n", 1<<18+1), CodeLintLimit, "toml files are checked up to 1 MiB", 0},
+		{"go over 4 MiB", LanguageGo, "package p\n" + strings.Repeat("// x\n", 1<<20), CodeLintLimit, "go files are checked up to 4 MiB", 0},
+		{"json over 16 MiB", LanguageJSON, "[" + strings.Repeat("1,", 8<<20) + "1]", CodeLintLimit, "json files are checked up to 16 MiB", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -21,10 +21,12 @@ import (
 )
 
 func main() {
-	name := flag.String("case", "fuzzy", "fuzzy, fuzzy-cancel, toml-header, toml-dotted, toml-inline, json, yaml, go")
+	name := flag.String("case", "fuzzy", "fuzzy, toml-header, toml-dotted, toml-inline, toml-many, json, yaml, yaml-big, go, go-many")
 	lines := flag.Int("lines", 10000, "fuzzy: lines of the file")
 	old := flag.Int("old", 1000, "fuzzy: lines of old_string")
+	long := flag.Bool("long", false, "fuzzy: lines of 90 bytes instead of 36 (each similarity ratio costs more)")
 	depth := flag.Int("depth", 24000, "lint: nesting depth (or key components)")
+	approx := flag.Int("size", 4<<20, "toml-many, yaml-big, go-many: bytes of content (about)")
 	flag.Parse()
 
 	ctx := context.Background()
@@ -35,12 +37,12 @@ func main() {
 	start := time.Now()
 	switch *name {
 	case "fuzzy":
-		content, oldString := fuzzyCase(*lines, *old)
+		content, oldString := fuzzyCase(*lines, *old, *long)
 		size = len(content) + len(oldString)
 		start = time.Now()
 		outcome = fuzzy(ctx, content, oldString)
-	case "toml-header", "toml-dotted", "toml-inline", "json", "yaml", "go":
-		lang, content := lintCase(*name, *depth)
+	case "toml-header", "toml-dotted", "toml-inline", "toml-many", "json", "yaml", "yaml-big", "go", "go-many":
+		lang, content := lintCase(*name, *depth, *approx)
 		size = len(content)
 		start = time.Now()
 		outcome = lintOnce(ctx, lang, content)
@@ -58,21 +60,43 @@ func main() {
 // fuzzyCase is the hostile patch: a file of lines alike enough that every
 // line pair needs a full similarity ratio, and an old_string of old lines
 // that resembles them but appears nowhere.
-func fuzzyCase(lines, old int) (content, oldString string) {
+func fuzzyCase(lines, old int, long bool) (content, oldString string) {
+	format := "\t%s%d := compute(a, b, %d) // step\n"
+	if long {
+		format = "\t%s%d := compute(alpha, beta, gamma, delta, %d) // one step of the long computation\n"
+	}
 	var b strings.Builder
 	for i := range lines {
-		fmt.Fprintf(&b, "\tx%d := compute(a, b, %d) // step\n", i, i%7)
+		fmt.Fprintf(&b, format, "x", i, i%7)
 	}
 	var o strings.Builder
 	for i := range old {
-		fmt.Fprintf(&o, "\ty%d := compute(a, c, %d) // step\n", i, i%5)
+		fmt.Fprintf(&o, format, "y", i, i%5)
 	}
 	return b.String(), o.String()
 }
 
-// lintCase builds a document nested depth deep.
-func lintCase(name string, depth int) (lint.Language, []byte) {
+// lintCase builds a document nested depth deep (the -many and -big cases:
+// about size bytes of content each nested depth deep).
+func lintCase(name string, depth, size int) (lint.Language, []byte) {
+	var b strings.Builder
 	switch name {
+	case "toml-many":
+		for i := 0; b.Len() < size; i++ {
+			fmt.Fprintf(&b, "[%sb%d]\nx = 1\n", strings.Repeat("a.", depth-1), i)
+		}
+		return lint.LanguageTOML, []byte(b.String())
+	case "yaml-big":
+		for i := 0; b.Len() < size; i++ {
+			fmt.Fprintf(&b, "key%d:\n  - {a: [1, 2, 3], b: \"text %d\"}\n", i, i)
+		}
+		return lint.LanguageYAML, []byte(b.String())
+	case "go-many":
+		b.WriteString("package p\n\n")
+		for i := 0; b.Len() < size; i++ {
+			fmt.Fprintf(&b, "var x%d = %s1%s\n", i, strings.Repeat("(", depth), strings.Repeat(")", depth))
+		}
+		return lint.LanguageGo, []byte(b.String())
 	case "toml-header":
 		return lint.LanguageTOML, []byte("[" + strings.Repeat("a.", depth) + "b]\nx = 1\n")
 	case "toml-dotted":
