@@ -2,7 +2,9 @@
 # Times the worst cases that the fuzzy-match and lint limits bound (issue 9
 # item 5): each case runs RUNS times (default 3), each in a fresh process
 # under /usr/bin/time -v; prints a Markdown table of the median elapsed time
-# (measured inside the process, around the one call) and the median peak RSS.
+# (measured inside the process, around the one call), the median CPU time of
+# the process (user + system, less sensitive to a busy machine than the
+# elapsed time) and the median peak RSS.
 # Run from anywhere in the repository:
 #
 #   bash bench/limits/run.sh
@@ -28,13 +30,13 @@ echo "$(go version); $(git rev-parse --short HEAD 2>/dev/null || echo '?'); load
 
 median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) print "?"; else if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
-echo "| case | input | median time | median peak RSS | result |"
-echo "|---|---:|---:|---:|---|"
+echo "| case | input | median time | median CPU time | median peak RSS | result |"
+echo "|---|---:|---:|---:|---:|---|"
 for c in $cases; do
 	IFS=: read -r -a parts <<<"$c"
 	name="${parts[0]}"
 	args=("-case=$name" "${parts[@]:1}")
-	: >"$tmp/t" ; : >"$tmp/m"
+	: >"$tmp/t" ; : >"$tmp/m" ; : >"$tmp/c"
 	for _ in $(seq "$runs"); do
 		/usr/bin/time -v "$bin" "${args[@]}" >"$tmp/out" 2>"$tmp/err"
 		line="$(cat "$tmp/out")"
@@ -46,9 +48,11 @@ for n,u in re.findall(r"([0-9.]+)(h|ms|µs|us|ns|m|s)", s):
     t+=float(n)*{"h":3600,"m":60,"s":1,"ms":1e-3,"µs":1e-6,"us":1e-6,"ns":1e-9}[u]
 print(t)' "$el" >>"$tmp/t"
 		awk -F': ' '/Maximum resident set size/ {print $2/1024}' "$tmp/err" >>"$tmp/m"
+		awk -F': ' '/User time \(seconds\)/ {u=$2} /System time \(seconds\)/ {s=$2} END {print u+s}' "$tmp/err" >>"$tmp/c"
 	done
 	bytes="$(sed -E 's/.*bytes=([0-9]+).*/\1/' <<<"$line")"
 	result="$(sed -E 's/.*result="(.*)"$/\1/' <<<"$line" | cut -c1-90)"
-	printf '| %s %s | %s B | %s s | %s MiB | %s |\n' "$name" "${parts[*]:1}" "$bytes" \
-		"$(median <"$tmp/t" | xargs printf '%.3g')" "$(median <"$tmp/m" | xargs printf '%.1f')" "$result"
+	printf '| %s %s | %s B | %s s | %s s | %s MiB | %s |\n' "$name" "${parts[*]:1}" "$bytes" \
+		"$(median <"$tmp/t" | xargs printf '%.3g')" "$(median <"$tmp/c" | xargs printf '%.3g')" \
+		"$(median <"$tmp/m" | xargs printf '%.1f')" "$result"
 done
