@@ -338,24 +338,66 @@ func matchLineWindows(ctx context.Context, content, pattern string, norm func(st
 	}
 	offs := lineStarts(lines)
 	var out []span
-	for i := 0; i+len(pat) <= len(lines); i++ {
-		if stopped(ctx, i) {
-			return out
-		}
-		if equalLines(normLines[i:i+len(pat)], pat) {
-			out = append(out, lineSpan(offs, i, i+len(pat), len(content)))
-		}
+	for _, i := range lineOccurrences(ctx, normLines, pat) {
+		out = append(out, lineSpan(offs, i, i+len(pat), len(content)))
 	}
 	return out
 }
 
-func equalLines(a, b []string) bool {
-	for i := range b {
-		if a[i] != b[i] {
-			return false
+// lineOccurrences returns, in increasing order, every i at which
+// text[i:i+len(pat)] equals pat, overlapping occurrences included. It is
+// Knuth–Morris–Pratt over lines, so its time is linear in the lines and
+// their bytes however they repeat (comparing each window would be
+// quadratic on a file of identical lines). It returns early when ctx is
+// done.
+func lineOccurrences(ctx context.Context, text, pat []string) []int {
+	n := len(pat)
+	if n == 0 || n > len(text) {
+		return nil
+	}
+	ids := make(map[string]int32, n) // the pattern's distinct lines
+	p := make([]int32, n)
+	for i, l := range pat {
+		id, ok := ids[l]
+		if !ok {
+			id = int32(len(ids))
+			ids[l] = id
+		}
+		p[i] = id
+	}
+	fail := make([]int, n) // fail[i]: longest proper border of p[:i+1]
+	for i, k := 1, 0; i < n; i++ {
+		for k > 0 && p[i] != p[k] {
+			k = fail[k-1]
+		}
+		if p[i] == p[k] {
+			k++
+		}
+		fail[i] = k
+	}
+	var out []int
+	k := 0
+	for j, l := range text {
+		if stopped(ctx, j) {
+			return out
+		}
+		id, ok := ids[l]
+		if !ok {
+			k = 0 // no occurrence spans a line the pattern lacks
+			continue
+		}
+		for k > 0 && id != p[k] {
+			k = fail[k-1]
+		}
+		if id == p[k] {
+			k++
+		}
+		if k == n {
+			out = append(out, j-n+1)
+			k = fail[k-1]
 		}
 	}
-	return true
+	return out
 }
 
 // lineStarts returns, for lines obtained by splitting on "\n", the byte
@@ -518,20 +560,25 @@ func matchTrimmedBoundary(ctx context.Context, content, pattern string) []span {
 	offs := lineStarts(lines)
 	n := len(pat)
 	var out []span
-	for i := 0; i+n <= len(lines); i++ {
-		if stopped(ctx, i) {
-			return out
+	boundaries := func(i int) bool {
+		return pyStrip(lines[i]) == pat[0] && (n == 1 || pyStrip(lines[i+n-1]) == pat[n-1])
+	}
+	if n <= 2 {
+		for i := 0; i+n <= len(lines); i++ {
+			if stopped(ctx, i) {
+				return out
+			}
+			if boundaries(i) {
+				out = append(out, lineSpan(offs, i, i+n, len(content)))
+			}
 		}
-		if pyStrip(lines[i]) != pat[0] {
-			continue
+		return out
+	}
+	// The inner lines must be identical: find them first, in linear time.
+	for _, j := range lineOccurrences(ctx, lines, pat[1:n-1]) {
+		if i := j - 1; i >= 0 && i+n <= len(lines) && boundaries(i) {
+			out = append(out, lineSpan(offs, i, i+n, len(content)))
 		}
-		if n > 1 && pyStrip(lines[i+n-1]) != pat[n-1] {
-			continue
-		}
-		if n > 2 && !equalLines(lines[i+1:i+n-1], pat[1:n-1]) {
-			continue
-		}
-		out = append(out, lineSpan(offs, i, i+n, len(content)))
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -186,4 +187,61 @@ func TestApplyV4ACancel(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || changes != nil {
 		t.Fatalf("ApplyV4A(cancelled ctx) = %v, %v; want no changes and context.Canceled", changes, err)
 	}
+}
+
+// naiveOccurrences is lineOccurrences by comparing every window.
+func naiveOccurrences(text, pat []string) []int {
+	var out []int
+	for i := 0; len(pat) > 0 && i+len(pat) <= len(text); i++ {
+		if slices.Equal(text[i:i+len(pat)], pat) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func TestLineOccurrences(t *testing.T) {
+	t.Parallel()
+	split := func(s string) []string {
+		if s == "" {
+			return nil
+		}
+		return strings.Split(s, ",")
+	}
+	for _, tt := range []struct{ text, pat string }{
+		{"a,a,a,a", "a,a"},
+		{"a,b,a,b,a,b", "a,b,a"},
+		{"a,a,b,a,a,a,b", "a,a,b"},
+		{"x,y,z", "y"},
+		{"x,y", "x,y,z"},
+		{"a,b,c", ""},
+		{"a,b,a,a,b,a,b,a,a,b", "a,b,a,a,b"},
+	} {
+		text, pat := split(tt.text), split(tt.pat)
+		got := lineOccurrences(context.Background(), text, pat)
+		if want := naiveOccurrences(text, pat); !slices.Equal(got, want) {
+			t.Errorf("lineOccurrences(%q, %q) = %v, want %v", tt.text, tt.pat, got, want)
+		}
+	}
+}
+
+// FuzzLineOccurrences checks lineOccurrences against the window-by-window
+// scan on texts over a small alphabet, where borders and overlaps abound.
+func FuzzLineOccurrences(f *testing.F) {
+	f.Add([]byte("aaaa"), []byte("aa"))
+	f.Add([]byte("abaababaab"), []byte("abaab"))
+	f.Fuzz(func(t *testing.T, text, pat []byte) {
+		lines := func(b []byte) []string {
+			out := make([]string, len(b))
+			for i, c := range b {
+				out[i] = string(rune('a' + c%3))
+			}
+			return out
+		}
+		tl, pl := lines(text), lines(pat)
+		got := lineOccurrences(context.Background(), tl, pl)
+		if want := naiveOccurrences(tl, pl); !slices.Equal(got, want) {
+			t.Fatalf("lineOccurrences(%v, %v) = %v, want %v", tl, pl, got, want)
+		}
+	})
 }
