@@ -66,6 +66,10 @@ const (
 	// fuzzyMaxAnchorBytes bounds the line the hint compares every file line
 	// with.
 	fuzzyMaxAnchorBytes = 2 << 10
+	// fuzzyMaxAnchorWork bounds block_anchor's candidate windows × the
+	// characters of old_string's middle lines: each candidate costs a
+	// similarity ratio of two texts that long.
+	fuzzyMaxAnchorWork = 1 << 18
 	// fuzzyCheckEvery is how many windows the linear strategies scan between
 	// two looks at the context (the similarity ones look at every window).
 	fuzzyCheckEvery = 256
@@ -77,6 +81,13 @@ const msgLimitedFmt = "%s; fuzzy matching by similarity (block_anchor, context_a
 	"old_string of %d lines and %d KiB, files of %d MiB and %d line pairs (file lines × old_string lines), " +
 	"so only exact and whitespace-tolerant matching was tried. Use a smaller unique snippet of the text " +
 	"as old_string (a few lines around the change), or a V4A patch (mode='patch') with small hunks."
+
+// msgAnchorLimitFmt explains, after msgNotFound, that block_anchor compared
+// nothing.
+const msgAnchorLimitFmt = "%d places in the file start and end with the first and last lines of " +
+	"old_string, and its middle is %d characters; block_anchor matching is limited to %d characters " +
+	"(places × middle), so it was skipped. Use a smaller unique snippet of the text as old_string, " +
+	"or a V4A patch (mode='patch') with small hunks."
 
 // similarityLimit returns why the similarity strategies may not run on this
 // pair, or "" when they may.
@@ -223,10 +234,14 @@ func FuzzyReplace(ctx context.Context, content, oldString, newString string, rep
 		return FuzzyResult{Content: b.String(), Count: len(matches), Strategy: s.name}, nil
 	}
 	err := &PatchError{Msg: msgNotFound, NotFound: true}
+	// Over a limit, the hint would show three sections as long as
+	// old_string: the limit and what to do instead say more.
 	if limited != "" {
-		// The hint would show three sections as long as old_string: the
-		// limit and what to do instead say more.
 		err.Msg += ". " + limited
+		return FuzzyResult{}, err
+	}
+	if why := blockAnchorLimit(ctx, content, oldString); why != "" {
+		err.Msg += ". " + why
 		return FuzzyResult{}, err
 	}
 	h := closestLines(ctx, oldString, content)
@@ -703,8 +718,52 @@ func matchUnicodeNormalized(ctx context.Context, content, pattern string) []span
 // matchBlockAnchor is strategy 8: a window whose first and last lines equal
 // the pattern's (stripped, unicode-folded) is accepted when its middle is
 // similar enough: ratio >= 0.50 when it is the only such window, >= 0.70 when
-// there are several. Two-line patterns need only the anchors.
+// there are several. Two-line patterns need only the anchors. When comparing
+// every candidate window would exceed fuzzyMaxAnchorWork, nothing is compared
+// (see [blockAnchorLimit]).
 func matchBlockAnchor(ctx context.Context, content, pattern string) []span {
+	a := planBlockAnchor(ctx, content, pattern)
+	if a == nil || a.work() > fuzzyMaxAnchorWork {
+		return nil
+	}
+	n := len(a.pat)
+	threshold := blockAnchorMany
+	if len(a.candidates) == 1 {
+		threshold = blockAnchorOne
+	}
+	var patMiddle []rune
+	if n > 2 {
+		patMiddle = runesOf(strings.Join(a.pat[1:n-1], "\n"))
+	}
+	offs := lineStarts(a.origLines)
+	var out []span
+	for _, i := range a.candidates {
+		if ctx.Err() != nil {
+			return nil
+		}
+		similarity := 1.0
+		if n > 2 {
+			contentMiddle := runesOf(strings.Join(a.normLines[i+1:i+n-1], "\n"))
+			similarity = runeMatcher(contentMiddle, patMiddle).ratio()
+		}
+		if similarity >= threshold {
+			out = append(out, lineSpan(offs, i, i+n, len(content)))
+		}
+	}
+	return out
+}
+
+// blockAnchorPlan is what block_anchor compares: the folded pattern lines,
+// the content's folded and original lines, and the windows whose first and
+// last lines match the pattern's.
+type blockAnchorPlan struct {
+	pat, normLines, origLines []string
+	candidates                []int
+}
+
+// planBlockAnchor finds block_anchor's candidate windows; nil when there are
+// none (or ctx is done).
+func planBlockAnchor(ctx context.Context, content, pattern string) *blockAnchorPlan {
 	pat := strings.Split(foldUnicode(pattern), "\n")
 	if len(pat) < 2 {
 		return nil
@@ -728,30 +787,34 @@ func matchBlockAnchor(ctx context.Context, content, pattern string) []span {
 	if len(candidates) == 0 {
 		return nil
 	}
-	threshold := blockAnchorMany
-	if len(candidates) == 1 {
-		threshold = blockAnchorOne
+	return &blockAnchorPlan{pat: pat, normLines: normLines, origLines: origLines, candidates: candidates}
+}
+
+// middleRunes returns the code points of the pattern's middle lines (with
+// the line breaks between them).
+func (a *blockAnchorPlan) middleRunes() int {
+	n := len(a.pat)
+	if n <= 2 {
+		return 0
 	}
-	var patMiddle []rune
-	if n > 2 {
-		patMiddle = runesOf(strings.Join(pat[1:n-1], "\n"))
+	r := n - 3
+	for _, l := range a.pat[1 : n-1] {
+		r += utf8.RuneCountInString(l)
 	}
-	offs := lineStarts(origLines)
-	var out []span
-	for _, i := range candidates {
-		if ctx.Err() != nil {
-			return nil
-		}
-		similarity := 1.0
-		if n > 2 {
-			contentMiddle := runesOf(strings.Join(normLines[i+1:i+n-1], "\n"))
-			similarity = runeMatcher(contentMiddle, patMiddle).ratio()
-		}
-		if similarity >= threshold {
-			out = append(out, lineSpan(offs, i, i+n, len(content)))
-		}
+	return r
+}
+
+// work is the cost of comparing every candidate: candidates × middle.
+func (a *blockAnchorPlan) work() int { return len(a.candidates) * a.middleRunes() }
+
+// blockAnchorLimit returns why block_anchor compared nothing for this pair,
+// or "" when it did (or had nothing to compare).
+func blockAnchorLimit(ctx context.Context, content, oldString string) string {
+	a := planBlockAnchor(ctx, content, oldString)
+	if a == nil || a.work() <= fuzzyMaxAnchorWork {
+		return ""
 	}
-	return out
+	return fmt.Sprintf(msgAnchorLimitFmt, len(a.candidates), a.middleRunes(), fuzzyMaxAnchorWork)
 }
 
 // matchContextAware is strategy 9, the last resort: a window of as many

@@ -20,6 +20,33 @@ func similarLines(prefix string, n, mod int) string {
 	return b.String()
 }
 
+// blockAnchorTrap returns lines alternating between "{" and one constant
+// line: every window of an even length from an even line starts with "{"
+// and ends with the constant line, so each is a block_anchor candidate.
+func blockAnchorTrap(lines int) string {
+	var b strings.Builder
+	for i := range lines {
+		if i%2 == 0 {
+			b.WriteString("{\n")
+		} else {
+			b.WriteString("\tz := compute(alpha, beta, gamma, delta, 1) // one step }\n")
+		}
+	}
+	return b.String()
+}
+
+// blockAnchorTrapPattern is a 400-line old_string whose first and last
+// lines are those of blockAnchorTrap and whose middle is 398 other lines.
+func blockAnchorTrapPattern() string {
+	var o strings.Builder
+	o.WriteString("{\n")
+	for i := range 398 {
+		fmt.Fprintf(&o, "\tqueue%d.flush(%d)\n", i, i%5)
+	}
+	o.WriteString("\tz := compute(alpha, beta, gamma, delta, 1) // one step }")
+	return o.String()
+}
+
 func TestFuzzyReplaceLimits(t *testing.T) {
 	t.Parallel()
 	bigFile := similarLines("x", 20000, 7)
@@ -46,6 +73,12 @@ func TestFuzzyReplaceLimits(t *testing.T) {
 			content: strings.Repeat("0123456789abcdef\n", 200_000),
 			old:     "foo\nbar",
 			want:    []string{"the file is 3.2 MiB", "files of 2 MiB"},
+		},
+		{
+			name:    "too many block_anchor places",
+			content: blockAnchorTrap(1240),
+			old:     blockAnchorTrapPattern(),
+			want:    []string{"421 places in the file start and end with the first and last lines of old_string", "block_anchor matching is limited to 262144 characters", "V4A patch"},
 		},
 		{
 			name:    "too many line pairs",
