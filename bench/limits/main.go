@@ -21,7 +21,7 @@ import (
 )
 
 func main() {
-	name := flag.String("case", "fuzzy", "fuzzy, toml-header, toml-dotted, toml-inline, toml-many, json, yaml, yaml-big, go, go-many")
+	name := flag.String("case", "fuzzy", "fuzzy, fuzzy-anchor, toml-header, toml-dotted, toml-inline, toml-many, json, yaml, yaml-big, go, go-many")
 	lines := flag.Int("lines", 10000, "fuzzy: lines of the file")
 	old := flag.Int("old", 1000, "fuzzy: lines of old_string")
 	long := flag.Bool("long", false, "fuzzy: lines of 90 bytes instead of 36 (each similarity ratio costs more)")
@@ -38,6 +38,11 @@ func main() {
 	switch *name {
 	case "fuzzy":
 		content, oldString := fuzzyCase(*lines, *old, *long)
+		size = len(content) + len(oldString)
+		start = time.Now()
+		outcome = fuzzy(ctx, content, oldString)
+	case "fuzzy-anchor":
+		content, oldString := anchorCase(*lines, *old)
 		size = len(content) + len(oldString)
 		start = time.Now()
 		outcome = fuzzy(ctx, content, oldString)
@@ -73,6 +78,29 @@ func fuzzyCase(lines, old int, long bool) (content, oldString string) {
 	for i := range old {
 		fmt.Fprintf(&o, format, "y", i, i%5)
 	}
+	return b.String(), o.String()
+}
+
+// anchorCase is the hostile patch for block_anchor: a file of lines
+// alternating between "{" and one constant line, so that every window of
+// the old_string's (even) length from an even line starts and ends like it,
+// and an old_string of old lines whose middle resembles nothing.
+func anchorCase(lines, old int) (content, oldString string) {
+	const last = "\tz := compute(alpha, beta, gamma, delta, 1) // one step }"
+	var b strings.Builder
+	for i := range lines {
+		if i%2 == 0 {
+			b.WriteString("{\n")
+		} else {
+			b.WriteString(last + "\n")
+		}
+	}
+	var o strings.Builder
+	o.WriteString("{\n")
+	for i := range old - 2 {
+		fmt.Fprintf(&o, "\tqueue%d.flush(%d) // drain the queue before the next step\n", i, i%5)
+	}
+	o.WriteString(last)
 	return b.String(), o.String()
 }
 
