@@ -87,7 +87,7 @@ func fuzzyCase(lines, old int, long bool) (content, oldString string) {
 // and an old_string of old lines whose middle lines resemble the constant
 // one, so that each similarity ratio is expensive.
 func anchorCase(lines, old int) (content, oldString string) {
-	const last = "\tz := compute(alpha, beta, gamma, delta, 1) // one step }"
+	const last = "\tz := compute(alpha, beta, gamma, delta, 1) // one step of the computation }"
 	var b strings.Builder
 	for i := range lines {
 		if i%2 == 0 {
@@ -99,7 +99,7 @@ func anchorCase(lines, old int) (content, oldString string) {
 	var o strings.Builder
 	o.WriteString("{\n")
 	for i := range old - 2 {
-		fmt.Fprintf(&o, "\ty%d := compute(alpha, beta, gamma, delta, %d) // one step }\n", i, i%5)
+		fmt.Fprintf(&o, "\ty%d := compute(alpha, beta, gamma, delta, %d) // one step of the computation }\n", i, i%5)
 	}
 	o.WriteString(last)
 	return b.String(), o.String()
