@@ -35,6 +35,7 @@ bench:
 	bench/startfloor/run.sh
 	bench/lint/run.sh
 	bench/search/run.sh
+	bench/limits/run.sh
 
 clean:
 	rm -rf bin conformance/node_modules

@@ -70,11 +70,16 @@ func parserFor(lang Language) func([]byte) []finding {
 }
 
 // runParser runs parse on content and returns its findings clamped, sorted
-// and without duplicates. A panic inside a (third-party) parser becomes an
-// error finding at the start of the content instead of crashing the agent.
+// and without duplicates. Content over lang's limits (see limits.go) is not
+// parsed: its one finding says so. A panic inside a (third-party) parser
+// becomes an error finding at the start of the content instead of crashing
+// the agent.
 func runParser(lang Language, content []byte, parse func([]byte) []finding) (fs []finding) {
 	if parse == nil {
 		return nil
+	}
+	if f, over := overLimit(lang, content); over {
+		return normalize([]finding{f}, len(content))
 	}
 	defer func() {
 		if r := recover(); r != nil {

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 )
@@ -32,7 +33,7 @@ func fuzzCheck(t *testing.T, lang Language, content []byte) {
 		if strings.HasPrefix(d.Message, "internal error in the") {
 			t.Fatalf("Check(%s, %q): parser panicked: %s", lang, content, d.Message)
 		}
-		if d.Source != Source || d.Code != syntaxCode(lang) && d.Code != CodeYAMLDuplicateKey {
+		if d.Source != Source || d.Code != syntaxCode(lang) && d.Code != CodeYAMLDuplicateKey && d.Code != CodeLintLimit {
 			t.Fatalf("Check(%s, %q): diagnostic %+v has the wrong source or code", lang, content, d)
 		}
 		start, err := m.Offset(d.Range.Start)
@@ -88,6 +89,62 @@ func FuzzCheckGo(f *testing.F) {
 	addFixtureSeeds(f, LanguageGo, "package p\nfunc f[T any](x T) { _ = `raw\n` }\n", "package p\n/* open")
 	f.Fuzz(func(t *testing.T, content []byte) {
 		fuzzCheck(t, LanguageGo, content)
+	})
+}
+
+// FuzzCheckDeep checks Check on content nested depth deep, of every
+// language: it never panics, keeps the invariants of fuzzCheck, and content
+// over a depth limit gets exactly the one lint-limit finding.
+func FuzzCheckDeep(f *testing.F) {
+	for _, s := range []struct {
+		lang             Language
+		open, mid, close string
+	}{
+		{LanguageTOML, "a.", "b = 1\n", ""},
+		{LanguageTOML, "[", "a", "]"},
+		{LanguageTOML, "x = {a=", "1", "}"},
+		{LanguageTOML, "[a.", "b]\n", ""},
+		{LanguageJSON, "[", "1", "]"},
+		{LanguageJSONC, `{"a":`, "1", "}"},
+		{LanguageYAML, "[", "a", "]"},
+		{LanguageYAML, "- ", "a\n", ""},
+		{LanguageGo, "(", "1", ")"},
+		{LanguageGo, "{", "", "}"},
+		{LanguageGoMod, "(", "", ")"},
+	} {
+		for _, depth := range []uint16{10, 70, 1200, 11000} {
+			f.Add(uint8(s.lang), depth, []byte(s.open), []byte(s.mid), []byte(s.close))
+		}
+	}
+	f.Fuzz(func(t *testing.T, langByte uint8, depth uint16, open, mid, close []byte) {
+		lang := Language(int(langByte) % len(languageNames))
+		// Keep inputs small enough for fuzzCheck, which maps every
+		// diagnostic on its own (go/parser reports up to one per token):
+		// JSON and YAML stop at their first error, so they go deeper,
+		// past their parsers' own limit of 10 000.
+		maxDepth := 3000
+		if lang == LanguageJSON || lang == LanguageJSONC || lang == LanguageYAML {
+			maxDepth = 12000
+		}
+		depth %= uint16(maxDepth)
+		if len(open)+len(close) > 8 || len(mid) > 64 {
+			return
+		}
+		var b bytes.Buffer
+		if lang == LanguageGo || lang == LanguageGoMod {
+			b.WriteString("package p\nvar x = ")
+		}
+		b.Write(bytes.Repeat(open, int(depth)))
+		b.Write(mid)
+		b.Write(bytes.Repeat(close, int(depth)))
+		content := b.Bytes()
+		fuzzCheck(t, lang, content)
+		if _, over := overLimit(lang, content); over {
+			ds := Check(lang, content)
+			if len(ds) != 1 || ds[0].Code != CodeLintLimit {
+				t.Fatalf("Check(%s, %d deep) = %+v, want one %s finding", lang, depth, ds, CodeLintLimit)
+			}
+		}
 	})
 }
 

@@ -1,6 +1,8 @@
 package lint
 
 import (
+	"context"
+	"fmt"
 	"hash/maphash"
 	"sync"
 
@@ -57,14 +59,36 @@ func (l *Linter) check(lang Language, content []byte) []finding {
 // remembers. When l is nil, the two contents of a Go edit still share what
 // one of them shows clean.
 func (l *Linter) Delta(lang Language, before, after []byte) Result {
-	if lang != LanguageGo {
-		return delta(check, lang, before, after)
+	r, _ := l.DeltaContext(context.Background(), lang, before, after)
+	return r
+}
+
+// DeltaContext is [Linter.Delta] that stops when ctx is done, returning
+// ctx's error, wrapped, and no Result. It looks at ctx before each of the
+// (at most two) parses, each bounded by the limits of limits.go, so it
+// returns within one parse of a cancel.
+func (l *Linter) DeltaContext(ctx context.Context, lang Language, before, after []byte) (Result, error) {
+	parse := check
+	if lang == LanguageGo {
+		c := l.cache()
+		if c == nil {
+			c = newSegCache(0)
+		}
+		g := newGoChecker(c)
+		parse = func(lang Language, content []byte) []finding {
+			return runParser(lang, content, g.check)
+		}
 	}
-	c := l.cache()
-	if c == nil {
-		c = newSegCache(0)
+	r := delta(func(lang Language, content []byte) []finding {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return parse(lang, content)
+	}, lang, before, after)
+	if err := ctx.Err(); err != nil {
+		return Result{}, fmt.Errorf("lint: %w", err)
 	}
-	return newGoChecker(c).delta(before, after)
+	return r, nil
 }
 
 // delta is Delta of Go with g's checks.
@@ -77,11 +101,21 @@ func (g goChecker) delta(before, after []byte) Result {
 // DeltaFile is [DeltaFile], remembering what it parses clean and using what
 // it remembers.
 func (l *Linter) DeltaFile(name string, before, after []byte) Result {
-	r := l.Delta(LanguageFor(name), before, after)
+	r, _ := l.DeltaFileContext(context.Background(), name, before, after)
+	return r
+}
+
+// DeltaFileContext is [Linter.DeltaFile] that stops when ctx is done, as
+// [Linter.DeltaContext] does.
+func (l *Linter) DeltaFileContext(ctx context.Context, name string, before, after []byte) (Result, error) {
+	r, err := l.DeltaContext(ctx, LanguageFor(name), before, after)
+	if err != nil {
+		return Result{}, err
+	}
 	if r.Skipped {
 		r.SkipReason = SkipReason(name)
 	}
-	return r
+	return r, nil
 }
 
 // Learn lints content, the text of the file name, only so that l remembers

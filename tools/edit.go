@@ -49,14 +49,19 @@ func editRead(ctx context.Context, env Env, p workspace.Path) (content []byte, e
 }
 
 // editLint is the delta lint, by env's linter, of an edit of p from old
-// (nil for a new file) to new.
-func editLint(env Env, p workspace.Path, old []byte, exists bool, new []byte) lint.Result {
+// (nil for a new file) to new. When ctx is done it stops and returns a
+// skipped Result; the caller must then look at ctx before going on.
+func editLint(ctx context.Context, env Env, p workspace.Path, old []byte, exists bool, new []byte) lint.Result {
 	if !exists {
 		old = nil
 	} else if old == nil {
 		old = []byte{}
 	}
-	return env.Linter().DeltaFile(p.Abs(), old, new)
+	r, err := env.Linter().DeltaFileContext(ctx, p.Abs(), old, new)
+	if err != nil {
+		return lint.Result{Language: lint.LanguageFor(p.Abs()), Skipped: true, SkipReason: "lint cancelled"}
+	}
+	return r
 }
 
 // editGate applies the fail-closed syntax gate of lint.on_new_errors:
@@ -112,7 +117,9 @@ func editWritten(env Env, callID string, p workspace.Path, info workspace.WriteI
 		if !info.Created {
 			before = []byte(editText(p, info.Before))
 		}
-		res = editLint(env, p, before, !info.Created, after)
+		// The write happened: its lint runs to its (bounded) end even
+		// when the turn was cancelled, so the editor sees the truth.
+		res = editLint(context.Background(), env, p, before, !info.Created, after)
 	}
 	env.ReportLint(callID, p, after, res)
 	return res

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -47,6 +48,82 @@ const (
 	blockAnchorMany  = 0.70 // block_anchor middle similarity, several candidates
 	contextLineRatio = 0.80 // context_aware per-line similarity (half the lines must reach it)
 )
+
+// Limits of the two similarity strategies (block_anchor, context_aware) and
+// of the "did you mean" hint: their cost grows with the product of the sizes
+// of old_string and the file (a 2 000-line old_string against a 20 000-line
+// file took minutes), so above these limits they are skipped and a failed
+// match says why. The seven other strategies are linear scans and always run.
+// Not hermes-agent's: it has no limits.
+const (
+	// fuzzyMaxOldLines and fuzzyMaxOldBytes bound old_string.
+	fuzzyMaxOldLines = 400
+	fuzzyMaxOldBytes = 32 << 10
+	// fuzzyMaxFileBytes bounds the file (also for the hint).
+	fuzzyMaxFileBytes = 2 << 20
+	// fuzzyMaxLinePairs bounds file lines × old_string lines.
+	fuzzyMaxLinePairs = 500_000
+	// fuzzyMaxAnchorBytes bounds the line the hint compares every file line
+	// with.
+	fuzzyMaxAnchorBytes = 2 << 10
+	// fuzzyMaxAnchorWork bounds block_anchor's candidate windows × the
+	// characters of old_string's middle lines: each candidate costs a
+	// similarity ratio of two texts that long.
+	fuzzyMaxAnchorWork = 1 << 18
+	// fuzzyCheckEvery is how many windows the linear strategies scan between
+	// two looks at the context (the similarity ones look at every window).
+	fuzzyCheckEvery = 256
+)
+
+// msgLimitedFmt explains, after msgNotFound, that the similarity strategies
+// were skipped: what was too large, the limits, and what to do instead.
+const msgLimitedFmt = "%s; fuzzy matching by similarity (block_anchor, context_aware) is limited to " +
+	"old_string of %d lines and %d KiB, files of %d MiB and %d line pairs (file lines × old_string lines), " +
+	"so only exact and whitespace-tolerant matching was tried. Use a smaller unique snippet of the text " +
+	"as old_string (a few lines around the change), or a V4A patch (mode='patch') with small hunks."
+
+// msgAnchorLimitFmt explains, after msgNotFound, that block_anchor compared
+// nothing.
+const msgAnchorLimitFmt = "%d places in the file start and end with the first and last lines of " +
+	"old_string, and its middle is %d characters; block_anchor matching is limited to %d characters " +
+	"(places × middle), so it was skipped. Use a smaller unique snippet of the text as old_string, " +
+	"or a V4A patch (mode='patch') with small hunks."
+
+// similarityLimit returns why the similarity strategies may not run on this
+// pair, or "" when they may.
+func similarityLimit(content, oldString string) string {
+	oldLines := strings.Count(oldString, "\n") + 1
+	fileLines := strings.Count(content, "\n") + 1
+	var why string
+	switch {
+	case oldLines > fuzzyMaxOldLines || len(oldString) > fuzzyMaxOldBytes:
+		why = fmt.Sprintf("old_string is %d lines (%s)", oldLines, byteSize(len(oldString)))
+	case len(content) > fuzzyMaxFileBytes:
+		why = fmt.Sprintf("the file is %s", byteSize(len(content)))
+	case oldLines*fileLines > fuzzyMaxLinePairs:
+		why = fmt.Sprintf("old_string is %d lines and the file %d lines (%d line pairs)", oldLines, fileLines, oldLines*fileLines)
+	default:
+		return ""
+	}
+	return fmt.Sprintf(msgLimitedFmt, why, fuzzyMaxOldLines, fuzzyMaxOldBytes>>10, fuzzyMaxFileBytes>>20, fuzzyMaxLinePairs)
+}
+
+// byteSize renders n bytes for a message: "812 bytes", "45.2 KiB", "3.1 MiB".
+func byteSize(n int) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d bytes", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}
+
+// stopped reports, every fuzzyCheckEvery calls (i counts them), whether ctx
+// is done.
+func stopped(ctx context.Context, i int) bool {
+	return i%fuzzyCheckEvery == 0 && ctx.Err() != nil
+}
 
 // FuzzyResult is the outcome of a successful [FuzzyReplace].
 type FuzzyResult struct {
@@ -99,17 +176,30 @@ type span struct{ start, end int }
 // two-character sequences \t and \r in newString become a real tab or CR when
 // the matched region contains one.
 //
+// The two similarity strategies and the "did you mean" hint are bounded:
+// they are skipped for an old_string over 400 lines or 32 KiB, a file over
+// 2 MiB, or more than 500 000 line pairs (file lines × old_string lines),
+// and a failure then says so and what to do instead. Every strategy stops
+// when ctx is done; FuzzyReplace then returns ctx's error, wrapped.
+//
 // Failures are returned as a *[PatchError]; content is never modified in
-// place. FuzzyReplace is a pure function and safe for concurrent use.
-func FuzzyReplace(content, oldString, newString string, replaceAll bool) (FuzzyResult, error) {
+// place. FuzzyReplace keeps no state and is safe for concurrent use.
+func FuzzyReplace(ctx context.Context, content, oldString, newString string, replaceAll bool) (FuzzyResult, error) {
 	if oldString == "" {
 		return FuzzyResult{}, &PatchError{Msg: msgEmptyOld}
 	}
 	if oldString == newString {
 		return FuzzyResult{}, &PatchError{Msg: msgIdentical}
 	}
+	limited := similarityLimit(content, oldString)
 	for _, s := range fuzzyStrategies {
-		matches := s.find(content, oldString)
+		if s.similarity && limited != "" {
+			continue
+		}
+		matches := s.find(ctx, content, oldString)
+		if err := ctx.Err(); err != nil {
+			return FuzzyResult{}, fmt.Errorf("fuzzy match: %w", err)
+		}
 		if len(matches) == 0 {
 			continue
 		}
@@ -144,26 +234,44 @@ func FuzzyReplace(content, oldString, newString string, replaceAll bool) (FuzzyR
 		return FuzzyResult{Content: b.String(), Count: len(matches), Strategy: s.name}, nil
 	}
 	err := &PatchError{Msg: msgNotFound, NotFound: true}
-	if h := closestLines(oldString, content); h != "" {
+	// Over a limit, the hint would show three sections as long as
+	// old_string: the limit and what to do instead say more.
+	if limited != "" {
+		err.Msg += ". " + limited
+		return FuzzyResult{}, err
+	}
+	if why := blockAnchorLimit(ctx, content, oldString); why != "" {
+		err.Msg += ". " + why
+		return FuzzyResult{}, err
+	}
+	h := closestLines(ctx, oldString, content)
+	if cerr := ctx.Err(); cerr != nil {
+		return FuzzyResult{}, fmt.Errorf("fuzzy match: %w", cerr)
+	}
+	if h != "" {
 		err.Hint = didYouMeanIntro + h
 	}
 	return FuzzyResult{}, err
 }
 
 // fuzzyStrategies is the strategy chain in hermes-agent's order.
+// A strategy returns early, with whatever it found, when ctx is done; the
+// caller then discards that. similarity marks the strategies under
+// [similarityLimit].
 var fuzzyStrategies = [...]struct {
-	name string
-	find func(content, pattern string) []span
+	name       string
+	find       func(ctx context.Context, content, pattern string) []span
+	similarity bool
 }{
-	{strategyExact, matchExact},
-	{strategyLineTrimmed, matchLineTrimmed},
-	{strategyWhitespaceNormalized, matchWhitespaceNormalized},
-	{strategyIndentationFlexible, matchIndentationFlexible},
-	{strategyEscapeNormalized, matchEscapeNormalized},
-	{strategyTrimmedBoundary, matchTrimmedBoundary},
-	{strategyUnicodeNormalized, matchUnicodeNormalized},
-	{strategyBlockAnchor, matchBlockAnchor},
-	{strategyContextAware, matchContextAware},
+	{strategyExact, matchExactCtx, false},
+	{strategyLineTrimmed, matchLineTrimmed, false},
+	{strategyWhitespaceNormalized, matchWhitespaceNormalized, false},
+	{strategyIndentationFlexible, matchIndentationFlexible, false},
+	{strategyEscapeNormalized, matchEscapeNormalized, false},
+	{strategyTrimmedBoundary, matchTrimmedBoundary, false},
+	{strategyUnicodeNormalized, matchUnicodeNormalized, false},
+	{strategyBlockAnchor, matchBlockAnchor, true},
+	{strategyContextAware, matchContextAware, true},
 }
 
 // cleanSpans sorts spans, clamps them to the content and drops any span that
@@ -192,6 +300,12 @@ func cleanSpans(spans []span, n int) []span {
 // Strategies
 // ---------------------------------------------------------------------------
 
+// matchExactCtx is matchExact as a strategy: one linear scan, which needs no
+// look at ctx.
+func matchExactCtx(_ context.Context, content, pattern string) []span {
+	return matchExact(content, pattern)
+}
+
 // matchExact is strategy 1: plain substring search, non-overlapping (the scan
 // resumes after each whole match, like strings.Replace).
 func matchExact(content, pattern string) []span {
@@ -212,19 +326,19 @@ func matchExact(content, pattern string) []span {
 
 // matchLineTrimmed is strategy 2: every line of pattern and content is
 // stripped of surrounding whitespace before comparing whole-line windows.
-func matchLineTrimmed(content, pattern string) []span {
-	return matchLineWindows(content, pattern, pyStrip)
+func matchLineTrimmed(ctx context.Context, content, pattern string) []span {
+	return matchLineWindows(ctx, content, pattern, pyStrip)
 }
 
 // matchIndentationFlexible is strategy 4: leading whitespace of every line is
 // ignored.
-func matchIndentationFlexible(content, pattern string) []span {
-	return matchLineWindows(content, pattern, pyLStrip)
+func matchIndentationFlexible(ctx context.Context, content, pattern string) []span {
+	return matchLineWindows(ctx, content, pattern, pyLStrip)
 }
 
 // matchLineWindows finds every window of whole content lines equal, line by
 // line after norm, to the lines of pattern.
-func matchLineWindows(content, pattern string, norm func(string) string) []span {
+func matchLineWindows(ctx context.Context, content, pattern string, norm func(string) string) []span {
 	pat := strings.Split(pattern, "\n")
 	for i := range pat {
 		pat[i] = norm(pat[i])
@@ -239,21 +353,66 @@ func matchLineWindows(content, pattern string, norm func(string) string) []span 
 	}
 	offs := lineStarts(lines)
 	var out []span
-	for i := 0; i+len(pat) <= len(lines); i++ {
-		if equalLines(normLines[i:i+len(pat)], pat) {
-			out = append(out, lineSpan(offs, i, i+len(pat), len(content)))
-		}
+	for _, i := range lineOccurrences(ctx, normLines, pat) {
+		out = append(out, lineSpan(offs, i, i+len(pat), len(content)))
 	}
 	return out
 }
 
-func equalLines(a, b []string) bool {
-	for i := range b {
-		if a[i] != b[i] {
-			return false
+// lineOccurrences returns, in increasing order, every i at which
+// text[i:i+len(pat)] equals pat, overlapping occurrences included. It is
+// Knuth–Morris–Pratt over lines, so its time is linear in the lines and
+// their bytes however they repeat (comparing each window would be
+// quadratic on a file of identical lines). It returns early when ctx is
+// done.
+func lineOccurrences(ctx context.Context, text, pat []string) []int {
+	n := len(pat)
+	if n == 0 || n > len(text) {
+		return nil
+	}
+	ids := make(map[string]int32, n) // the pattern's distinct lines
+	p := make([]int32, n)
+	for i, l := range pat {
+		id, ok := ids[l]
+		if !ok {
+			id = int32(len(ids))
+			ids[l] = id
+		}
+		p[i] = id
+	}
+	fail := make([]int, n) // fail[i]: longest proper border of p[:i+1]
+	for i, k := 1, 0; i < n; i++ {
+		for k > 0 && p[i] != p[k] {
+			k = fail[k-1]
+		}
+		if p[i] == p[k] {
+			k++
+		}
+		fail[i] = k
+	}
+	var out []int
+	k := 0
+	for j, l := range text {
+		if stopped(ctx, j) {
+			return out
+		}
+		id, ok := ids[l]
+		if !ok {
+			k = 0 // no occurrence spans a line the pattern lacks
+			continue
+		}
+		for k > 0 && id != p[k] {
+			k = fail[k-1]
+		}
+		if id == p[k] {
+			k++
+		}
+		if k == n {
+			out = append(out, j-n+1)
+			k = fail[k-1]
 		}
 	}
-	return true
+	return out
 }
 
 // lineStarts returns, for lines obtained by splitting on "\n", the byte
@@ -276,7 +435,7 @@ func lineSpan(offs []int, from, to, n int) span {
 // matchWhitespaceNormalized is strategy 3: runs of spaces and tabs collapse to
 // one space in both pattern and content; matches are mapped back to the
 // original content.
-func matchWhitespaceNormalized(content, pattern string) []span {
+func matchWhitespaceNormalized(_ context.Context, content, pattern string) []span {
 	normPattern := collapseBlanks(pattern)
 	normContent := collapseBlanks(content)
 	found := matchExact(normContent, normPattern)
@@ -391,7 +550,7 @@ func mapCollapsedSpans(original, normalized string, found []span) []span {
 // matchEscapeNormalized is strategy 5: when the pattern contains the literal
 // two-character sequences \n, \t or \r, they are turned into the real
 // characters and the result is searched exactly.
-func matchEscapeNormalized(content, pattern string) []span {
+func matchEscapeNormalized(_ context.Context, content, pattern string) []span {
 	unescaped := strings.ReplaceAll(pattern, `\n`, "\n")
 	unescaped = strings.ReplaceAll(unescaped, `\t`, "\t")
 	unescaped = strings.ReplaceAll(unescaped, `\r`, "\r")
@@ -403,7 +562,7 @@ func matchEscapeNormalized(content, pattern string) []span {
 
 // matchTrimmedBoundary is strategy 6: only the first and the last line of the
 // pattern (and of each window) are stripped; inner lines must be identical.
-func matchTrimmedBoundary(content, pattern string) []span {
+func matchTrimmedBoundary(ctx context.Context, content, pattern string) []span {
 	pat := strings.Split(pattern, "\n")
 	pat[0] = pyStrip(pat[0])
 	if len(pat) > 1 {
@@ -416,17 +575,25 @@ func matchTrimmedBoundary(content, pattern string) []span {
 	offs := lineStarts(lines)
 	n := len(pat)
 	var out []span
-	for i := 0; i+n <= len(lines); i++ {
-		if pyStrip(lines[i]) != pat[0] {
-			continue
+	boundaries := func(i int) bool {
+		return pyStrip(lines[i]) == pat[0] && (n == 1 || pyStrip(lines[i+n-1]) == pat[n-1])
+	}
+	if n <= 2 {
+		for i := 0; i+n <= len(lines); i++ {
+			if stopped(ctx, i) {
+				return out
+			}
+			if boundaries(i) {
+				out = append(out, lineSpan(offs, i, i+n, len(content)))
+			}
 		}
-		if n > 1 && pyStrip(lines[i+n-1]) != pat[n-1] {
-			continue
+		return out
+	}
+	// The inner lines must be identical: find them first, in linear time.
+	for _, j := range lineOccurrences(ctx, lines, pat[1:n-1]) {
+		if i := j - 1; i >= 0 && i+n <= len(lines) && boundaries(i) {
+			out = append(out, lineSpan(offs, i, i+n, len(content)))
 		}
-		if n > 2 && !equalLines(lines[i+1:i+n-1], pat[1:n-1]) {
-			continue
-		}
-		out = append(out, lineSpan(offs, i, i+n, len(content)))
 	}
 	return out
 }
@@ -532,7 +699,7 @@ func mapFoldedSpans(origToNorm []int, found []span) []span {
 // matchUnicodeNormalized is strategy 7: smart quotes, dashes, the ellipsis
 // and NBSP are folded to ASCII in pattern and content, then exact and
 // line_trimmed matching run on the folded text.
-func matchUnicodeNormalized(content, pattern string) []span {
+func matchUnicodeNormalized(ctx context.Context, content, pattern string) []span {
 	normPattern := foldUnicode(pattern)
 	normContent := foldUnicode(content)
 	if normContent == content && normPattern == pattern {
@@ -540,7 +707,7 @@ func matchUnicodeNormalized(content, pattern string) []span {
 	}
 	found := matchExact(normContent, normPattern)
 	if len(found) == 0 {
-		found = matchLineTrimmed(normContent, normPattern)
+		found = matchLineTrimmed(ctx, normContent, normPattern)
 	}
 	if len(found) == 0 {
 		return nil
@@ -551,8 +718,52 @@ func matchUnicodeNormalized(content, pattern string) []span {
 // matchBlockAnchor is strategy 8: a window whose first and last lines equal
 // the pattern's (stripped, unicode-folded) is accepted when its middle is
 // similar enough: ratio >= 0.50 when it is the only such window, >= 0.70 when
-// there are several. Two-line patterns need only the anchors.
-func matchBlockAnchor(content, pattern string) []span {
+// there are several. Two-line patterns need only the anchors. When comparing
+// every candidate window would exceed fuzzyMaxAnchorWork, nothing is compared
+// (see [blockAnchorLimit]).
+func matchBlockAnchor(ctx context.Context, content, pattern string) []span {
+	a := planBlockAnchor(ctx, content, pattern)
+	if a == nil || a.work() > fuzzyMaxAnchorWork {
+		return nil
+	}
+	n := len(a.pat)
+	threshold := blockAnchorMany
+	if len(a.candidates) == 1 {
+		threshold = blockAnchorOne
+	}
+	var patMiddle []rune
+	if n > 2 {
+		patMiddle = runesOf(strings.Join(a.pat[1:n-1], "\n"))
+	}
+	offs := lineStarts(a.origLines)
+	var out []span
+	for _, i := range a.candidates {
+		if ctx.Err() != nil {
+			return nil
+		}
+		similarity := 1.0
+		if n > 2 {
+			contentMiddle := runesOf(strings.Join(a.normLines[i+1:i+n-1], "\n"))
+			similarity = runeMatcher(contentMiddle, patMiddle).ratio()
+		}
+		if similarity >= threshold {
+			out = append(out, lineSpan(offs, i, i+n, len(content)))
+		}
+	}
+	return out
+}
+
+// blockAnchorPlan is what block_anchor compares: the folded pattern lines,
+// the content's folded and original lines, and the windows whose first and
+// last lines match the pattern's.
+type blockAnchorPlan struct {
+	pat, normLines, origLines []string
+	candidates                []int
+}
+
+// planBlockAnchor finds block_anchor's candidate windows; nil when there are
+// none (or ctx is done).
+func planBlockAnchor(ctx context.Context, content, pattern string) *blockAnchorPlan {
 	pat := strings.Split(foldUnicode(pattern), "\n")
 	if len(pat) < 2 {
 		return nil
@@ -566,6 +777,9 @@ func matchBlockAnchor(content, pattern string) []span {
 	}
 	var candidates []int
 	for i := 0; i+n <= len(normLines); i++ {
+		if stopped(ctx, i) {
+			return nil
+		}
 		if pyStrip(normLines[i]) == first && pyStrip(normLines[i+n-1]) == last {
 			candidates = append(candidates, i)
 		}
@@ -573,27 +787,34 @@ func matchBlockAnchor(content, pattern string) []span {
 	if len(candidates) == 0 {
 		return nil
 	}
-	threshold := blockAnchorMany
-	if len(candidates) == 1 {
-		threshold = blockAnchorOne
+	return &blockAnchorPlan{pat: pat, normLines: normLines, origLines: origLines, candidates: candidates}
+}
+
+// middleRunes returns the code points of the pattern's middle lines (with
+// the line breaks between them).
+func (a *blockAnchorPlan) middleRunes() int {
+	n := len(a.pat)
+	if n <= 2 {
+		return 0
 	}
-	var patMiddle []rune
-	if n > 2 {
-		patMiddle = runesOf(strings.Join(pat[1:n-1], "\n"))
+	r := n - 3
+	for _, l := range a.pat[1 : n-1] {
+		r += utf8.RuneCountInString(l)
 	}
-	offs := lineStarts(origLines)
-	var out []span
-	for _, i := range candidates {
-		similarity := 1.0
-		if n > 2 {
-			contentMiddle := runesOf(strings.Join(normLines[i+1:i+n-1], "\n"))
-			similarity = runeMatcher(contentMiddle, patMiddle).ratio()
-		}
-		if similarity >= threshold {
-			out = append(out, lineSpan(offs, i, i+n, len(content)))
-		}
+	return r
+}
+
+// work is the cost of comparing every candidate: candidates × middle.
+func (a *blockAnchorPlan) work() int { return len(a.candidates) * a.middleRunes() }
+
+// blockAnchorLimit returns why block_anchor compared nothing for this pair,
+// or "" when it did (or had nothing to compare).
+func blockAnchorLimit(ctx context.Context, content, oldString string) string {
+	a := planBlockAnchor(ctx, content, oldString)
+	if a == nil || a.work() <= fuzzyMaxAnchorWork {
+		return ""
 	}
-	return out
+	return fmt.Sprintf(msgAnchorLimitFmt, len(a.candidates), a.middleRunes(), fuzzyMaxAnchorWork)
 }
 
 // matchContextAware is strategy 9, the last resort: a window of as many
@@ -603,8 +824,10 @@ func matchBlockAnchor(content, pattern string) []span {
 // Exact upper bounds of the similarity (difflib's real_quick_ratio and
 // quick_ratio) skip most comparisons, and a window is abandoned as soon as it
 // can no longer reach the required share, so a miss on a large file stays
-// cheap; results are those of the plain scan.
-func matchContextAware(content, pattern string) []span {
+// cheap; results are those of the plain scan. Only the profiles of the
+// current window's lines are kept, so memory grows with the pattern, not
+// the file.
+func matchContextAware(ctx context.Context, content, pattern string) []span {
 	pat := strings.Split(pattern, "\n")
 	lines := strings.Split(content, "\n")
 	n := len(pat)
@@ -616,16 +839,26 @@ func matchContextAware(content, pattern string) []span {
 	for i, p := range pat {
 		patProfiles[i] = newLineProfile(pyStrip(p))
 	}
-	profiles := make([]*lineProfile, len(lines))
-	profile := func(i int) *lineProfile {
-		if profiles[i] == nil {
-			profiles[i] = newLineProfile(pyStrip(lines[i]))
+	// ring[j%n] holds the profile of line held[j%n]: a window [i, i+n)
+	// needs lines i..i+n-1, and line j is last needed by window j.
+	ring := make([]*lineProfile, n)
+	held := make([]int, n)
+	for k := range held {
+		held[k] = -1
+	}
+	profile := func(j int) *lineProfile {
+		k := j % n
+		if held[k] != j {
+			ring[k], held[k] = newLineProfile(pyStrip(lines[j])), j
 		}
-		return profiles[i]
+		return ring[k]
 	}
 	offs := lineStarts(lines)
 	var out []span
 	for i := 0; i+n <= len(lines); i++ {
+		if ctx.Err() != nil {
+			return nil
+		}
 		good, bad := 0, 0
 		for k := 0; k < n && good < need && bad <= n-need; k++ {
 			if similarAtLeast(patProfiles[k], profile(i+k), contextLineRatio) {
@@ -793,8 +1026,12 @@ func preserveUnicode(region, oldString, newString string) string {
 // two lines of context before and len(old lines)+2 lines from it, numbered
 // "%4d| " and separated by "---". It returns "" when no line has a similarity
 // above 0.3.
-func closestLines(oldString, content string) string {
-	if oldString == "" || content == "" {
+//
+// The hint is bounded like the similarity strategies: it is "" for a file
+// over fuzzyMaxFileBytes or an anchor line over fuzzyMaxAnchorBytes, and
+// when ctx is done.
+func closestLines(ctx context.Context, oldString, content string) string {
+	if oldString == "" || content == "" || len(content) > fuzzyMaxFileBytes {
 		return ""
 	}
 	oldLines := pySplitLines(oldString)
@@ -814,6 +1051,9 @@ func closestLines(oldString, content string) string {
 			return ""
 		}
 	}
+	if len(anchor) > fuzzyMaxAnchorBytes {
+		return ""
+	}
 	type scored struct {
 		ratio float64
 		line  int
@@ -821,6 +1061,9 @@ func closestLines(oldString, content string) string {
 	var hits []scored
 	anchorProfile := newLineProfile(anchor)
 	for i, l := range contentLines {
+		if stopped(ctx, i) {
+			return ""
+		}
 		s := pyStrip(l)
 		if s == "" {
 			continue

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -133,7 +134,7 @@ func TestFuzzyReplace(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := FuzzyReplace(tt.content, tt.old, tt.new, tt.replaceAll)
+			got, err := FuzzyReplace(context.Background(), tt.content, tt.old, tt.new, tt.replaceAll)
 			if err != nil {
 				t.Fatalf("FuzzyReplace(%q, %q, %q, %v) error: %v", tt.content, tt.old, tt.new, tt.replaceAll, err)
 			}
@@ -184,7 +185,7 @@ func TestFuzzyReplaceErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := FuzzyReplace(tt.content, tt.old, tt.new, tt.replaceAll)
+			got, err := FuzzyReplace(context.Background(), tt.content, tt.old, tt.new, tt.replaceAll)
 			var pe *PatchError
 			if !errors.As(err, &pe) {
 				t.Fatalf("FuzzyReplace(%q, %q, %q, %v) = %+v, %v; want *PatchError", tt.content, tt.old, tt.new, tt.replaceAll, got, err)
@@ -220,7 +221,7 @@ func TestFuzzyReplaceHintOnlyForNotFound(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := FuzzyReplace(content, tt.old, tt.new, false)
+			_, err := FuzzyReplace(context.Background(), content, tt.old, tt.new, false)
 			var pe *PatchError
 			if !errors.As(err, &pe) {
 				t.Fatalf("FuzzyReplace(%q) error = %v, want *PatchError", tt.old, err)
@@ -259,7 +260,7 @@ func TestFuzzyFixtures(t *testing.T) {
 			meta := fixtureMeta(ar.Comment)
 			files := fixtureFiles(ar)
 			content, old, new := files["content"], strings.TrimSuffix(files["old"], "\n"), strings.TrimSuffix(files["new"], "\n")
-			got, err := FuzzyReplace(content, old, new, meta["replace_all"] == "true")
+			got, err := FuzzyReplace(context.Background(), content, old, new, meta["replace_all"] == "true")
 			if wantErr, ok := meta["error"]; ok {
 				var pe *PatchError
 				if !errors.As(err, &pe) {
@@ -313,7 +314,7 @@ func TestStrategiesDirectly(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string
-		find    func(content, pattern string) []span
+		find    func(ctx context.Context, content, pattern string) []span
 		content string
 		pattern string
 		want    []span
@@ -323,7 +324,7 @@ func TestStrategiesDirectly(t *testing.T) {
 		{name: "trimmed_boundary", find: matchTrimmedBoundary, content: "x\n  if a:\n    go()\n  end  \n", pattern: "if a:\n    go()\nend", want: []span{{2, 26}}},
 		{name: "trimmed_boundary inner lines exact", find: matchTrimmedBoundary, content: "if a:\n  go()\nend\n", pattern: "if a:\n    go()\nend", want: nil},
 		{name: "trimmed_boundary single line", find: matchTrimmedBoundary, content: "a\n  b  \n", pattern: " b ", want: []span{{2, 7}}},
-		{name: "exact non-overlapping", find: matchExact, content: "aaaaa", pattern: "aa", want: []span{{0, 2}, {2, 4}}},
+		{name: "exact non-overlapping", find: matchExactCtx, content: "aaaaa", pattern: "aa", want: []span{{0, 2}, {2, 4}}},
 		{name: "escape_normalized only with escapes", find: matchEscapeNormalized, content: "a b", pattern: "a b", want: nil},
 		{name: "unicode_normalized skipped without unicode", find: matchUnicodeNormalized, content: "a--b", pattern: "a--b", want: nil},
 		{name: "unicode_normalized maps expansions back", find: matchUnicodeNormalized, content: "x \u2014 y \u2026 z", pattern: "-- y ...", want: []span{{2, 11}}},
@@ -337,16 +338,16 @@ func TestStrategiesDirectly(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := tt.find(tt.content, tt.pattern)
+			got := tt.find(context.Background(), tt.content, tt.pattern)
 			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(span{})); diff != "" {
 				t.Errorf("%s(%q, %q) mismatch (-want +got):\n%s", tt.name, tt.content, tt.pattern, diff)
 			}
 		})
 	}
 	// What those strategies match, the chain reports as line_trimmed.
-	got, err := FuzzyReplace("a\n    b\n  c\n", "b\nc", "B\nC", false)
+	got, err := FuzzyReplace(context.Background(), "a\n    b\n  c\n", "b\nc", "B\nC", false)
 	if err != nil || got.Strategy != "line_trimmed" {
-		t.Errorf("FuzzyReplace(indentation-only difference) = %+v, %v; want strategy line_trimmed", got, err)
+		t.Errorf("FuzzyReplace(context.Background(), indentation-only difference) = %+v, %v; want strategy line_trimmed", got, err)
 	}
 }
 
@@ -500,7 +501,7 @@ func FuzzFuzzyReplace(f *testing.F) {
 	f.Add("a\r\nb\r\n", "a\nb", "c", true)
 	f.Add("x\xff\xfe y", "\xff y", "z", false)
 	f.Fuzz(func(t *testing.T, content, old, new string, replaceAll bool) {
-		got, err := FuzzyReplace(content, old, new, replaceAll)
+		got, err := FuzzyReplace(context.Background(), content, old, new, replaceAll)
 		if err != nil {
 			var pe *PatchError
 			if !errors.As(err, &pe) || pe.Msg == "" {
@@ -562,7 +563,7 @@ func BenchmarkFuzzyReplaceExact5000(b *testing.B) {
 	}
 	b.SetBytes(int64(len(content)))
 	for b.Loop() {
-		if res, err := FuzzyReplace(content, old, "\tvalue4901 := 0\n", false); err != nil || res.Strategy != "exact" {
+		if res, err := FuzzyReplace(context.Background(), content, old, "\tvalue4901 := 0\n", false); err != nil || res.Strategy != "exact" {
 			b.Fatalf("FuzzyReplace = %+v, %v", res, err)
 		}
 	}
@@ -579,7 +580,7 @@ func BenchmarkFuzzyReplaceBlockAnchor2000(b *testing.B) {
 		"}"
 	b.SetBytes(int64(len(content)))
 	for b.Loop() {
-		if res, err := FuzzyReplace(content, old, "func handler1400() {}", false); err != nil || res.Strategy != "block_anchor" {
+		if res, err := FuzzyReplace(context.Background(), content, old, "func handler1400() {}", false); err != nil || res.Strategy != "block_anchor" {
 			b.Fatalf("FuzzyReplace = %+v, %v", res, err)
 		}
 	}
@@ -600,7 +601,7 @@ func BenchmarkFuzzyReplaceMiss(b *testing.B) {
 			content := benchFile(n)
 			b.SetBytes(int64(len(content)))
 			for b.Loop() {
-				_, err := FuzzyReplace(content, old, "x", false)
+				_, err := FuzzyReplace(context.Background(), content, old, "x", false)
 				var pe *PatchError
 				if !errors.As(err, &pe) || !pe.NotFound {
 					b.Fatalf("FuzzyReplace error = %v, want not found", err)

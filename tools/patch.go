@@ -191,8 +191,11 @@ func patchReplace(ctx context.Context, env Env, call *registry.Call) (string, er
 		return fail(msg), nil
 	}
 	content := ft.Text
-	fr, err := FuzzyReplace(content, oldString, newString, replaceAll)
+	fr, err := FuzzyReplace(ctx, content, oldString, newString, replaceAll)
 	if err != nil {
+		if cerr := editCancelled(ctx, "patch", p); cerr != nil {
+			return "", cerr
+		}
 		return fail(err.Error()), nil
 	}
 	// New and changed lines take the file's dominant line ending; the lines
@@ -204,7 +207,10 @@ func patchReplace(ctx context.Context, env Env, call *registry.Call) (string, er
 		return fail(msg), nil
 	}
 	oldText := editText(p, raw)
-	res := editLint(env, p, []byte(oldText), true, []byte(plan.text))
+	res := editLint(ctx, env, p, []byte(oldText), true, []byte(plan.text))
+	if cerr := editCancelled(ctx, "patch", p); cerr != nil {
+		return "", cerr
+	}
 	if msg := editGate(env, p, res); msg != "" {
 		return fail("Failed to write changes: " + msg), nil
 	}
@@ -414,14 +420,17 @@ func patchV4A(ctx context.Context, env Env, call *registry.Call) (string, error)
 			return jsonResult(patchFailureResult{Error: msg, Warning: warning}), nil
 		}
 	}
-	changes, err := ApplyV4A(ops, fsys)
+	changes, err := ApplyV4A(ctx, ops, fsys)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			return "", fmt.Errorf("patch: %w", cerr)
 		}
 		return patchFailed(env, "", workspace.Path{}, err.Error(), warning, false), nil
 	}
-	plan, refusals := patchPlan(env, fsys, changes)
+	plan, refusals := patchPlan(ctx, env, fsys, changes)
+	if cerr := ctx.Err(); cerr != nil {
+		return "", fmt.Errorf("patch: %w", cerr)
+	}
 	for _, s := range plan {
 		if s.linted {
 			if msg := editGate(env, s.path, s.res); msg != "" {
@@ -482,7 +491,7 @@ type patchStep struct {
 // a delete followed by an add), and applies each file's conventions to what
 // will be written. It also returns the refusals of updates whose new text
 // the file's encoding cannot hold.
-func patchPlan(env Env, fsys *patchFS, changes []FileChange) ([]patchStep, []string) {
+func patchPlan(ctx context.Context, env Env, fsys *patchFS, changes []FileChange) ([]patchStep, []string) {
 	var refusals []string
 	type state struct {
 		content []byte
@@ -509,12 +518,12 @@ func patchPlan(env Env, fsys *patchFS, changes []FileChange) ([]patchStep, []str
 				plan = editPlan{planned: old, text: oldText}
 			}
 			s.planned = plan.planned
-			s.res, s.linted = editLint(env, s.path, []byte(oldText), true, []byte(plan.text)), true
+			s.res, s.linted = editLint(ctx, env, s.path, []byte(oldText), true, []byte(plan.text)), true
 			s.change = editChange(s.path, oldText, true, plan.text)
 			overlay[s.path] = state{s.planned, true}
 		case OpAdd:
 			s.planned = []byte(fc.NewText)
-			s.res, s.linted = editLint(env, s.path, nil, false, s.planned), true
+			s.res, s.linted = editLint(ctx, env, s.path, nil, false, s.planned), true
 			s.change = editChange(s.path, "", false, fc.NewText)
 			overlay[s.path] = state{s.planned, true}
 		case OpDelete:
@@ -666,7 +675,7 @@ func patchApplyMove(ctx context.Context, env Env, callID string, s patchStep) st
 	}
 	env.State().Forget(s.path)
 	ForgetReads(env, s.path)
-	editWritten(env, callID, s.to, info, s.planned, editLint(env, s.to, s.planned, true, s.planned))
+	editWritten(env, callID, s.to, info, s.planned, editLint(context.WithoutCancel(ctx), env, s.to, s.planned, true, s.planned))
 	return ""
 }
 

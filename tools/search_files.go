@@ -566,15 +566,15 @@ func (w *searchWorker) file(ctx context.Context, s *searchRun, job searchJob) {
 	a := &s.args
 	switch a.mode {
 	case "files_only":
-		if s.matcher.any(data) && s.admit(job.rel, 1) {
+		if s.matcher.any(ctx, data) && s.admit(job.rel, 1) {
 			s.coll.addFile(true, searchFileHit{path: s.show(job.rel), units: 1, count: 1})
 		}
 	case "count":
-		if n := s.matcher.count(data); n > 0 && s.admit(job.rel, 1) {
+		if n := s.matcher.count(ctx, data); n > 0 && s.admit(job.rel, 1) {
 			s.coll.addFile(true, searchFileHit{path: s.show(job.rel), units: 1, count: n})
 		}
 	default:
-		lines := s.matcher.lines(data)
+		lines := s.matcher.lines(ctx, data)
 		if len(lines) == 0 {
 			return
 		}
@@ -1031,15 +1031,23 @@ func (f *searchFinder) equal(b []byte) bool {
 	return true
 }
 
+// searchCheckEvery is how many lines each tests between two looks at the
+// context: a 16 MiB file of short lines is left within about a millisecond
+// of a cancel.
+const searchCheckEvery = 1024
+
 // each calls fn for each matching line of data, in order, until fn
-// returns false.
-func (m *searchMatcher) each(data []byte, fn func(start, end int) bool) {
+// returns false or ctx is done (one line is matched without a look).
+func (m *searchMatcher) each(ctx context.Context, data []byte, fn func(start, end int) bool) {
 	if m.never {
 		return
 	}
-	pos := 0
+	pos, tested := 0, 0
 	if m.find != nil {
 		for pos < len(data) {
+			if tested++; tested%searchCheckEvery == 0 && ctx.Err() != nil {
+				return
+			}
 			i := m.find.index(data[pos:])
 			if i < 0 {
 				return
@@ -1061,6 +1069,9 @@ func (m *searchMatcher) each(data []byte, fn func(start, end int) bool) {
 		return
 	}
 	for pos < len(data) {
+		if tested++; tested%searchCheckEvery == 0 && ctx.Err() != nil {
+			return
+		}
 		end := len(data)
 		if j := bytes.IndexByte(data[pos:], '\n'); j >= 0 {
 			end = pos + j
@@ -1073,10 +1084,10 @@ func (m *searchMatcher) each(data []byte, fn func(start, end int) bool) {
 }
 
 // lines returns the matching lines of data with their numbers.
-func (m *searchMatcher) lines(data []byte) []searchLine {
+func (m *searchMatcher) lines(ctx context.Context, data []byte) []searchLine {
 	var out []searchLine
 	no, at := 1, 0
-	m.each(data, func(start, end int) bool {
+	m.each(ctx, data, func(start, end int) bool {
 		no += bytes.Count(data[at:start], []byte{'\n'})
 		at = start
 		out = append(out, searchLine{no: no, start: start, end: end})
@@ -1086,16 +1097,16 @@ func (m *searchMatcher) lines(data []byte) []searchLine {
 }
 
 // count returns how many lines of data match.
-func (m *searchMatcher) count(data []byte) int {
+func (m *searchMatcher) count(ctx context.Context, data []byte) int {
 	n := 0
-	m.each(data, func(int, int) bool { n++; return true })
+	m.each(ctx, data, func(int, int) bool { n++; return true })
 	return n
 }
 
 // any reports whether a line of data matches.
-func (m *searchMatcher) any(data []byte) bool {
+func (m *searchMatcher) any(ctx context.Context, data []byte) bool {
 	found := false
-	m.each(data, func(int, int) bool { found = true; return false })
+	m.each(ctx, data, func(int, int) bool { found = true; return false })
 	return found
 }
 

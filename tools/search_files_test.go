@@ -346,7 +346,7 @@ func TestSearchMatcher(t *testing.T) {
 			}
 		}
 		var got []int
-		for _, l := range m.lines([]byte(text)) {
+		for _, l := range m.lines(context.Background(), []byte(text)) {
 			got = append(got, l.no)
 			if line := text[l.start:l.end]; line != lines[l.no-1] {
 				t.Errorf("searchCompile(%q) line %d = %q, want %q", p, l.no, line, lines[l.no-1])
@@ -355,10 +355,10 @@ func TestSearchMatcher(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("searchCompile(%q) matching lines mismatch (-want +got):\n%s", p, diff)
 		}
-		if n := m.count([]byte(text)); n != len(want) {
+		if n := m.count(context.Background(), []byte(text)); n != len(want) {
 			t.Errorf("searchCompile(%q).count = %d, want %d", p, n, len(want))
 		}
-		if m.any([]byte(text)) != (len(want) > 0) {
+		if m.any(context.Background(), []byte(text)) != (len(want) > 0) {
 			t.Errorf("searchCompile(%q).any = %v, want %v", p, !(len(want) > 0), len(want) > 0)
 		}
 	}
@@ -390,7 +390,7 @@ func FuzzSearchMatcher(f *testing.F) {
 			}
 		}
 		var got []int
-		for _, l := range m.lines([]byte(text)) {
+		for _, l := range m.lines(context.Background(), []byte(text)) {
 			got = append(got, l.no)
 		}
 		if !slicesEqualInts(want, got) {

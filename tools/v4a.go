@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -433,9 +434,10 @@ func hintWindow(s string, pos int) (int, int) {
 // the hint window while validating, so an ambiguous hunk it could have
 // placed is rejected).
 //
-// ApplyV4A keeps no state; it is safe for concurrent use when fsys is.
-func ApplyV4A(ops []PatchOp, fsys PatchFS) ([]FileChange, error) {
-	st := v4aState{fs: fsys, pending: map[string]string{}, removed: map[string]bool{}}
+// When ctx is done ApplyV4A stops and returns ctx's error, wrapped. It
+// keeps no state; it is safe for concurrent use when fsys is.
+func ApplyV4A(ctx context.Context, ops []PatchOp, fsys PatchFS) ([]FileChange, error) {
+	st := v4aState{ctx: ctx, fs: fsys, pending: map[string]string{}, removed: map[string]bool{}}
 	var changes []FileChange
 	realChanges := 0
 	for _, op := range ops {
@@ -497,6 +499,9 @@ func ApplyV4A(ops []PatchOp, fsys PatchFS) ([]FileChange, error) {
 		default:
 			st.fail("%s: unknown operation %v", op.Path, op.Kind)
 		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("apply patch: %w", err)
+		}
 	}
 	if len(st.errs) == 0 && realChanges == 0 {
 		st.fail("Patch contains no changes (only context lines were provided)")
@@ -515,6 +520,7 @@ func ApplyV4A(ops []PatchOp, fsys PatchFS) ([]FileChange, error) {
 
 // v4aState is the overlay ApplyV4A simulates operations on.
 type v4aState struct {
+	ctx     context.Context // stops the fuzzy matching of hunks
 	fs      PatchFS
 	pending map[string]string // content written by earlier operations
 	removed map[string]bool   // paths deleted or moved away by earlier operations
@@ -598,11 +604,14 @@ func (st *v4aState) update(op PatchOp) (FileChange, int, bool) {
 			sim = next
 			continue
 		}
-		res, err := FuzzyReplace(sim, search, replace, false)
+		res, err := FuzzyReplace(st.ctx, sim, search, replace, false)
+		if st.ctx.Err() != nil {
+			return FileChange{}, realChanges, false // ApplyV4A returns the error
+		}
 		if err != nil && h.Hint != "" {
 			if pos := strings.Index(sim, h.Hint); pos >= 0 {
 				ws, we := hintWindow(sim, pos)
-				if wres, werr := FuzzyReplace(sim[ws:we], search, replace, false); werr == nil {
+				if wres, werr := FuzzyReplace(st.ctx, sim[ws:we], search, replace, false); werr == nil {
 					res, err = FuzzyResult{Content: sim[:ws] + wres.Content + sim[we:]}, nil
 				}
 			}

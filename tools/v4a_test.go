@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -93,7 +94,7 @@ func TestApplyV4AFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ParseV4A: %v", err)
 			}
-			changes, err := ApplyV4A(ops, before)
+			changes, err := ApplyV4A(context.Background(), ops, before)
 			if hasErr {
 				if err == nil {
 					t.Fatalf("ApplyV4A succeeded with %d changes, want error %q", len(changes), wantErr)
@@ -323,7 +324,7 @@ func TestApplyV4A(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ParseV4A: %v", err)
 			}
-			changes, err := ApplyV4A(ops, tt.files)
+			changes, err := ApplyV4A(context.Background(), ops, tt.files)
 			if err != nil {
 				t.Fatalf("ApplyV4A: %v", err)
 			}
@@ -341,7 +342,7 @@ func TestApplyV4AChanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	changes, err := ApplyV4A(ops, files)
+	changes, err := ApplyV4A(context.Background(), ops, files)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,7 +402,7 @@ func TestApplyV4AErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			changes, err := ApplyV4A(tt.ops, tt.files)
+			changes, err := ApplyV4A(context.Background(), tt.ops, tt.files)
 			var pe *PatchError
 			if !errors.As(err, &pe) {
 				t.Fatalf("ApplyV4A = %v, %v; want *PatchError", changes, err)
@@ -482,7 +483,7 @@ func FuzzParseV4A(f *testing.F) {
 			}
 		}
 		// Applying to an empty tree must not panic either.
-		_, _ = ApplyV4A(ops, memFS{})
+		_, _ = ApplyV4A(context.Background(), ops, memFS{})
 	})
 }
 
@@ -499,7 +500,7 @@ func BenchmarkApplyV4A5000(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := ApplyV4A(ops, files); err != nil {
+		if _, err := ApplyV4A(context.Background(), ops, files); err != nil {
 			b.Fatal(err)
 		}
 	}

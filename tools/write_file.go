@@ -113,7 +113,10 @@ func writeFile(ctx context.Context, call *registry.Call) (string, error) {
 	if msg != "" {
 		return errorResult(msg), nil
 	}
-	res := editLint(env, p, []byte(oldText), exists, []byte(plan.text))
+	res := editLint(ctx, env, p, []byte(oldText), exists, []byte(plan.text))
+	if cerr := editCancelled(ctx, "write_file", p); cerr != nil {
+		return "", cerr
+	}
 	if msg := editGate(env, p, res); msg != "" {
 		return errorResult(msg), nil
 	}
