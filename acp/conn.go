@@ -149,6 +149,9 @@ func (c *conn) handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrpc2.Req
 	}
 	if req.Method == "$/cancel_request" {
 		c.cancelRequest(req)
+		if !req.Notif {
+			c.reply(ctx, req, nil, nil) // sent as a request: free its id
+		}
 		return
 	}
 	if req.Notif && c.side.preempt(req) {
@@ -202,11 +205,9 @@ func (c *conn) handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrpc2.Req
 			if rerr.Code == CodeInternalError {
 				c.log.Error("request failed", "method", req.Method, "error", err)
 			}
-			if werr := rpc.ReplyWithError(out, req.ID, rerr); werr != nil && !errors.Is(werr, jsonrpc2.ErrClosed) {
-				c.log.Warn("write reply", "method", req.Method, "error", werr)
-			}
-		} else if werr := rpc.Reply(out, req.ID, res); werr != nil && !errors.Is(werr, jsonrpc2.ErrClosed) {
-			c.log.Warn("write reply", "method", req.Method, "error", werr)
+			c.reply(out, req, nil, rerr)
+		} else {
+			c.reply(out, req, res, nil)
 		}
 		st.mu.Lock()
 		after := st.after
@@ -216,6 +217,20 @@ func (c *conn) handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrpc2.Req
 			f()
 		}
 	}()
+}
+
+// reply answers an incoming request through the stream, which writes the id
+// exactly as the peer sent it.
+func (c *conn) reply(_ context.Context, req *jsonrpc2.Request, res any, rerr *jsonrpc2.Error) {
+	select {
+	case <-c.rpc.DisconnectNotify():
+		c.stream.release(req.ID.Num)
+		return
+	default:
+	}
+	if err := c.stream.respond(req.ID, res, rerr); err != nil {
+		c.log.Warn("write reply", "method", req.Method, "error", err)
+	}
 }
 
 // drainTimeout bounds how long the end of input waits for handlers.
@@ -261,8 +276,8 @@ func (c *conn) cancelRequest(req *jsonrpc2.Request) {
 	if json.Unmarshal(*req.Params, &p) != nil || len(p.RequestID) == 0 {
 		return
 	}
-	var id jsonrpc2.ID
-	if err := json.Unmarshal(p.RequestID, &id); err != nil {
+	id, ok := c.stream.inFlight(p.RequestID)
+	if !ok {
 		return
 	}
 	c.mu.Lock()

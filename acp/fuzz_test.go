@@ -27,7 +27,7 @@ func FuzzStreamDecoding(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		line = bytes.ReplaceAll(line, []byte("\n"), nil)
-		good := `{"jsonrpc":"2.0","id":42,"method":"ping","params":{}}`
+		good := `{"jsonrpc":"2.0","method":"ping","params":{}}` // a notification: the garbage may use any id
 		in := bytes.NewBufferString(string(line) + "\n" + good + "\n")
 		var out bufWriter
 		s := acp.NewStream(in, &out, nil, acp.StreamOptions{MaxLineBytes: 1 << 16})
