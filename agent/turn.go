@@ -58,7 +58,7 @@ func (s *Session) runTurn(ctx context.Context, msg model.Message) acp.StopReason
 			}
 			return acp.StopEndTurn
 		}
-		s.appendHistory(s.runTools(ctx, pturn, calls)...)
+		s.appendHistory(s.runCapped(ctx, pturn, calls)...)
 		if ctx.Err() != nil {
 			return acp.StopCancelled
 		}
@@ -168,6 +168,24 @@ func (s *Session) assignCallIDs(calls []model.ToolCall) []model.ToolCall {
 		out[i] = c
 	}
 	return out
+}
+
+// runCapped runs at most MaxToolCallsPerReply of one reply's calls; every
+// call beyond the cap gets a result telling the model it did not run, so
+// each call id in the history still has its answer.
+func (s *Session) runCapped(ctx context.Context, pturn *registry.Turn, calls []model.ToolCall) []model.Message {
+	limit := s.a.opts.MaxToolCallsPerReply
+	if len(calls) <= limit {
+		return s.runTools(ctx, pturn, calls)
+	}
+	s.a.log.Warn("model reply exceeds the tool-call cap", "session", s.id, "calls", len(calls), "limit", limit)
+	s.sendText(fmt.Sprintf("\n\n⚠️ The model asked for %d tool calls in one reply; only the first %d were run.\n\n", len(calls), limit))
+	msgs := s.runTools(ctx, pturn, calls[:limit])
+	note := errorJSON(fmt.Sprintf("Not run: this reply asked for %d tool calls and at most %d run per reply (the first %d ran). Send fewer tool calls at a time.", len(calls), limit, limit))
+	for _, c := range calls[limit:] {
+		msgs = append(msgs, model.Message{Role: model.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: note})
+	}
+	return msgs
 }
 
 // runTools runs one reply's tool calls through the pipeline and returns the
