@@ -25,6 +25,10 @@ const (
 	SetupMethodID          = "hermes-setup"
 )
 
+// DefaultFSTimeout bounds the wait for the editor's answer to an fs/*
+// request.
+const DefaultFSTimeout = 30 * time.Second
+
 // DefaultMaxToolCallsPerReply caps the tool calls run from one model reply;
 // the calls beyond it are answered "not run".
 const DefaultMaxToolCallsPerReply = 128
@@ -72,6 +76,9 @@ type Options struct {
 	// MaxModelCalls caps model requests per turn; 0 means
 	// DefaultMaxModelCalls.
 	MaxModelCalls int
+	// FSTimeout bounds the wait for the editor's answer to an fs/*
+	// request (fs.timeout); 0 means DefaultFSTimeout.
+	FSTimeout time.Duration
 	// MaxToolCallsPerReply caps the tool calls run from one model reply;
 	// 0 means DefaultMaxToolCallsPerReply.
 	MaxToolCallsPerReply int
@@ -131,6 +138,9 @@ func New(opts Options) *Agent {
 	}
 	if opts.MaxModelCalls <= 0 {
 		opts.MaxModelCalls = DefaultMaxModelCalls
+	}
+	if opts.FSTimeout <= 0 {
+		opts.FSTimeout = DefaultFSTimeout
 	}
 	if opts.MaxToolCallsPerReply <= 0 {
 		opts.MaxToolCallsPerReply = DefaultMaxToolCallsPerReply

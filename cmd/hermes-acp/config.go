@@ -40,6 +40,9 @@ type fileConfig struct {
 		MaxTurns int `yaml:"max_turns"` // model requests per prompt turn
 	} `yaml:"agent"`
 	MCPServers map[string]mcpServerConfig `yaml:"mcp_servers"`
+	FS         struct {
+		Timeout int `yaml:"timeout"` // seconds to wait for the editor's fs/* answer
+	} `yaml:"fs"`
 }
 
 // mcpServerConfig configures an MCP server in config.yaml (hermes's shape).
@@ -76,6 +79,7 @@ type config struct {
 	MCPServers      map[string]mcpServerConfig
 	File            string // config file path
 	FileErr         error  // a config file that exists but is broken
+	FSTimeout       time.Duration
 }
 
 // hermesHome returns $HERMES_HOME or ~/.hermes.
@@ -155,6 +159,9 @@ func loadConfig(getenv func(string) string, flagModel, flagBaseURL string) confi
 	}
 	c.MaxTurns = fc.Agent.MaxTurns
 	c.MCPServers = fc.MCPServers
+	if fc.FS.Timeout > 0 {
+		c.FSTimeout = time.Duration(fc.FS.Timeout) * time.Second
+	}
 	return c
 }
 

@@ -66,6 +66,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		LintRefuse:       cfg.LintRefuse,
 		ApprovalTimeout:  cfg.ApprovalTimeout,
 		MaxModelCalls:    cfg.MaxTurns,
+		FSTimeout:        cfg.FSTimeout,
 		HermesHome:       cfg.Home,
 		MCPServers:       mcpServers(cfg.MCPServers),
 		Log:              log,
