@@ -30,7 +30,7 @@ func run() int {
 	}
 	mcptest.Log(events, "%s %d", mcptest.EventStart, os.Getpid())
 	fmt.Fprintln(os.Stderr, "mcptest server: serving on stdio")
-	err := mcptest.RunStdio(context.Background(), mcptest.Options{Events: events})
+	err := mcptest.RunStdio(context.Background(), mcptest.Options{Events: events, Exit: os.Exit})
 	mcptest.Log(events, "%s", mcptest.EventExit)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "mcptest server: %v\n", err)
