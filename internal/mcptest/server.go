@@ -16,6 +16,10 @@ import (
 // server appends its events to.
 const EventsEnv = "MCPTEST_EVENTS"
 
+// LingerEnv names the environment variable that, when set, keeps the stdio
+// server running after its input ends (a server only a signal stops).
+const LingerEnv = "MCPTEST_LINGER"
+
 // Event lines written to [Options.Events].
 const (
 	EventStart         = "start"          // "start <pid>", written by the stdio program
