@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -141,10 +142,12 @@ func (h connHandler) Handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrp
 
 // handle runs on the jsonrpc2 read goroutine: it never blocks.
 func (c *conn) handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	huge := false
 	if req.Params != nil {
 		if p, ok := c.stream.unstash(*req.Params); ok {
 			raw := json.RawMessage(p)
 			req.Params = &raw
+			huge = len(p) >= hugeParams
 		}
 	}
 	if req.Method == "$/cancel_request" {
@@ -182,6 +185,9 @@ func (c *conn) handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrpc2.Req
 
 	go func() {
 		defer c.wg.Done()
+		if huge {
+			defer freeOSMemory()
+		}
 		defer st.release()
 		defer cancel()
 		<-prev
@@ -232,6 +238,15 @@ func (c *conn) reply(_ context.Context, req *jsonrpc2.Request, res any, rerr *js
 		c.log.Warn("write reply", "method", req.Method, "error", err)
 	}
 }
+
+// hugeParams is the params size from which the memory a request used is
+// handed back to the operating system once it has been answered: the Go
+// runtime would otherwise keep the heap a 50 MB prompt grew (several times
+// its size, in decoding and copies) for minutes.
+const hugeParams = 16 << 20
+
+// freeOSMemory returns freed heap to the operating system.
+func freeOSMemory() { debug.FreeOSMemory() }
 
 // drainTimeout bounds how long the end of input waits for handlers.
 const drainTimeout = 500 * time.Millisecond

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"runtime"
 	"strconv"
 	"strings"
@@ -200,4 +201,55 @@ func heapInUse() uint64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return ms.HeapInuse
+}
+
+// TestLargePromptNotRetained: once a 20 MiB prompt has been answered,
+// nothing of it stays on the heap (the read loop used to hold the last
+// request's params until the next message arrived).
+func TestLargePromptNotRetained(t *testing.T) {
+	// Not parallel: it measures the heap.
+	rc := newRaw(t, &stubAgent{}, acp.StreamOptions{})
+	rc.send(t, initLine)
+	rc.next(t)
+	before := heapInUse()
+	rc.send(t, `{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"`+strings.Repeat("a", 20<<20)+`"}]}}`)
+	rc.next(t) // the update
+	if m := rc.next(t); m["result"] == nil {
+		t.Fatalf("20 MiB prompt = %v", m)
+	}
+	after := heapInUse()
+	const allowed = 8 << 20
+	if after > before+allowed {
+		t.Fatalf("after a 20 MiB prompt was answered the heap in use grew by %d MiB, want at most %d MiB", (after-before)>>20, allowed>>20)
+	}
+}
+
+// TestLineTapDropsLongLines: a transcript tap does not keep the buffer of
+// a 20 MiB line once the line has been shown.
+func TestLineTapDropsLongLines(t *testing.T) {
+	// Not parallel: it measures the heap.
+	var lines, longest int
+	tap := &acp.LineTap{W: io.Discard, Tap: func(_ bool, line []byte) {
+		lines++
+		longest = max(longest, len(line))
+	}}
+	before := heapInUse()
+	chunk := []byte(strings.Repeat("a", 64<<10))
+	for range 20 << 4 {
+		if _, err := tap.Write(chunk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := tap.Write([]byte("\n{\"partial")); err != nil {
+		t.Fatal(err)
+	}
+	after := heapInUse()
+	runtime.KeepAlive(tap)
+	if lines != 1 || longest != 20<<20 {
+		t.Fatalf("tap saw %d lines, the longest %d bytes; want 1 of %d", lines, longest, 20<<20)
+	}
+	const allowed = 4 << 20
+	if after > before+allowed {
+		t.Fatalf("after a 20 MiB line the tap holds %d MiB more heap, want at most %d MiB", (after-before)>>20, allowed>>20)
+	}
 }

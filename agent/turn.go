@@ -300,11 +300,17 @@ func titleFrom(history []model.Message) string {
 }
 
 func truncateRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
+	count, cut := 0, 0
+	for i := range s { // no []rune copy: s may be a 50 MB prompt
+		if count == n-1 {
+			cut = i
+		}
+		if count == n {
+			return s[:cut] + "…"
+		}
+		count++
 	}
-	return string(r[:n-1]) + "…"
+	return s
 }
 
 func newMessageID() string {
