@@ -431,6 +431,7 @@ func (s *Session) persist() {
 	s.queued, s.dirty = len(s.history), false
 	s.mu.Unlock()
 	st.enqueue(func() {
+		defer releaseHugeSave(msgs)
 		if err := st.save(context.Background(), rec, from, msgs); err != nil {
 			s.a.log.Error("persist session", "session", s.id, "error", err)
 			s.mu.Lock()
