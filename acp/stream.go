@@ -249,7 +249,7 @@ func (s *Stream) decode(line []byte, v any) bool {
 	id, key, idOK := checkID(e.ID)
 	if e.Method == nil {
 		if e.Result != nil || e.Error != nil {
-			return s.decodeResponse(&e, id, idOK, v)
+			return s.decodeResponse(line, &e, id, idOK, v)
 		}
 		s.replyError(id, CodeInvalidRequest, "Invalid request: a message needs a method, a result or an error")
 		return false
@@ -317,20 +317,13 @@ func (s *Stream) decode(line []byte, v any) bool {
 
 // decodeResponse hands a response to one of our calls to v. A response
 // without "jsonrpc": "2.0" is delivered as an error to the waiting call.
-func (s *Stream) decodeResponse(e *envelope, id json.RawMessage, idOK bool, v any) bool {
+func (s *Stream) decodeResponse(line []byte, e *envelope, id json.RawMessage, idOK bool, v any) bool {
 	if !idOK {
 		s.log.Warn("ignoring a JSON-RPC response without a usable id", "id", string(e.ID))
 		return false
 	}
-	var b []byte
-	if versionOK(e.JSONRPC) {
-		b, _ = json.Marshal(struct {
-			JSONRPC string          `json:"jsonrpc"`
-			ID      json.RawMessage `json:"id"`
-			Result  json.RawMessage `json:"result,omitempty"`
-			Error   json.RawMessage `json:"error,omitempty"`
-		}{"2.0", id, e.Result, e.Error})
-	} else {
+	b := line // as sent: a large fs/read_text_file result is not copied again
+	if !versionOK(e.JSONRPC) {
 		s.log.Warn(`refused a JSON-RPC response without "jsonrpc": "2.0"`, "id", string(id))
 		b, _ = json.Marshal(struct {
 			JSONRPC string          `json:"jsonrpc"`
