@@ -1,7 +1,6 @@
 package acp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -124,29 +123,70 @@ func (a *AgentConn) arrive(req *jsonrpc2.Request, cancel context.CancelFunc) {
 	a.pmu.Unlock()
 }
 
-// promptSessionID finds the sessionId of prompt params without decoding
-// the (possibly huge) prompt: jsonrpc2 re-encodes params with sorted keys,
-// so the top-level "sessionId" is normally the last one; the scan from the
-// end is confirmed by decoding just the tail. Anything unusual falls back to
-// a full decode.
+// promptSessionID finds the top-level sessionId of prompt params without
+// decoding or copying the (possibly huge) prompt: one pass over the bytes
+// that follows strings and nesting, stopping at the key.
 func promptSessionID(params []byte) string {
-	const key = `"sessionId":`
-	if i := bytes.LastIndex(params, []byte(key)); i > 0 && (params[i-1] == ',' || params[i-1] == '{') {
-		tail := append([]byte{'{'}, params[i:]...)
-		var p struct {
-			SessionID string `json:"sessionId"`
-		}
-		if json.Unmarshal(tail, &p) == nil && p.SessionID != "" {
-			return p.SessionID
+	depth := 0
+	keyPos := false // at depth 1, the next string is a key
+	for i := 0; i < len(params); i++ {
+		switch c := params[i]; c {
+		case '"':
+			end := stringEnd(params, i)
+			if end < 0 {
+				return ""
+			}
+			if depth == 1 && keyPos {
+				keyPos = false
+				if string(params[i:end+1]) == `"sessionId"` {
+					return stringAfterColon(params[end+1:])
+				}
+			}
+			i = end
+		case '{', '[':
+			depth++
+			keyPos = depth == 1 && c == '{'
+		case '}', ']':
+			depth--
+		case ',':
+			keyPos = depth == 1
 		}
 	}
-	var p struct {
-		SessionID string `json:"sessionId"`
+	return ""
+}
+
+// stringEnd returns the index of the quote closing the JSON string that
+// starts at b[start], or -1.
+func stringEnd(b []byte, start int) int {
+	for i := start + 1; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i
+		}
 	}
-	if json.Unmarshal(params, &p) != nil {
+	return -1
+}
+
+// stringAfterColon decodes the JSON string value after a key (": value").
+func stringAfterColon(b []byte) string {
+	i := 0
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r' || b[i] == ':') {
+		i++
+	}
+	if i >= len(b) || b[i] != '"' {
 		return ""
 	}
-	return p.SessionID
+	end := stringEnd(b, i)
+	if end < 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(b[i:end+1], &s) != nil {
+		return ""
+	}
+	return s
 }
 
 // cancelOnEOF: prompt turns end when the client goes away; everything else
@@ -178,6 +218,11 @@ func agentMethod[Req any, Res any](f func(context.Context, *Req) (*Res, error), 
 			raw = nil
 		} else if err := decodeParams(raw, req); err != nil {
 			return nil, err
+		}
+		if raw != nil {
+			// Decoded: drop the raw bytes, which the jsonrpc2 read loop
+			// would otherwise keep alive until the next message arrives.
+			*raw = nil
 		}
 		res, err := f(ctx, req)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -141,14 +142,19 @@ func (h connHandler) Handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrp
 
 // handle runs on the jsonrpc2 read goroutine: it never blocks.
 func (c *conn) handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	huge := false
 	if req.Params != nil {
 		if p, ok := c.stream.unstash(*req.Params); ok {
 			raw := json.RawMessage(p)
 			req.Params = &raw
+			huge = len(p) >= hugeParams
 		}
 	}
 	if req.Method == "$/cancel_request" {
 		c.cancelRequest(req)
+		if !req.Notif {
+			c.reply(ctx, req, nil, nil) // sent as a request: free its id
+		}
 		return
 	}
 	if req.Notif && c.side.preempt(req) {
@@ -179,6 +185,9 @@ func (c *conn) handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrpc2.Req
 
 	go func() {
 		defer c.wg.Done()
+		if huge {
+			defer freeOSMemory()
+		}
 		defer st.release()
 		defer cancel()
 		<-prev
@@ -202,11 +211,9 @@ func (c *conn) handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrpc2.Req
 			if rerr.Code == CodeInternalError {
 				c.log.Error("request failed", "method", req.Method, "error", err)
 			}
-			if werr := rpc.ReplyWithError(out, req.ID, rerr); werr != nil && !errors.Is(werr, jsonrpc2.ErrClosed) {
-				c.log.Warn("write reply", "method", req.Method, "error", werr)
-			}
-		} else if werr := rpc.Reply(out, req.ID, res); werr != nil && !errors.Is(werr, jsonrpc2.ErrClosed) {
-			c.log.Warn("write reply", "method", req.Method, "error", werr)
+			c.reply(out, req, nil, rerr)
+		} else {
+			c.reply(out, req, res, nil)
 		}
 		st.mu.Lock()
 		after := st.after
@@ -217,6 +224,29 @@ func (c *conn) handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrpc2.Req
 		}
 	}()
 }
+
+// reply answers an incoming request through the stream, which writes the id
+// exactly as the peer sent it.
+func (c *conn) reply(_ context.Context, req *jsonrpc2.Request, res any, rerr *jsonrpc2.Error) {
+	select {
+	case <-c.rpc.DisconnectNotify():
+		c.stream.release(req.ID.Num)
+		return
+	default:
+	}
+	if err := c.stream.respond(req.ID, res, rerr); err != nil {
+		c.log.Warn("write reply", "method", req.Method, "error", err)
+	}
+}
+
+// hugeParams is the params size from which the memory a request used is
+// handed back to the operating system once it has been answered: the Go
+// runtime would otherwise keep the heap a 50 MB prompt grew (several times
+// its size, in decoding and copies) for minutes.
+const hugeParams = 16 << 20
+
+// freeOSMemory returns freed heap to the operating system.
+func freeOSMemory() { debug.FreeOSMemory() }
 
 // drainTimeout bounds how long the end of input waits for handlers.
 const drainTimeout = 500 * time.Millisecond
@@ -261,8 +291,8 @@ func (c *conn) cancelRequest(req *jsonrpc2.Request) {
 	if json.Unmarshal(*req.Params, &p) != nil || len(p.RequestID) == 0 {
 		return
 	}
-	var id jsonrpc2.ID
-	if err := json.Unmarshal(p.RequestID, &id); err != nil {
+	id, ok := c.stream.inFlight(p.RequestID)
+	if !ok {
 		return
 	}
 	c.mu.Lock()

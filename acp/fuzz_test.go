@@ -22,12 +22,15 @@ func FuzzStreamDecoding(f *testing.F) {
 		`[{"jsonrpc":"2.0","id":1,"method":"x"}]`,
 		`{"jsonrpc":"2.0","id":"a","result":{}}`,
 		`{}`, `null`, `"str"`, `{"method":5}`, "\x00\xff", `{"id":{"x":1},"method":"m"}`,
+		`{"jsonrpc":"2.0","id":null,"method":"x"}`, `{"id":1,"method":"x"}`, `{"jsonrpc":"1.0","id":"a","method":"x"}`,
+		`{"jsonrpc":"2.0","id":-1,"method":"x"}`, `{"jsonrpc":"2.0","id":18446744073709551616,"method":"x"}`,
+		`{"jsonrpc":"2.0","id":7,"result":{}}`, `{"id":7,"result":{}}`, `{"jsonrpc":"2.0","id":1e2,"method":"x"}`,
 	} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		line = bytes.ReplaceAll(line, []byte("\n"), nil)
-		good := `{"jsonrpc":"2.0","id":42,"method":"ping","params":{}}`
+		good := `{"jsonrpc":"2.0","method":"ping","params":{}}` // a notification: the garbage may use any id
 		in := bytes.NewBufferString(string(line) + "\n" + good + "\n")
 		var out bufWriter
 		s := acp.NewStream(in, &out, nil, acp.StreamOptions{MaxLineBytes: 1 << 16})

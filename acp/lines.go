@@ -65,6 +65,12 @@ func (t *LineTap) feed(p []byte) {
 	for {
 		i := bytes.IndexByte(t.buf, '\n')
 		if i < 0 {
+			// Do not keep the array of a long line that has been shown.
+			if len(t.buf) == 0 {
+				t.buf = nil
+			} else if cap(t.buf) > 1<<20 && len(t.buf) < cap(t.buf)/4 {
+				t.buf = append([]byte(nil), t.buf...)
+			}
 			return
 		}
 		line := append([]byte(nil), t.buf[:i]...)

@@ -61,6 +61,19 @@ type Stream struct {
 	smu     sync.Mutex // guards stash and stashID
 	stash   map[int64][]byte
 	stashID int64
+
+	// Incoming requests carry an internal id through jsonrpc2; the raw id
+	// the peer sent is kept here until the reply is written.
+	imu    sync.Mutex        // guards ids, byKey and nextID
+	ids    map[uint64]inID   // internal id → the id as sent
+	byKey  map[string]uint64 // id key → internal id, for requests in progress
+	nextID uint64
+}
+
+// inID is the id of an incoming request as the peer sent it.
+type inID struct {
+	raw json.RawMessage
+	key string // "s"+string value or "n"+integer literal
 }
 
 // stashThreshold is the params size above which they bypass jsonrpc2.
@@ -79,26 +92,23 @@ type envelope struct {
 	Error   json.RawMessage `json:"error,omitempty"`
 }
 
-// slim replaces the params of a large request by a placeholder.
-func (s *Stream) slim(line []byte) []byte {
-	var e envelope
-	if json.Unmarshal(line, &e) != nil || len(e.Params) < stashThreshold || len(e.Method) == 0 || len(e.Result) > 0 || len(e.Error) > 0 {
-		return line
-	}
+// stashParams keeps large params out of jsonrpc2 and returns their key.
+func (s *Stream) stashParams(p json.RawMessage) int64 {
 	s.smu.Lock()
+	defer s.smu.Unlock()
 	if s.stash == nil {
 		s.stash = map[int64][]byte{}
 	}
 	s.stashID++
-	id := s.stashID
-	s.stash[id] = e.Params
+	s.stash[s.stashID] = p
+	return s.stashID
+}
+
+// dropStash forgets stashed params that will never be taken back.
+func (s *Stream) dropStash(id int64) {
+	s.smu.Lock()
+	delete(s.stash, id)
 	s.smu.Unlock()
-	e.Params = json.RawMessage(`{"` + stashKey + `":` + strconv.FormatInt(id, 10) + `}`)
-	out, err := json.Marshal(e)
-	if err != nil {
-		return line
-	}
-	return out
 }
 
 // unstash returns the real params for a placeholder (once), or false.
@@ -206,8 +216,15 @@ func (s *Stream) inputEnded(err error) {
 	}
 }
 
-// decode unmarshals one line into v, or answers it with an error and reports
-// false.
+// decode checks one line, hands a well-formed message to v (jsonrpc2), or
+// answers it with an error and reports false.
+//
+// Requests are checked here, before jsonrpc2 sees them, because jsonrpc2
+// accepts what JSON-RPC 2.0 refuses (no or a wrong "jsonrpc" member, "id":
+// null taken for a notification) and cannot echo every valid id (negative
+// ids wrap to unsigned). The stream gives each incoming request an internal
+// id and keeps the raw id bytes; the connection answers through [Stream.respond],
+// which writes the raw id back exactly as it was sent.
 func (s *Stream) decode(line []byte, v any) bool {
 	line = bytes.TrimSpace(line)
 	if line[0] != '{' {
@@ -223,27 +240,218 @@ func (s *Stream) decode(line []byte, v any) bool {
 		s.replyError(nil, CodeInvalidRequest, msg)
 		return false
 	}
-	if len(line) > stashThreshold {
-		line = s.slim(line)
-	}
-	err := json.Unmarshal(line, v) // validates the syntax first, so no separate pass
-	if err == nil {
-		return true
-	}
-	var se *json.SyntaxError
-	if errors.As(err, &se) || !json.Valid(line) {
+	var e envelope
+	if err := json.Unmarshal(line, &e); err != nil {
 		s.log.Warn("malformed JSON-RPC line", "bytes", len(line))
 		s.replyError(nil, CodeParseError, "Parse error: the line is not valid JSON")
 		return false
 	}
-	id := requestID(line)
-	if id == nil && !hasMember(line, "method") && (hasMember(line, "result") || hasMember(line, "error")) {
-		// A malformed response to one of our calls: nothing to answer.
-		s.log.Warn("ignoring malformed JSON-RPC message", "error", err)
+	id, key, idOK := checkID(e.ID)
+	if e.Method == nil {
+		if e.Result != nil || e.Error != nil {
+			return s.decodeResponse(line, &e, id, idOK, v)
+		}
+		s.replyError(id, CodeInvalidRequest, "Invalid request: a message needs a method, a result or an error")
 		return false
 	}
-	s.replyError(id, CodeInvalidRequest, "Invalid request: "+err.Error())
-	return false
+	var method string
+	if json.Unmarshal(e.Method, &method) != nil {
+		s.replyError(id, CodeInvalidRequest, "Invalid request: method must be a string")
+		return false
+	}
+	if !versionOK(e.JSONRPC) {
+		s.replyError(id, CodeInvalidRequest, `Invalid request: "jsonrpc" must be "2.0"`)
+		return false
+	}
+	switch {
+	case e.ID == nil: // a notification
+	case string(e.ID) == "null":
+		s.replyError(nil, CodeInvalidRequest, "Invalid request: id must not be null (omit id to send a notification)")
+		return false
+	case !idOK:
+		s.replyError(nil, CodeInvalidRequest, "Invalid request: id must be a string or an integer")
+		return false
+	}
+	var internal uint64
+	if e.ID != nil {
+		var dup bool
+		internal, dup = s.register(id, key)
+		if dup {
+			s.log.Warn("refused a request reusing an id in progress", "id", string(id), "method", method)
+			s.replyError(id, CodeInvalidRequest, fmt.Sprintf("Invalid request: id %s is already used by a request in progress; use a new id for each request", id))
+			return false
+		}
+	}
+	var stash int64
+	if len(e.Params) >= stashThreshold {
+		stash = s.stashParams(e.Params)
+		e.Params = json.RawMessage(`{"` + stashKey + `":` + strconv.FormatInt(stash, 10) + `}`)
+	}
+	msg := struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      *uint64         `json:"id,omitempty"`
+		Method  json.RawMessage `json:"method"`
+		Params  json.RawMessage `json:"params,omitempty"`
+	}{JSONRPC: "2.0", Method: e.Method, Params: e.Params}
+	if e.ID != nil {
+		msg.ID = &internal
+	}
+	b, err := json.Marshal(msg)
+	if err == nil {
+		err = json.Unmarshal(b, v)
+	}
+	if err != nil {
+		// Not expected: the message was checked above. Drop what was kept
+		// for it so a rejected request holds no memory.
+		if e.ID != nil {
+			s.release(internal)
+		}
+		if stash != 0 {
+			s.dropStash(stash)
+		}
+		s.replyError(id, CodeInvalidRequest, "Invalid request: "+err.Error())
+		return false
+	}
+	return true
+}
+
+// decodeResponse hands a response to one of our calls to v. A response
+// without "jsonrpc": "2.0" is delivered as an error to the waiting call.
+func (s *Stream) decodeResponse(line []byte, e *envelope, id json.RawMessage, idOK bool, v any) bool {
+	if !idOK {
+		s.log.Warn("ignoring a JSON-RPC response without a usable id", "id", string(e.ID))
+		return false
+	}
+	b := line // as sent: a large fs/read_text_file result is not copied again
+	if !versionOK(e.JSONRPC) {
+		s.log.Warn(`refused a JSON-RPC response without "jsonrpc": "2.0"`, "id", string(id))
+		b, _ = json.Marshal(struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Error   rpcError        `json:"error"`
+		}{"2.0", id, rpcError{Code: CodeInvalidRequest, Message: `Invalid response: "jsonrpc" must be "2.0"`}})
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		s.log.Warn("ignoring malformed JSON-RPC response", "error", err)
+		return false
+	}
+	return true
+}
+
+// versionOK reports whether the "jsonrpc" member is exactly "2.0".
+func versionOK(raw json.RawMessage) bool {
+	var v string
+	return raw != nil && json.Unmarshal(raw, &v) == nil && v == "2.0"
+}
+
+// checkID returns a valid request id (a JSON string or integer literal of
+// any size) with the key that identifies it, or ok false.
+func checkID(raw json.RawMessage) (id json.RawMessage, key string, ok bool) {
+	if len(raw) == 0 {
+		return nil, "", false
+	}
+	switch c := raw[0]; {
+	case c == '"':
+		var str string
+		if json.Unmarshal(raw, &str) != nil {
+			return nil, "", false
+		}
+		return raw, "s" + str, true
+	case c == '-' || (c >= '0' && c <= '9'):
+		digits := raw
+		if c == '-' {
+			digits = raw[1:]
+		}
+		if len(digits) == 0 || (digits[0] == '0' && len(digits) > 1) {
+			return nil, "", false
+		}
+		for _, d := range digits {
+			if d < '0' || d > '9' {
+				return nil, "", false
+			}
+		}
+		if string(raw) == "-0" {
+			return raw, "n0", true
+		}
+		return raw, "n" + string(raw), true
+	}
+	return nil, "", false
+}
+
+// register records an incoming request's raw id and returns the internal id
+// jsonrpc2 sees, or dup when the id is already in progress.
+func (s *Stream) register(raw json.RawMessage, key string) (internal uint64, dup bool) {
+	s.imu.Lock()
+	defer s.imu.Unlock()
+	if _, ok := s.byKey[key]; ok {
+		return 0, true
+	}
+	if s.ids == nil {
+		s.ids = map[uint64]inID{}
+		s.byKey = map[string]uint64{}
+	}
+	s.nextID++
+	s.ids[s.nextID] = inID{raw: raw, key: key}
+	s.byKey[key] = s.nextID
+	return s.nextID, false
+}
+
+// release forgets an incoming request's id and returns its raw bytes.
+func (s *Stream) release(internal uint64) (json.RawMessage, bool) {
+	s.imu.Lock()
+	defer s.imu.Unlock()
+	in, ok := s.ids[internal]
+	if !ok {
+		return nil, false
+	}
+	delete(s.ids, internal)
+	delete(s.byKey, in.key)
+	return in.raw, true
+}
+
+// inFlight returns the internal id of the request in progress whose raw id
+// is raw ($/cancel_request names requests by the id the peer sent).
+func (s *Stream) inFlight(raw json.RawMessage) (jsonrpc2.ID, bool) {
+	_, key, ok := checkID(bytes.TrimSpace(raw))
+	if !ok {
+		return jsonrpc2.ID{}, false
+	}
+	s.imu.Lock()
+	defer s.imu.Unlock()
+	n, ok := s.byKey[key]
+	return jsonrpc2.ID{Num: n}, ok
+}
+
+// respond writes the reply to the incoming request with internal id: the
+// result, or rerr when it is not nil. The id goes out exactly as the peer
+// sent it, and is free for reuse from then on.
+func (s *Stream) respond(id jsonrpc2.ID, result any, rerr *jsonrpc2.Error) error {
+	raw, ok := s.release(id.Num)
+	if !ok {
+		b, err := json.Marshal(id)
+		if err != nil {
+			return fmt.Errorf("encode id: %w", err)
+		}
+		raw = b
+	}
+	msg := struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  json.RawMessage `json:"result,omitempty"`
+		Error   *jsonrpc2.Error `json:"error,omitempty"`
+	}{JSONRPC: "2.0", ID: raw, Error: rerr}
+	if rerr == nil {
+		b, err := json.Marshal(result)
+		if err != nil {
+			return fmt.Errorf("encode result: %w", err)
+		}
+		msg.Result = b
+	}
+	b, err := json.Marshal(msg)
+	if err != nil {
+		return fmt.Errorf("encode reply: %w", err)
+	}
+	return s.writeLine(b)
 }
 
 // readLine returns the next line without its newline. A line longer than the
@@ -281,14 +489,8 @@ func (s *Stream) replyError(id json.RawMessage, code int, msg string) {
 	b, err := json.Marshal(struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
-		Error   struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}{JSONRPC: "2.0", ID: id, Error: struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	}{code, msg}})
+		Error   rpcError        `json:"error"`
+	}{JSONRPC: "2.0", ID: id, Error: rpcError{code, msg}})
 	if err != nil {
 		return
 	}
@@ -297,31 +499,10 @@ func (s *Stream) replyError(id json.RawMessage, code int, msg string) {
 	}
 }
 
-// requestID extracts a usable id (string or integer) from a JSON object.
-func requestID(line []byte) json.RawMessage {
-	var m struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(line, &m) != nil || len(m.ID) == 0 {
-		return nil
-	}
-	var str string
-	if json.Unmarshal(m.ID, &str) == nil {
-		return m.ID
-	}
-	if _, err := strconv.ParseInt(string(m.ID), 10, 64); err == nil {
-		return m.ID
-	}
-	return nil
-}
-
-func hasMember(line []byte, name string) bool {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(line, &m) != nil {
-		return false
-	}
-	_, ok := m[name]
-	return ok
+// rpcError is the error member of a reply the stream writes itself.
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
 }
 
 // Close closes the underlying closer, if any.

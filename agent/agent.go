@@ -25,6 +25,14 @@ const (
 	SetupMethodID          = "hermes-setup"
 )
 
+// DefaultFSTimeout bounds the wait for the editor's answer to an fs/*
+// request.
+const DefaultFSTimeout = 30 * time.Second
+
+// DefaultMaxToolCallsPerReply caps the tool calls run from one model reply;
+// the calls beyond it are answered "not run".
+const DefaultMaxToolCallsPerReply = 128
+
 // ModelSetup is what the agent knows about the configured model.
 type ModelSetup struct {
 	// Provider serves model calls; nil means no model is configured.
@@ -68,6 +76,12 @@ type Options struct {
 	// MaxModelCalls caps model requests per turn; 0 means
 	// DefaultMaxModelCalls.
 	MaxModelCalls int
+	// FSTimeout bounds the wait for the editor's answer to an fs/*
+	// request (fs.timeout); 0 means DefaultFSTimeout.
+	FSTimeout time.Duration
+	// MaxToolCallsPerReply caps the tool calls run from one model reply;
+	// 0 means DefaultMaxToolCallsPerReply.
+	MaxToolCallsPerReply int
 	// LintRefuse makes JSON, YAML and TOML writes that introduce syntax
 	// errors fail before writing (lint.on_new_errors: refuse).
 	LintRefuse bool
@@ -129,6 +143,12 @@ func New(opts Options) *Agent {
 	}
 	if opts.MaxModelCalls <= 0 {
 		opts.MaxModelCalls = DefaultMaxModelCalls
+	}
+	if opts.FSTimeout <= 0 {
+		opts.FSTimeout = DefaultFSTimeout
+	}
+	if opts.MaxToolCallsPerReply <= 0 {
+		opts.MaxToolCallsPerReply = DefaultMaxToolCallsPerReply
 	}
 	if opts.ApprovalTimeout <= 0 {
 		opts.ApprovalTimeout = DefaultApprovalTimeout

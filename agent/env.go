@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"sync"
+	"time"
 
 	"github.com/hermes-acp/hermes-acp/acp"
 	"github.com/hermes-acp/hermes-acp/workspace"
@@ -29,7 +30,7 @@ type Env struct {
 
 func newEnv(s *Session) *Env {
 	caps := s.client.Capabilities()
-	ed := &editorFS{client: s.client, sessionID: s.id}
+	ed := &editorFS{client: s.client, sessionID: s.id, timeout: s.a.opts.FSTimeout}
 	return &Env{
 		s:      s,
 		files:  workspace.NewFiles(s.ws, ed, caps.FS.ReadTextFile, caps.FS.WriteTextFile),
@@ -53,14 +54,21 @@ func (e *Env) State() *workspace.State { return e.state }
 // Mode returns the session's current mode.
 func (e *Env) Mode() string { return e.s.Mode() }
 
-// editorFS implements workspace.Editor over the ACP client.
+// editorFS implements workspace.Editor over the ACP client. Each request
+// has timeout to be answered (Options.FSTimeout, config fs.timeout): an
+// editor that never answers fails the tool call instead of hanging the turn.
 type editorFS struct {
 	client    *acp.Client
 	sessionID string
+	timeout   time.Duration
 }
 
 func (f *editorFS) ReadTextFile(ctx context.Context, absPath string) (string, error) {
-	res, err := f.client.ReadTextFile(ctx, &acp.ReadTextFileRequest{SessionID: f.sessionID, Path: absPath})
+	var res *acp.ReadTextFileResponse
+	err := f.bounded(ctx, "fs/read_text_file", func(ctx context.Context) (err error) {
+		res, err = f.client.ReadTextFile(ctx, &acp.ReadTextFileRequest{SessionID: f.sessionID, Path: absPath})
+		return err
+	})
 	if err != nil {
 		return "", editorError("read", absPath, err)
 	}
@@ -68,11 +76,40 @@ func (f *editorFS) ReadTextFile(ctx context.Context, absPath string) (string, er
 }
 
 func (f *editorFS) WriteTextFile(ctx context.Context, absPath, content string) error {
-	if err := f.client.WriteTextFile(ctx, &acp.WriteTextFileRequest{SessionID: f.sessionID, Path: absPath, Content: content}); err != nil {
+	err := f.bounded(ctx, "fs/write_text_file", func(ctx context.Context) error {
+		return f.client.WriteTextFile(ctx, &acp.WriteTextFileRequest{SessionID: f.sessionID, Path: absPath, Content: content})
+	})
+	if err != nil {
 		return editorError("write", absPath, err)
 	}
 	return nil
 }
+
+// bounded runs call with f.timeout to answer; when the editor does not
+// answer in time (the request is then cancelled with $/cancel_request) it
+// returns an *editorTimeoutError.
+func (f *editorFS) bounded(ctx context.Context, method string, call func(context.Context) error) error {
+	tctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	err := call(tctx)
+	if err != nil && ctx.Err() == nil && errors.Is(tctx.Err(), context.DeadlineExceeded) {
+		return &editorTimeoutError{method: method, after: f.timeout}
+	}
+	return err
+}
+
+// editorTimeoutError says the editor did not answer a request in time. It
+// matches context.DeadlineExceeded with errors.Is.
+type editorTimeoutError struct {
+	method string
+	after  time.Duration
+}
+
+func (e *editorTimeoutError) Error() string {
+	return fmt.Sprintf("the editor did not answer %s within %s (fs.timeout); nothing was done, the editor may be busy or stuck", e.method, e.after)
+}
+
+func (e *editorTimeoutError) Unwrap() error { return context.DeadlineExceeded }
 
 // editorError maps the editor's "resource not found" to fs.ErrNotExist.
 func editorError(op, path string, err error) error {

@@ -70,6 +70,7 @@ type harnessOptions struct {
 	perm    func(ctx context.Context, req *acp.RequestPermissionRequest) acp.PermissionOutcome
 	noModel bool
 	home    string
+	stall   func(method string) bool // editor requests left unanswered
 }
 
 func newHarness(t *testing.T, fm *fakeModel, ho harnessOptions) *harness {
@@ -93,7 +94,7 @@ func newHarness(t *testing.T, fm *fakeModel, ho harnessOptions) *harness {
 	o.Version = "test"
 	a := agent.New(o)
 	t.Cleanup(func() { a.Close() })
-	e := acptest.New(t, a, acptest.Options{Capabilities: ho.caps, Tap: check.Line, Permission: ho.perm})
+	e := acptest.New(t, a, acptest.Options{Capabilities: ho.caps, Tap: check.Line, Permission: ho.perm, Stall: ho.stall})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if _, err := e.Init(ctx); err != nil {

@@ -68,11 +68,25 @@ type mcpSet struct {
 	regMu    sync.Mutex          // guards reserved and every conn's names
 	reserved map[string]*mcpConn // registry names taken by the set's tools
 
-	mu      sync.Mutex // guards the fields below and every conn's cs, stopConn, refreshing, again
+	mu      sync.Mutex // guards the fields below and every conn's cs, stopConn, refreshing, again, restarted
 	conns   []*mcpConn
 	replied bool     // the reply to the request that opened the session is out
 	pending []string // messages for the user held until then
 	closed  bool
+	spawn   *spawner // starts stdio servers; nil until the first one
+}
+
+// spawner returns the set's process starter, or nil once the set closed.
+func (m *mcpSet) spawner() *spawner {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil
+	}
+	if m.spawn == nil {
+		m.spawn = newSpawner()
+	}
+	return m.spawn
 }
 
 // mcpConn is one server of an [mcpSet].
@@ -89,6 +103,7 @@ type mcpConn struct {
 	stopConn   context.CancelFunc // ends the connection's context (the SSE stream)
 	refreshing bool               // a tools/list is running
 	again      bool               // the list changed again while it ran
+	restarted  bool               // the one reconnect after a drop was used
 }
 
 // newMCP prepares the MCP servers of session s: the configured ones plus
@@ -239,6 +254,9 @@ func (m *mcpSet) close() {
 	}
 	wg.Wait()
 	m.wg.Wait()
+	if m.spawn != nil {
+		m.spawn.stop() // every start has returned and every server was stopped
+	}
 	for _, c := range m.conns {
 		c.stderr.flush()
 		c.forget()
@@ -347,14 +365,44 @@ func (c *mcpConn) watch(cs *mcp.ClientSession) error {
 		}
 		stop := c.stopConn
 		c.cs, c.stopConn = nil, nil
+		restart := !c.restarted
+		c.restarted = true
+		if restart {
+			m.wg.Add(1) // under mu while !closed
+		}
 		m.mu.Unlock()
 		stop()
 		c.stderr.flush()
 		c.forget()
-		m.log.Warn("MCP server stopped", "server", c.server.Name, "error", err)
-		m.tell(fmt.Sprintf("⚠️ MCP server %q stopped; its tools are no longer available.\n\n", c.server.Name))
+		m.log.Warn("MCP server stopped", "server", c.server.Name, "error", err, "reconnecting", restart)
+		if !restart {
+			m.tell(fmt.Sprintf("⚠️ MCP server %q stopped again; its tools are no longer available in this session.\n\n", c.server.Name))
+			return
+		}
+		go func() {
+			defer m.wg.Done()
+			c.restart()
+		}()
 	})
 	return nil
+}
+
+// restart reconnects a server that dropped, once per session, and tells
+// the user how it went.
+func (c *mcpConn) restart() {
+	m := c.set
+	m.tell(fmt.Sprintf("⚠️ MCP server %q stopped; reconnecting it once.\n\n", c.server.Name))
+	err := c.connect()
+	switch {
+	case m.ctx.Err() != nil:
+	case err == nil:
+		m.log.Info("MCP server reconnected", "server", c.server.Name)
+		m.tell(fmt.Sprintf("MCP server %q reconnected; its tools are available again.\n\n", c.server.Name))
+	default:
+		c.stderr.flush()
+		m.log.Warn("MCP server failed to reconnect", "server", c.server.Name, "error", err)
+		m.tell(fmt.Sprintf("⚠️ MCP server %q could not be reconnected: %v; its tools are no longer available in this session.\n\n", c.server.Name, err))
+	}
 }
 
 // parallel reports whether the server's tools may run concurrently with
@@ -393,7 +441,11 @@ func (c *mcpConn) transport() (mcp.Transport, error) {
 		c.stderr = &lineLog{log: c.set.log.With("server", srv.Name)}
 		cmd.Stderr = c.stderr
 		cmd.WaitDelay = mcpStopGrace // a grandchild holding stderr open cannot stall the exit
-		return &mcp.CommandTransport{Command: cmd, TerminateDuration: mcpStopGrace}, nil
+		spawn := c.set.spawner()
+		if spawn == nil {
+			return nil, errNotConnected
+		}
+		return &stdioTransport{cmd: cmd, spawn: spawn, grace: mcpStopGrace, max: mcpMaxMessage, log: c.set.log.With("server", srv.Name)}, nil
 	case "http", "sse":
 		u, err := url.Parse(srv.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

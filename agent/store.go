@@ -784,6 +784,7 @@ func (s *Session) save() {
 		Plan: append([]todoItem{}, s.plan...), Created: s.created, Updated: s.updated}
 	s.saved, s.cleared, s.moved = end, false, false
 	s.mu.Unlock()
+	defer releaseHugeSave(msgs)
 	err := st.save(context.Background(), rec, reset, msgs)
 	if err == nil {
 		return

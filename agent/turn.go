@@ -61,7 +61,7 @@ func (s *Session) runTurn(ctx context.Context, msg model.Message) acp.StopReason
 			}
 			return acp.StopEndTurn
 		}
-		s.appendHistory(s.runTools(ctx, pturn, calls)...)
+		s.appendHistory(s.runCapped(ctx, pturn, calls)...)
 		if ctx.Err() != nil {
 			return acp.StopCancelled
 		}
@@ -174,6 +174,24 @@ func (s *Session) assignCallIDs(calls []model.ToolCall) []model.ToolCall {
 		out[i] = c
 	}
 	return out
+}
+
+// runCapped runs at most MaxToolCallsPerReply of one reply's calls; every
+// call beyond the cap gets a result telling the model it did not run, so
+// each call id in the history still has its answer.
+func (s *Session) runCapped(ctx context.Context, pturn *registry.Turn, calls []model.ToolCall) []model.Message {
+	limit := s.a.opts.MaxToolCallsPerReply
+	if len(calls) <= limit {
+		return s.runTools(ctx, pturn, calls)
+	}
+	s.a.log.Warn("model reply exceeds the tool-call cap", "session", s.id, "calls", len(calls), "limit", limit)
+	s.sendText(fmt.Sprintf("\n\n⚠️ The model asked for %d tool calls in one reply; only the first %d were run.\n\n", len(calls), limit))
+	msgs := s.runTools(ctx, pturn, calls[:limit])
+	note := errorJSON(fmt.Sprintf("Not run: this reply asked for %d tool calls and at most %d run per reply (the first %d ran). Send fewer tool calls at a time.", len(calls), limit, limit))
+	for _, c := range calls[limit:] {
+		msgs = append(msgs, model.Message{Role: model.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: note})
+	}
+	return msgs
 }
 
 // runTools runs one reply's tool calls through the pipeline and returns the
@@ -289,11 +307,17 @@ func titleFrom(history []model.Message) string {
 }
 
 func truncateRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
+	count, cut := 0, 0
+	for i := range s { // no []rune copy: s may be a 50 MB prompt
+		if count == n-1 {
+			cut = i
+		}
+		if count == n {
+			return s[:cut] + "…"
+		}
+		count++
 	}
-	return string(r[:n-1]) + "…"
+	return s
 }
 
 func newMessageID() string {

@@ -90,6 +90,11 @@ func (f *Files) Read(ctx context.Context, p Path) ([]byte, error) {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return nil, fmt.Errorf("read %s: %w", p.abs, ctxErr)
 	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		// The editor did not answer in time: say so rather than read a
+		// disk copy that may differ from its buffer.
+		return nil, fmt.Errorf("read %s: %w", p.abs, err)
+	}
 	if statErr != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("read %s: %w", p.abs, err)

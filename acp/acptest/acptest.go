@@ -30,6 +30,9 @@ type Options struct {
 	Tap func(fromAgent bool, line []byte)
 	// Log receives connection diagnostics; nil discards them.
 	Log *slog.Logger
+	// Stall, when it reports true for a method, leaves those requests
+	// unanswered until the agent cancels them (an editor that hangs).
+	Stall func(method string) bool
 }
 
 // Notification is an extension notification the agent sent.
@@ -121,6 +124,10 @@ func (e *Editor) Buffer(path string) (string, bool) {
 
 // HandleRequest serves the agent's requests.
 func (e *Editor) HandleRequest(ctx context.Context, method string, params json.RawMessage) (any, error) {
+	if e.opts.Stall != nil && e.opts.Stall(method) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
 	switch method {
 	case "session/request_permission":
 		var req acp.RequestPermissionRequest

@@ -44,6 +44,9 @@ type fileConfig struct {
 		ReasoningEffort string `yaml:"reasoning_effort"` // none | low | medium | high | xhigh
 	} `yaml:"agent"`
 	MCPServers map[string]mcpServerConfig `yaml:"mcp_servers"`
+	FS         struct {
+		Timeout int `yaml:"timeout"` // seconds to wait for the editor's fs/* answer
+	} `yaml:"fs"`
 }
 
 // mcpServerConfig configures an MCP server in config.yaml (hermes's shape).
@@ -89,6 +92,7 @@ type config struct {
 	MCPServers      map[string]mcpServerConfig
 	File            string // config file path
 	FileErr         error  // a config file that exists but is broken (logged)
+	FSTimeout       time.Duration
 	// Problems are the file's bad values and syntax errors in plain words,
 	// each naming its key; shown in the chat once (configNotice).
 	Problems []string
@@ -187,6 +191,9 @@ func loadConfig(getenv func(string) string, flagModel, flagBaseURL string) confi
 	}
 	c.MaxTurns = fc.Agent.MaxTurns
 	c.MCPServers = fc.MCPServers
+	if fc.FS.Timeout > 0 {
+		c.FSTimeout = time.Duration(fc.FS.Timeout) * time.Second
+	}
 	return c
 }
 

@@ -69,6 +69,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		LintRefuse:       cfg.LintRefuse,
 		ApprovalTimeout:  cfg.ApprovalTimeout,
 		MaxModelCalls:    cfg.MaxTurns,
+		FSTimeout:        cfg.FSTimeout,
 		HermesHome:       cfg.Home,
 		MCPServers:       mcpServers(cfg.MCPServers),
 		Notices:          startNotices(cfg, setup),

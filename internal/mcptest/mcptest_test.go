@@ -110,6 +110,8 @@ func TestTools(t *testing.T) {
 		{"slow", map[string]any{"ms": 1}, "text:slept 1 ms"},
 		{"image", nil, "text:a red dot image:image/png:4"},
 		{"structured", nil, "structured"},
+		{"big", map[string]any{"mib": 0.5}, "text:" + strings.Repeat("x", 1<<19)},
+		{"crash", nil, "isError text:crash only works in the stdio program"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tc.name, Arguments: tc.args})
@@ -148,7 +150,7 @@ func TestGrowAnnouncesTheNewTool(t *testing.T) {
 		slices.Sort(out)
 		return out
 	}
-	want := []string{"add", "echo", "fail", "grow", "image", "slow", "structured"}
+	want := []string{"add", "big", "crash", "echo", "fail", "grow", "image", "slow", "structured"}
 	if diff := cmp.Diff(want, names()); diff != "" {
 		t.Fatalf("tools before grow (-want +got):\n%s", diff)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,6 +16,10 @@ import (
 // server appends its events to.
 const EventsEnv = "MCPTEST_EVENTS"
 
+// LingerEnv names the environment variable that, when set, keeps the stdio
+// server running after its input ends (a server only a signal stops).
+const LingerEnv = "MCPTEST_LINGER"
+
 // Event lines written to [Options.Events].
 const (
 	EventStart         = "start"          // "start <pid>", written by the stdio program
@@ -22,6 +27,7 @@ const (
 	EventSlowStarted   = "slow started"   // a slow call began sleeping
 	EventSlowCancelled = "slow cancelled" // a slow call saw its cancellation
 	EventGrew          = "grew"           // grow added the tool extra
+	EventCrash         = "crash"          // crash is about to exit the process
 )
 
 // FailMessage is the text of the fail tool's error result.
@@ -34,6 +40,9 @@ type Options struct {
 	// Events receives one line per notable event; nil discards them. Writes
 	// are serialised.
 	Events io.Writer
+	// Exit, when set, is what the crash tool calls (the stdio program
+	// passes os.Exit); nil makes crash return an error result.
+	Exit func(code int)
 }
 
 // events serialises event lines onto a writer. It is safe for concurrent
@@ -70,6 +79,10 @@ type echoArgs struct {
 
 type slowArgs struct {
 	MS int `json:"ms" jsonschema:"how long to sleep, in milliseconds"`
+}
+
+type bigArgs struct {
+	MiB float64 `json:"mib" jsonschema:"the size of the text to return, in MiB"`
 }
 
 type noArgs struct{}
@@ -126,6 +139,21 @@ func NewServer(o Options) *mcp.Server {
 				&mcp.TextContent{Text: "a red dot"},
 				&mcp.ImageContent{MIMEType: "image/png", Data: []byte{0x89, 'P', 'N', 'G'}},
 			}}, nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "big", Description: "Return mib MiB of text."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in bigArgs) (*mcp.CallToolResult, any, error) {
+			return text(strings.Repeat("x", int(in.MiB*(1<<20)))), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "crash", Description: "Exit the server process at once."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, any, error) {
+			if o.Exit == nil {
+				r := text("crash only works in the stdio program")
+				r.IsError = true
+				return r, nil, nil
+			}
+			ev.log("%s", EventCrash)
+			o.Exit(3)
+			return nil, nil, nil
 		})
 	s.AddTool(&mcp.Tool{Name: "structured", Description: "Return structured content only.", InputSchema: map[string]any{"type": "object"}},
 		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

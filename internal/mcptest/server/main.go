@@ -1,7 +1,8 @@
 // Command server is the mcptest MCP server on stdio: the tools of
 // [mcptest.NewServer], with events appended to the file named by the
 // environment variable MCPTEST_EVENTS (when set). It exits when its input
-// ends. Nothing but protocol messages is written to stdout.
+// ends (or, with MCPTEST_LINGER set, never: it must be killed). Nothing
+// but protocol messages is written to stdout.
 package main
 
 import (
@@ -30,8 +31,13 @@ func run() int {
 	}
 	mcptest.Log(events, "%s %d", mcptest.EventStart, os.Getpid())
 	fmt.Fprintln(os.Stderr, "mcptest server: serving on stdio")
-	err := mcptest.RunStdio(context.Background(), mcptest.Options{Events: events})
+	err := mcptest.RunStdio(context.Background(), mcptest.Options{Events: events, Exit: os.Exit})
 	mcptest.Log(events, "%s", mcptest.EventExit)
+	if os.Getenv(mcptest.LingerEnv) != "" {
+		// A server that ignores the end of its input, as some do: only a
+		// signal ends it.
+		select {}
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "mcptest server: %v\n", err)
 		return 1

@@ -1,0 +1,47 @@
+package agent
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+)
+
+// TestFrameGuard: lines within the limit pass unchanged; a longer answer
+// becomes an error for its own top-level id wherever the id sits; a long
+// message from the server that is not an answer is dropped.
+func TestFrameGuard(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("y", 300)
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"result":{}}`,
+		`{"jsonrpc":"2.0","result":{"id":99,"items":[{"id":5}],"text":"` + long + `"},"id":7}`,
+		`{"id":"a\"b","jsonrpc":"2.0","result":{"text":"` + long + `"}}`,
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{"text":"` + long + `"}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"roots/list","params":{"text":"` + long + `"}}`,
+		`{"jsonrpc":"2.0","id":2,"result":{"ok":true}}`,
+	}, "\n") + "\n"
+	g := &frameGuard{r: bufio.NewReaderSize(strings.NewReader(in), 16), max: 200, log: slog.New(slog.DiscardHandler)}
+	out, err := io.ReadAll(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("got %d lines, want 4:\n%s", len(lines), out)
+	}
+	if lines[0] != `{"jsonrpc":"2.0","id":1,"result":{}}` || lines[3] != `{"jsonrpc":"2.0","id":2,"result":{"ok":true}}` {
+		t.Errorf("short lines changed:\n%s", out)
+	}
+	for i, wantID := range []string{`7`, `"a\"b"`} {
+		var m struct {
+			ID    json.RawMessage
+			Error struct{ Message string }
+		}
+		if err := json.Unmarshal([]byte(lines[i+1]), &m); err != nil || string(m.ID) != wantID || !strings.Contains(m.Error.Message, "over the 0 MiB limit") {
+			t.Errorf("line %d = %s (err %v), want an error for id %s", i+1, lines[i+1], err, wantID)
+		}
+	}
+}
