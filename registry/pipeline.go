@@ -37,7 +37,12 @@ type PipelineOptions struct {
 	// MaxWorkers bounds the goroutines of a parallel segment; 0 means
 	// DefaultMaxWorkers.
 	MaxWorkers int
-	Log        *slog.Logger
+	// PathResolver resolves the path arguments of path-scoped calls for the
+	// batch planner, as the session's tools will (see [PathResolver]); nil
+	// takes them lexically against the process's working directory, which
+	// is only right when that is the session's cwd.
+	PathResolver PathResolver
+	Log          *slog.Logger
 }
 
 // Pipeline runs tool calls through coercion, agent-loop interception,
@@ -51,6 +56,7 @@ type Pipeline struct {
 	turnBudget int
 	maxResult  int
 	maxWorkers int
+	resolve    PathResolver
 	log        *slog.Logger
 }
 
@@ -68,6 +74,7 @@ func NewPipeline(r *Registry, o PipelineOptions) *Pipeline {
 		turnBudget: o.TurnBudget,
 		maxResult:  o.MaxResultChars,
 		maxWorkers: o.MaxWorkers,
+		resolve:    o.PathResolver,
 		log:        log,
 	}
 	if p.turnBudget <= 0 {
@@ -169,7 +176,7 @@ func (t *Turn) Run(ctx context.Context, calls []*Call, o RunOptions) []Outcome {
 		segments = plan(names, planArgs, func(name string) bool {
 			e := snap.entries[name]
 			return e != nil && e.ParallelSafe
-		})
+		}, t.p.resolve)
 	}
 	for _, seg := range segments {
 		if seg.Parallel {
