@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -66,11 +67,19 @@ func NewPipeline(r *Registry, o PipelineOptions) *Pipeline {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	dir := o.ResultsDir
+	if dir != "" {
+		// The <persisted-output> note names the file by this path: make it
+		// absolute, so read_file finds it whatever the session's cwd.
+		if abs, err := filepath.Abs(dir); err == nil {
+			dir = abs
+		}
+	}
 	p := &Pipeline{
 		reg:        r,
 		hooks:      append([]Hook(nil), o.Hooks...),
 		guardCfg:   o.Guardrails,
-		store:      resultStore{dir: o.ResultsDir, session: o.SessionID, preview: DefaultPreviewChars, log: log},
+		store:      resultStore{dir: dir, session: o.SessionID, preview: DefaultPreviewChars, log: log},
 		turnBudget: o.TurnBudget,
 		maxResult:  o.MaxResultChars,
 		maxWorkers: o.MaxWorkers,
