@@ -997,9 +997,11 @@ type SavedResults interface {
 // workspace file and never changes). It is opened without following a
 // symbolic link put in its place. A saved result is one line of compact
 // JSON, which read_file's 2,000-character line cut would make unreadable
-// past its start, so a file holding one JSON value is shown indented
-// (the same value, one member or element a line); offset and limit count
-// those lines.
+// past its start, so it is shown in rows: a file holding one JSON value is
+// indented (one member or element a line), and a line longer than 2,000
+// characters continues on the next rows; offset and limit count rows.
+// The rows joined without separators are the indented value, so nothing
+// of the result is out of reach.
 func readSavedResult(ctx context.Context, raw, real string, offset, limit int) (string, error) {
 	f, err := os.OpenFile(real, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
@@ -1023,7 +1025,7 @@ func readSavedResult(ctx context.Context, raw, real string, offset, limit int) (
 			data = b.Bytes()
 		}
 	}
-	src := &readFileSource{data: data, size: fi.Size()}
+	src := &readFileSource{data: wrapLongLines(data, readFileMaxLineChars), size: fi.Size()}
 	res, _, msg, err := readFileRender(ctx, src, offset, limit)
 	if err != nil {
 		return "", fmt.Errorf("read_file %s: %w", real, err)
@@ -1032,6 +1034,30 @@ func readSavedResult(ctx context.Context, raw, real string, offset, limit int) (
 		return msg, nil
 	}
 	return jsonResult(res), nil
+}
+
+// wrapLongLines splits every line of data longer than max characters into
+// rows of max characters.
+func wrapLongLines(data []byte, max int) []byte {
+	var b bytes.Buffer
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		for utf8.RuneCount(line) > max {
+			cut, runes := 0, 0
+			for runes < max {
+				_, size := utf8.DecodeRune(line[cut:])
+				cut += size
+				runes++
+			}
+			b.Write(line[:cut])
+			b.WriteByte('\n')
+			line = line[cut:]
+		}
+		b.Write(line)
+	}
+	return b.Bytes()
 }
 
 // unwrapOSError drops the *fs.PathError wrapper, whose text repeats the path.

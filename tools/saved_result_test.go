@@ -1,11 +1,13 @@
 package tools
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/hermes-acp/hermes-acp/registry"
 )
@@ -46,7 +48,8 @@ func TestReadFileSavedResult(t *testing.T) {
 	for i := range 300 {
 		matches = append(matches, map[string]any{"path": "f.go", "line": i + 1, "content": strings.Repeat("x", 40) + "MARK" + string(rune('a'+i%26))})
 	}
-	raw, err := json.Marshal(map[string]any{"total_count": len(matches), "matches": matches})
+	raw, err := json.Marshal(map[string]any{"total_count": len(matches), "matches": matches,
+		"matches_text": strings.Repeat("é long text of one string value ", 300)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,6 +66,19 @@ func TestReadFileSavedResult(t *testing.T) {
 	}
 	if strings.Contains(content, "[truncated]") {
 		t.Errorf("read_file(saved) cut a line: %.400s", content)
+	}
+	// The rows, joined, are the whole value: compacted, the saved file.
+	var joined strings.Builder
+	for _, row := range strings.Split(content, "\n") {
+		_, text, _ := strings.Cut(row, "|")
+		if utf8.RuneCountInString(text) > readFileMaxLineChars {
+			t.Errorf("row of %d characters, want at most %d", utf8.RuneCountInString(text), readFileMaxLineChars)
+		}
+		joined.WriteString(text)
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, []byte(joined.String())); err != nil || compact.String() != string(raw) {
+		t.Errorf("the rows read back, joined and compacted, differ from the saved result (err %v)", err)
 	}
 	// Paging: the indented form has one member a line.
 	page := se.read(t, map[string]any{"path": mine, "offset": 10, "limit": 5})
