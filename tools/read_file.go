@@ -134,7 +134,7 @@ func readFile(ctx context.Context, call *registry.Call) (string, error) {
 
 	// A result the session's budget saved lies outside the workspace; its
 	// note tells the model to page through it with read_file.
-	if sr, ok := env.(SavedResults); ok {
+	if sr, ok := env.(savedResults); ok {
 		if real, ok := sr.SavedResult(raw); ok {
 			return readSavedResult(ctx, raw, real, offset, limit)
 		}
@@ -984,11 +984,11 @@ func ResetReadDedup(env Env) {
 	clear(t.hits)
 }
 
-// SavedResults is implemented by a session environment whose result
+// savedResults is implemented by a session environment whose result
 // budget saves oversized results to files (registry's <persisted-output>
 // notes): SavedResult reports whether path names exactly one of the files
 // this session saved and returns its real path.
-type SavedResults interface {
+type savedResults interface {
 	SavedResult(path string) (real string, ok bool)
 }
 
