@@ -51,6 +51,16 @@ func (e *Env) Files() *workspace.Files { return e.files }
 // State returns the session's read/write state for staleness checks.
 func (e *Env) State() *workspace.State { return e.state }
 
+// SavedResult reports whether path names exactly a file in which this
+// session's result budget saved an oversized result, and returns its real
+// path: read_file opens those, and only those, outside the workspace.
+func (e *Env) SavedResult(path string) (string, bool) {
+	if e.s.pipe == nil {
+		return "", false
+	}
+	return e.s.pipe.SavedResult(path)
+}
+
 // Mode returns the session's current mode.
 func (e *Env) Mode() string { return e.s.Mode() }
 

@@ -104,6 +104,13 @@ func (a *Agent) openSession(ctx context.Context, id, cwd string, dirs []string, 
 		s.reg = base.Clone()
 		po := a.opts.Pipeline
 		po.SessionID = id
+		po.PathResolver = func(p string) (string, bool) {
+			rp, err := ws.Resolve(p)
+			if err != nil {
+				return "", false
+			}
+			return rp.Real(), true
+		}
 		if po.Log == nil {
 			po.Log = a.log
 		}

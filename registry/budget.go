@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -52,7 +53,70 @@ type resultStore struct {
 	// suffix returns the random part of a saved file's name; nil means
 	// randomSuffix. Tests replace it to force name collisions.
 	suffix func() string
+
+	mu    sync.Mutex        // guards saved
+	saved map[string]string // path of each file this store saved (as named, and real) → real path
 }
+
+// remember records path, a file this store just saved, under its name and
+// its real path (symbolic links in the results dir resolved).
+func (s *resultStore) remember(path string) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		real = path
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.saved == nil {
+		s.saved = map[string]string{}
+	}
+	s.saved[path] = real
+	s.saved[real] = real
+}
+
+// forget undoes remember for a file removed again.
+func (s *resultStore) forget(path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if real, ok := s.saved[path]; ok {
+		delete(s.saved, real)
+		delete(s.saved, path)
+	}
+}
+
+// lookup returns the real path of the saved file that path names exactly,
+// once cleaned and, failing a literal match, once its symbolic links are
+// resolved. Nothing else matches: not another file of the results dir,
+// not the dir itself.
+func (s *resultStore) lookup(path string) (string, bool) {
+	if !filepath.IsAbs(path) {
+		return "", false
+	}
+	path = filepath.Clean(path)
+	s.mu.Lock()
+	real, ok := s.saved[path]
+	empty := len(s.saved) == 0
+	s.mu.Unlock()
+	if ok || empty {
+		return real, ok
+	}
+	resolved, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	real, ok = s.saved[resolved]
+	return real, ok
+}
+
+// SavedResult reports whether path names, exactly, a file in which this
+// pipeline's result budget saved a result (the path its <persisted-output>
+// note gives, or that path with symbolic links resolved), and returns the
+// file's real path. A session's read_file uses it to open the results its
+// own budget saved, which lie outside the workspace; every other file of
+// the results dir, other sessions' results included, stays unreadable.
+func (p *Pipeline) SavedResult(path string) (string, bool) { return p.store.lookup(path) }
 
 // persist applies the per-result budget: a result longer than threshold
 // characters is written to a file and replaced by hermes's
@@ -88,6 +152,7 @@ func (s *resultStore) persist(tool, id, content string, threshold int) (string, 
 				return note, true
 			}
 			_ = os.Remove(path) // only when a name came out longer than planned
+			s.forget(path)
 			return content, false
 		}
 		s.log.Warn("tool result write failed; truncating inline", "tool", tool, "id", id, "err", err)
@@ -169,7 +234,9 @@ func (s *resultStore) write(id, content string) (string, error) {
 			_ = root.Remove(name)
 			return "", fmt.Errorf("write result %s: %w", name, err)
 		}
-		return filepath.Join(s.dir, name), nil
+		path := filepath.Join(s.dir, name)
+		s.remember(path)
+		return path, nil
 	}
 	return "", fmt.Errorf("write result for %q: %d names taken", id, resultNameAttempts)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -37,7 +38,12 @@ type PipelineOptions struct {
 	// MaxWorkers bounds the goroutines of a parallel segment; 0 means
 	// DefaultMaxWorkers.
 	MaxWorkers int
-	Log        *slog.Logger
+	// PathResolver resolves the path arguments of path-scoped calls for the
+	// batch planner, as the session's tools will (see [PathResolver]); nil
+	// takes them lexically against the process's working directory, which
+	// is only right when that is the session's cwd.
+	PathResolver PathResolver
+	Log          *slog.Logger
 }
 
 // Pipeline runs tool calls through coercion, agent-loop interception,
@@ -51,6 +57,7 @@ type Pipeline struct {
 	turnBudget int
 	maxResult  int
 	maxWorkers int
+	resolve    PathResolver
 	log        *slog.Logger
 }
 
@@ -60,14 +67,23 @@ func NewPipeline(r *Registry, o PipelineOptions) *Pipeline {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	dir := o.ResultsDir
+	if dir != "" {
+		// The <persisted-output> note names the file by this path: make it
+		// absolute, so read_file finds it whatever the session's cwd.
+		if abs, err := filepath.Abs(dir); err == nil {
+			dir = abs
+		}
+	}
 	p := &Pipeline{
 		reg:        r,
 		hooks:      append([]Hook(nil), o.Hooks...),
 		guardCfg:   o.Guardrails,
-		store:      resultStore{dir: o.ResultsDir, session: o.SessionID, preview: DefaultPreviewChars, log: log},
+		store:      resultStore{dir: dir, session: o.SessionID, preview: DefaultPreviewChars, log: log},
 		turnBudget: o.TurnBudget,
 		maxResult:  o.MaxResultChars,
 		maxWorkers: o.MaxWorkers,
+		resolve:    o.PathResolver,
 		log:        log,
 	}
 	if p.turnBudget <= 0 {
@@ -169,7 +185,7 @@ func (t *Turn) Run(ctx context.Context, calls []*Call, o RunOptions) []Outcome {
 		segments = plan(names, planArgs, func(name string) bool {
 			e := snap.entries[name]
 			return e != nil && e.ParallelSafe
-		})
+		}, t.p.resolve)
 	}
 	for _, seg := range segments {
 		if seg.Parallel {

@@ -49,8 +49,18 @@ func Plan(calls []*Call) []Segment {
 		names[i] = c.Name
 		args[i] = planArgs(c.RawArgs)
 	}
-	return plan(names, args, func(string) bool { return false })
+	return plan(names, args, func(string) bool { return false }, nil)
 }
+
+// PathResolver maps a path argument of a path-scoped tool (read_file,
+// write_file, patch) to the real path it names — absolute, with no "..",
+// no symbolic link — as the session's tools will resolve it; ok=false
+// means it does not resolve (outside the workspace, invalid). The session
+// supplies it (the agent uses its workspace's Resolve), so the planner
+// compares the files the calls will really touch: "x.txt" and
+// "<root>/x.txt" are one file whatever the process's working directory.
+// It must be safe for concurrent use.
+type PathResolver func(path string) (real string, ok bool)
 
 // planArgs parses raw arguments strictly, as the planner's json.loads does:
 // anything but a JSON object (including empty text) gives nil.
@@ -63,8 +73,12 @@ func planArgs(raw string) map[string]any {
 }
 
 // plan is the planner over pre-parsed arguments (nil = unparseable);
-// extraSafe reports tools marked parallel-safe at registration.
-func plan(names []string, args []map[string]any, extraSafe func(string) bool) []Segment {
+// extraSafe reports tools marked parallel-safe at registration. With a
+// resolver, a path-scoped call's path is resolved by it and one that does
+// not resolve is a barrier (it runs alone, never assumed disjoint); without
+// one, paths are taken lexically against the process's working directory
+// (hermes's behaviour, [Plan]).
+func plan(names []string, args []map[string]any, extraSafe func(string) bool, resolve PathResolver) []Segment {
 	var (
 		segments []Segment
 		current  []int
@@ -97,10 +111,18 @@ func plan(names []string, args []map[string]any, extraSafe func(string) bool) []
 			if !ok || strings.TrimSpace(p) == "" {
 				break // barrier
 			}
-			if cwd == "" {
-				cwd = workingDir()
+			if resolve != nil {
+				real, ok := resolve(p)
+				if !ok || real == "" {
+					break // barrier: the call reports its own error, alone
+				}
+				p = filepath.Clean(real)
+			} else {
+				if cwd == "" {
+					cwd = workingDir()
+				}
+				p = absPath(cwd, p)
 			}
-			p = absPath(cwd, p)
 			for _, r := range reserved {
 				if pathsOverlap(p, r) {
 					closeParallel()

@@ -11,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -130,6 +131,14 @@ func readFile(ctx context.Context, call *registry.Call) (string, error) {
 	raw, _ := call.String("path")
 	offset, limit := readFilePagination(call.Args["offset"], call.Args["limit"])
 	ws := env.Workspace()
+
+	// A result the session's budget saved lies outside the workspace; its
+	// note tells the model to page through it with read_file.
+	if sr, ok := env.(savedResults); ok {
+		if real, ok := sr.SavedResult(raw); ok {
+			return readSavedResult(ctx, raw, real, offset, limit)
+		}
+	}
 
 	// Device guard, workspace confinement and path parsing, in one step.
 	p, err := ws.Resolve(raw)
@@ -973,4 +982,89 @@ func ResetReadDedup(env Env) {
 	defer t.mu.Unlock()
 	clear(t.dedup)
 	clear(t.hits)
+}
+
+// savedResults is implemented by a session environment whose result
+// budget saves oversized results to files (registry's <persisted-output>
+// notes): SavedResult reports whether path names exactly one of the files
+// this session saved and returns its real path.
+type savedResults interface {
+	SavedResult(path string) (real string, ok bool)
+}
+
+// readSavedResult pages through real, a result file the session's budget
+// saved, like any text file (no dedup, no read state: it is not a
+// workspace file and never changes). It is opened without following a
+// symbolic link put in its place. A saved result is one line of compact
+// JSON, which read_file's 2,000-character line cut would make unreadable
+// past its start, so it is shown in rows: a file holding one JSON value is
+// indented (one member or element a line), and a line longer than 2,000
+// characters continues on the next rows; offset and limit count rows.
+// The rows joined without separators are the indented value, so nothing
+// of the result is out of reach.
+func readSavedResult(ctx context.Context, raw, real string, offset, limit int) (string, error) {
+	f, err := os.OpenFile(real, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return errorResult(fmt.Sprintf("Cannot read saved result '%s': %v", raw, unwrapOSError(err))), nil
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("read_file %s: %w", real, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return readFileSpecial(raw, fi.Mode()), nil
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return "", fmt.Errorf("read_file %s: %w", real, err)
+	}
+	if json.Valid(data) {
+		var b bytes.Buffer
+		if json.Indent(&b, data, "", "  ") == nil {
+			data = b.Bytes()
+		}
+	}
+	src := &readFileSource{data: wrapLongLines(data, readFileMaxLineChars), size: fi.Size()}
+	res, _, msg, err := readFileRender(ctx, src, offset, limit)
+	if err != nil {
+		return "", fmt.Errorf("read_file %s: %w", real, err)
+	}
+	if msg != "" {
+		return msg, nil
+	}
+	return jsonResult(res), nil
+}
+
+// wrapLongLines splits every line of data longer than max characters into
+// rows of max characters.
+func wrapLongLines(data []byte, max int) []byte {
+	var b bytes.Buffer
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		for utf8.RuneCount(line) > max {
+			cut, runes := 0, 0
+			for runes < max {
+				_, size := utf8.DecodeRune(line[cut:])
+				cut += size
+				runes++
+			}
+			b.Write(line[:cut])
+			b.WriteByte('\n')
+			line = line[cut:]
+		}
+		b.Write(line)
+	}
+	return b.Bytes()
+}
+
+// unwrapOSError drops the *fs.PathError wrapper, whose text repeats the path.
+func unwrapOSError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

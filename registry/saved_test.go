@@ -1,0 +1,91 @@
+package registry
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var savedPathRE = regexp.MustCompile(`Full output saved to: (\S+)`)
+
+// saveOne runs one call whose result is over the per-result budget and
+// returns the path its <persisted-output> note names.
+func saveOne(t *testing.T, p *Pipeline, id string) string {
+	t.Helper()
+	outs := p.NewTurn().Run(context.Background(), []*Call{{ID: id, Name: "big", RawArgs: `{}`}}, RunOptions{})
+	m := savedPathRE.FindStringSubmatch(outs[0].Content)
+	if !outs[0].Persisted || m == nil {
+		t.Fatalf("result of %s not saved: %.300s", id, outs[0].Content)
+	}
+	return m[1]
+}
+
+// TestSavedResult checks a pipeline recognises exactly the files its own
+// budget saved: by the path its note gives, or that path through a
+// symbolic link; not another session's file, the folder or a relative
+// spelling.
+func TestSavedResult(t *testing.T) {
+	t.Parallel()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := Entry{Name: "big", Toolset: "t", MaxResultChars: 10_000, Handler: func(context.Context, *Call) (string, error) {
+		return strings.Repeat("line of output\n", 2_000), nil
+	}}
+	results := filepath.Join(dir, "home", "results")
+	mine := newTestPipeline(t, PipelineOptions{ResultsDir: results, SessionID: "s1"}, big)
+	theirs := newTestPipeline(t, PipelineOptions{ResultsDir: results, SessionID: "s2"}, big)
+	a, b := saveOne(t, mine, "call_1"), saveOne(t, mine, "call_2")
+	other := saveOne(t, theirs, "call_1")
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(filepath.Join(dir, "home"), link); err != nil {
+		t.Fatal(err)
+	}
+	viaLink := filepath.Join(link, "results", filepath.Base(a))
+	for _, tc := range []struct {
+		name, path string
+		want       bool
+	}{
+		{"first saved result", a, true},
+		{"second saved result", b, true},
+		{"through a symbolic link", viaLink, true},
+		{"uncleaned spelling", filepath.Join(results, "x", "..", filepath.Base(b)), true},
+		{"another session's result", other, false},
+		{"the results folder", results, false},
+		{"relative spelling", filepath.Base(a), false},
+		{"a sibling name", a + ".txt", false},
+	} {
+		real, ok := mine.SavedResult(tc.path)
+		if ok != tc.want || ok && real != filepath.Clean(tc.path) && tc.path != viaLink {
+			t.Errorf("%s: SavedResult(%q) = %q, %v; want %v", tc.name, tc.path, real, ok, tc.want)
+		}
+		if ok && real != a && real != b {
+			t.Errorf("%s: SavedResult(%q) = %q; want one of the saved files", tc.name, tc.path, real)
+		}
+	}
+	if _, ok := theirs.SavedResult(a); ok {
+		t.Errorf("session s2 recognises s1's result %s", a)
+	}
+}
+
+// TestSavedResultRelativeDir checks a relative results dir gives notes with
+// an absolute path, which read_file takes whatever the session's cwd.
+func TestSavedResultRelativeDir(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	big := Entry{Name: "big", Toolset: "t", MaxResultChars: 10_000, Handler: func(context.Context, *Call) (string, error) {
+		return strings.Repeat("line of output\n", 2_000), nil
+	}}
+	p := newTestPipeline(t, PipelineOptions{ResultsDir: "results", SessionID: "s1"}, big)
+	path := saveOne(t, p, "call_1")
+	if !filepath.IsAbs(path) {
+		t.Errorf("note names %q; want an absolute path", path)
+	}
+	if _, ok := p.SavedResult(path); !ok {
+		t.Errorf("SavedResult(%q) = false; want the saved file", path)
+	}
+}
