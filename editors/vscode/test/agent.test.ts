@@ -23,6 +23,16 @@ const brokenConfig = '{\n  "name": "demo",\n  "tags": ["stable", "beta",]\n}\n';
 const temps: string[] = [];
 after(() => temps.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
+/**
+ * settled waits until cond holds: the SDK may resolve session/prompt before
+ * it has run the handlers of the updates the agent sent just before the
+ * reply, so the transcript is checked once those have run.
+ */
+async function settled(what: string, cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 25));
+  assert.ok(cond(), what);
+}
+
 function tempDir(): string {
   const d = mkdtempSync(join(tmpdir(), "hermes-vscode-"));
   temps.push(d);
@@ -114,11 +124,12 @@ test("an accepted edit is reviewed against the unsaved text, written through the
     assert.equal(diags[0].severity, 0);
     assert.equal(diags[0].source, "hermes-lint");
 
-    const html = rec.chat.items.map(renderItem).join("\n");
-    assert.match(html, /I will add the <strong>beta<\/strong> tag/);
-    assert.match(html, /<details class="msg thought">/);
-    assert.match(html, /class="tool status-completed"/);
-    assert.match(html, /Done: <code>config\.json<\/code> now lists the beta tag\./);
+    const html = () => rec.chat.items.map(renderItem).join("\n");
+    await settled("the last answer arrived", () => html().includes("now lists the beta tag."));
+    assert.match(html(), /I will add the <strong>beta<\/strong> tag/);
+    assert.match(html(), /<details class="msg thought">/);
+    assert.match(html(), /class="tool status-completed"/);
+    assert.match(html(), /Done: <code>config\.json<\/code> now lists the beta tag\./);
 
     // Closing the session takes its diagnostics out of the Problems panel.
     host.diagnostics.closeSession(s.sessionId);
@@ -144,8 +155,11 @@ test("a rejected edit leaves the file alone", async () => {
     assert.deepEqual(rec.writes, []);
     assert.equal(readFileSync(config, "utf8"), '{"name": "demo"}\n');
     assert.equal(rec.diagnostics.size, 0);
-    const tool = rec.chat.items.find((i) => i.type === "tool");
-    assert.ok(tool && tool.type === "tool" && tool.status === "failed", `the tool card shows the rejection: ${JSON.stringify(tool)}`);
+    const tool = () => rec.chat.items.find((i) => i.type === "tool");
+    await settled("the tool card shows the rejection", () => {
+      const t = tool();
+      return t?.type === "tool" && t.status === "failed";
+    });
   } finally {
     c.dispose();
     await c.exited;
