@@ -155,11 +155,11 @@ try {
   log("prompt sent");
 
   // The diff editor opens with Accept and Reject in its title, and a notification.
-  const accept = page.locator('.editor-actions .action-label[aria-label^="Accept Edit"]').first();
+  const accept = page.locator('.editor-actions .action-label[aria-label*="Accept Edit"]').first();
   await accept.waitFor({ state: "visible", timeout: step });
   await page.locator(".tab", { hasText: "config.json: current ↔ proposed" }).first().waitFor({ timeout: step });
   await page.locator(".notification-toast", { hasText: "Hermes wants to edit config.json" }).first().waitFor({ timeout: step });
-  await page.locator(".editor-actions .action-label[aria-label^='Reject Edit']").first().waitFor({ state: "visible" });
+  await page.locator(".editor-actions .action-label[aria-label*='Reject Edit']").first().waitFor({ state: "visible" });
   if (readFileSync(join(ws, "config.json"), "utf8") !== original) throw new Error("config.json changed before Accept");
   mkdirSync(out, { recursive: true });
   await page.screenshot({ path: join(out, "vscode-diff.png") });
@@ -168,7 +168,7 @@ try {
 
   await waitFor("config.json to change on disk", () => readFileSync(join(ws, "config.json"), "utf8") === broken);
   log("config.json written");
-  await command(page, "View: Focus Problems (Errors, Warnings, Infos)");
+  await command(page, "Focus on Problems View");
   const problem = page.locator(".markers-panel .monaco-list-row", { hasText: "hermes-lint" }).first();
   await problem.waitFor({ timeout: step });
   const problems = await page.locator(".markers-panel").innerText();

@@ -18,7 +18,18 @@ export class ReviewManager implements vscode.TextDocumentContentProvider, vscode
   private readonly registration: vscode.Disposable;
 
   constructor() {
-    this.registration = vscode.workspace.registerTextDocumentContentProvider(proposedScheme, this);
+    this.registration = vscode.Disposable.from(
+      vscode.workspace.registerTextDocumentContentProvider(proposedScheme, this),
+      // A closed diff's texts are no longer needed.
+      vscode.window.tabGroups.onDidChangeTabs((e) => {
+        for (const tab of e.closed) {
+          if (tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.scheme === proposedScheme) {
+            this.proposals.delete(tab.input.original.toString());
+            this.proposals.delete(tab.input.modified.toString());
+          }
+        }
+      }),
+    );
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
