@@ -10,4 +10,5 @@ if (tests) {
   await esbuild.build({ ...common, entryPoints: entries, outdir: "out/test" });
 } else {
   await esbuild.build({ ...common, entryPoints: ["src/extension.ts"], outfile: "out/extension.js", minify: true });
+  await esbuild.build({ bundle: true, platform: "browser", target: "es2022", format: "iife", entryPoints: ["src/webview/chat.ts"], outfile: "media/chat.js", logLevel: "warning" });
 }

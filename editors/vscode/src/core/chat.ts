@@ -11,11 +11,10 @@ export type ChatItem =
   | { type: "plan"; entries: { content: string; status: string; priority: string }[] }
   | { type: "notice"; level: "info" | "error"; text: string };
 
-export interface SlashCommand {
-  name: string;
-  description: string;
-  hint?: string;
-}
+import type { SlashCommand } from "./slash";
+
+export type { SlashCommand } from "./slash";
+export { completeSlash } from "./slash";
 
 /** ChatState is one session's transcript and the pickers' state. */
 export class ChatState {
@@ -170,11 +169,4 @@ export function renderItem(item: ChatItem): string {
     case "notice":
       return `<div class="notice ${item.level}">${escapeHtml(item.text)}</div>`;
   }
-}
-
-/** completeSlash returns the commands whose name starts with what follows "/" in input. */
-export function completeSlash(commands: SlashCommand[], input: string): SlashCommand[] {
-  if (!input.startsWith("/") || input.includes(" ")) return [];
-  const prefix = input.slice(1).toLowerCase();
-  return commands.filter((c) => c.name.toLowerCase().startsWith(prefix));
 }

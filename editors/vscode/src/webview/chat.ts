@@ -1,18 +1,24 @@
-// The chat webview: renders the items the extension sends (already HTML),
-// the mode and model pickers, slash-command completion, send and cancel.
+// The chat webview (bundled into media/chat.js): renders the items the
+// extension sends (already HTML), the mode and model pickers, slash-command
+// completion, send and cancel.
+import { completeSlash, type SlashCommand } from "../core/slash";
+
+declare function acquireVsCodeApi(): { postMessage(m: unknown): void };
+
 (function () {
   const vscode = acquireVsCodeApi();
-  const log = document.getElementById("log");
-  const prompt = document.getElementById("prompt");
-  const send = document.getElementById("send");
-  const cancel = document.getElementById("cancel");
-  const mode = document.getElementById("mode");
-  const model = document.getElementById("model");
-  const completions = document.getElementById("completions");
-  let commands = [];
+  const byId = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+  const log = byId<HTMLDivElement>("log");
+  const prompt = byId<HTMLTextAreaElement>("prompt");
+  const send = byId<HTMLButtonElement>("send");
+  const cancel = byId<HTMLButtonElement>("cancel");
+  const mode = byId<HTMLSelectElement>("mode");
+  const model = byId<HTMLSelectElement>("model");
+  const completions = byId<HTMLDivElement>("completions");
+  let commands: SlashCommand[] = [];
   let modelId = "";
 
-  function setItem(index, html) {
+  function setItem(index: number, html: string) {
     let el = log.children[index];
     while (!el) {
       el = document.createElement("div");
@@ -24,7 +30,7 @@
     log.scrollTop = log.scrollHeight;
   }
 
-  function fillSelect(select, options, value) {
+  function fillSelect(select: HTMLSelectElement, options: { value: string; name: string }[], value: string) {
     select.innerHTML = "";
     for (const o of options) {
       const opt = document.createElement("option");
@@ -40,11 +46,11 @@
     const m = e.data;
     if (m.type === "reset") {
       log.innerHTML = "";
-      m.items.forEach((html, i) => setItem(i, html));
+      m.items.forEach((html: string, i: number) => setItem(i, html));
     } else if (m.type === "item") {
       setItem(m.index, m.html);
     } else if (m.type === "state") {
-      fillSelect(mode, m.modes.map((x) => ({ value: x.id, name: x.name })), m.modeId);
+      fillSelect(mode, m.modes.map((x: { id: string; name: string }) => ({ value: x.id, name: x.name })), m.modeId);
       if (m.model) {
         modelId = m.model.id;
         fillSelect(model, m.model.options, m.model.value);
@@ -66,7 +72,7 @@
 
   function showCompletions() {
     const v = prompt.value;
-    const list = v.startsWith("/") && !v.includes(" ") ? commands.filter((c) => c.name.startsWith(v.slice(1))) : [];
+    const list = completeSlash(commands, v);
     completions.innerHTML = "";
     for (const c of list) {
       const row = document.createElement("div");
@@ -100,8 +106,8 @@
   });
   send.addEventListener("click", submit);
   cancel.addEventListener("click", () => vscode.postMessage({ type: "cancel" }));
-  document.getElementById("new").addEventListener("click", () => vscode.postMessage({ type: "newSession" }));
-  document.getElementById("history").addEventListener("click", () => vscode.postMessage({ type: "history" }));
+  byId("new").addEventListener("click", () => vscode.postMessage({ type: "newSession" }));
+  byId("history").addEventListener("click", () => vscode.postMessage({ type: "history" }));
   mode.addEventListener("change", () => vscode.postMessage({ type: "setMode", modeId: mode.value }));
   model.addEventListener("change", () => vscode.postMessage({ type: "setConfig", configId: modelId, value: model.value }));
   vscode.postMessage({ type: "ready" });
