@@ -81,18 +81,24 @@ func TestZedSettingsEntries(t *testing.T) {
 			}
 			// Zed finds the command on PATH; the test's PATH holds the
 			// freshly built binary, as `make install` would.
-			env := baseEnv(t)
-			env[0] = "PATH=" + filepath.Dir(agentBin) + string(os.PathListSeparator) + os.Getenv("PATH")
+			path := filepath.Dir(agentBin) + string(os.PathListSeparator) + os.Getenv("PATH")
+			var env []string
+			for _, kv := range baseEnv(t) {
+				if !strings.HasPrefix(kv, "PATH=") {
+					env = append(env, kv)
+				}
+			}
+			env = append(env, "PATH="+path)
 			for k, v := range e.Env {
 				env = append(env, k+"="+v)
 			}
-			t.Setenv("PATH", strings.TrimPrefix(env[0], "PATH="))
-			path, err := exec.LookPath(e.Command)
+			t.Setenv("PATH", path)
+			found, err := exec.LookPath(e.Command)
 			if err != nil {
 				t.Fatalf("command %q: %v", e.Command, err)
 			}
-			if path != agentBin {
-				t.Fatalf("command %q resolves to %s, want the built %s", e.Command, path, agentBin)
+			if found != agentBin {
+				t.Fatalf("command %q resolves to %s, want the built %s", e.Command, found, agentBin)
 			}
 			args := make([]string, len(e.Args))
 			for i, a := range e.Args {
