@@ -25,7 +25,7 @@ install:
 ## the ACP registry (dist/hermes-acp-VERSION-OS-ARCH.tar.gz|zip, SHA256SUMS),
 ## and editors/zed/extension.toml and agent.json regenerated to name them
 ## with their checksums. Rebuilt only when a Go file changed.
-DIST_SOURCES := $(shell git ls-files '*.go' go.mod go.sum 2>/dev/null)
+DIST_SOURCES := $(filter-out %_test.go,$(shell git ls-files '*.go' go.mod go.sum 2>/dev/null))
 dist: dist/SHA256SUMS
 
 dist/SHA256SUMS: $(DIST_SOURCES)
