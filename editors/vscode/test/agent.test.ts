@@ -1,0 +1,236 @@
+// The client core against the real hermes-acp binary (HERMES_ACP_BIN, built
+// by `make editors-test`) with the scripted model of
+// fixtures/broken-config.yaml: edit approval, reads of unsaved text, writes
+// through the editor, the published diagnostics, the chat transcript,
+// restart after a crash, and the messages for a missing or old binary.
+import assert from "node:assert/strict";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { after, test } from "node:test";
+import type * as acp from "@agentclientprotocol/sdk";
+import { ChatState, renderItem } from "../src/core/chat";
+import { AgentConnection, checkBinary, LaunchError, type ClientHost } from "../src/core/connection";
+import { DiagnosticsStore, type EditorDiagnostic } from "../src/core/diagnostics";
+import { FsService } from "../src/core/fsService";
+import { outcomeFor, planPermission, type EditDecision, type PermissionPlan } from "../src/core/permissions";
+import { AgentSupervisor } from "../src/core/supervisor";
+import { TerminalManager } from "../src/core/terminals";
+
+const bin = process.env.HERMES_ACP_BIN ?? "";
+const script = resolve(__dirname, "../../test/fixtures/broken-config.yaml");
+const brokenConfig = '{\n  "name": "demo",\n  "tags": ["stable", "beta",]\n}\n';
+const temps: string[] = [];
+after(() => temps.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+/**
+ * settled waits until cond holds: the SDK may resolve session/prompt before
+ * it has run the handlers of the updates the agent sent just before the
+ * reply, so the transcript is checked once those have run.
+ */
+async function settled(what: string, cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 25));
+  assert.ok(cond(), what);
+}
+
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), "hermes-vscode-"));
+  temps.push(d);
+  return d;
+}
+
+test("HERMES_ACP_BIN names the hermes-acp binary under test", () => {
+  assert.ok(bin && existsSync(bin), `set HERMES_ACP_BIN to a built hermes-acp (make editors-test does); got ${JSON.stringify(bin)}`);
+  assert.ok(existsSync(script), script);
+});
+
+/** A fake editor: documents in memory (some open with unsaved text), saves to disk. */
+function editor(decision: EditDecision) {
+  const open = new Map<string, string>();
+  const rec = {
+    plans: [] as PermissionPlan[],
+    writes: [] as [string, string][],
+    diagnostics: new Map<string, EditorDiagnostic[]>(),
+    deleted: [] as string[],
+    chat: new ChatState(),
+    log: [] as string[],
+  };
+  const host: ClientHost = {
+    async requestPermission(req: acp.RequestPermissionRequest) {
+      const plan = planPermission(req);
+      rec.plans.push(plan);
+      assert.equal(plan.kind, "edit");
+      return outcomeFor(plan as Extract<PermissionPlan, { kind: "edit" }>, decision);
+    },
+    fs: new FsService({
+      openDocumentText: (p) => open.get(p),
+      readDisk: async (p) => readFileSync(p, "utf8"),
+      applyAndSave: async (p, t) => {
+        rec.writes.push([p, t]);
+        open.set(p, t);
+        writeFileSync(p, t);
+      },
+    }),
+    terminals: new TerminalManager(),
+    diagnostics: new DiagnosticsStore({
+      set: (p, ds) => rec.diagnostics.set(p, ds),
+      delete: (p) => {
+        rec.deleted.push(p);
+        rec.diagnostics.delete(p);
+      },
+    }),
+    onUpdate: (n) => rec.chat.apply(n.update),
+    log: (l) => rec.log.push(l),
+  };
+  return { host, open, rec };
+}
+
+function launch(ws: string) {
+  return { command: bin, args: ["--model", "script:" + script], env: { HERMES_HOME: join(ws, ".hermes-home"), HOME: ws }, cwd: ws };
+}
+
+test("an accepted edit is reviewed against the unsaved text, written through the editor, and its lint error published", async () => {
+  const ws = tempDir();
+  const config = join(ws, "config.json");
+  writeFileSync(config, '{"name": "demo"}\n');
+  const { host, open, rec } = editor("accept");
+  // The user has unsaved changes in the open config.json.
+  const unsaved = '{\n  "name": "demo",\n  "tags": ["stable"]\n}\n';
+  open.set(config, unsaved);
+  const c = await AgentConnection.start(launch(ws), host);
+  try {
+    assert.equal(c.init.protocolVersion, 1);
+    const s = await c.newSession(ws);
+    assert.ok(s.modes?.availableModes.some((m) => m.id === "default"), "the session offers the default mode");
+    rec.chat.user("Add the beta tag");
+    const res = await c.prompt(s.sessionId, "Add the beta tag to config.json");
+    assert.equal(res.stopReason, "end_turn");
+
+    assert.equal(rec.plans.length, 1, "one permission request");
+    const plan = rec.plans[0];
+    assert.ok(plan.kind === "edit");
+    assert.equal(plan.path, config);
+    assert.equal(plan.oldText, unsaved, "the diff's current text is the editor's unsaved buffer");
+    assert.equal(plan.newText, brokenConfig);
+    assert.ok(plan.notes.some((n) => /introduces 1 syntax error/.test(n)), `notes: ${JSON.stringify(plan.notes)}`);
+
+    assert.deepEqual(rec.writes, [[config, brokenConfig]], "the write went through the editor");
+    assert.equal(readFileSync(config, "utf8"), brokenConfig);
+
+    const diags = rec.diagnostics.get(config);
+    assert.ok(diags, `diagnostics for ${config}: ${JSON.stringify([...rec.diagnostics.keys()])}`);
+    assert.equal(diags.length, 1);
+    assert.equal(diags[0].startLine, 2, "the trailing comma's line (0-based)");
+    assert.equal(diags[0].severity, 0);
+    assert.equal(diags[0].source, "hermes-lint");
+
+    const html = () => rec.chat.items.map(renderItem).join("\n");
+    await settled("the last answer arrived", () => html().includes("now lists the beta tag."));
+    assert.match(html(), /I will add the <strong>beta<\/strong> tag/);
+    assert.match(html(), /<details class="msg thought">/);
+    assert.match(html(), /class="tool status-completed"/);
+    assert.match(html(), /Done: <code>config\.json<\/code> now lists the beta tag\./);
+
+    // Closing the session takes its diagnostics out of the Problems panel.
+    host.diagnostics.closeSession(s.sessionId);
+    assert.deepEqual(rec.deleted, [config]);
+    assert.equal(rec.diagnostics.size, 0);
+  } finally {
+    c.dispose();
+    await c.exited;
+  }
+});
+
+test("a rejected edit leaves the file alone", async () => {
+  const ws = tempDir();
+  const config = join(ws, "config.json");
+  writeFileSync(config, '{"name": "demo"}\n');
+  const { host, rec } = editor("reject");
+  const c = await AgentConnection.start(launch(ws), host);
+  try {
+    const s = await c.newSession(ws);
+    const res = await c.prompt(s.sessionId, "Add the beta tag to config.json");
+    assert.equal(res.stopReason, "end_turn");
+    assert.equal(rec.plans.length, 1);
+    assert.deepEqual(rec.writes, []);
+    assert.equal(readFileSync(config, "utf8"), '{"name": "demo"}\n');
+    assert.equal(rec.diagnostics.size, 0);
+    const tool = () => rec.chat.items.find((i) => i.type === "tool");
+    await settled("the tool card shows the rejection", () => {
+      const t = tool();
+      return t?.type === "tool" && t.status === "failed";
+    });
+  } finally {
+    c.dispose();
+    await c.exited;
+  }
+});
+
+test("the agent is restarted when it dies, and the new one answers", async () => {
+  const ws = tempDir();
+  const { host } = editor("accept");
+  const events: string[] = [];
+  let started!: (c: AgentConnection) => void;
+  let next = new Promise<AgentConnection>((r) => (started = r));
+  const sup = new AgentSupervisor(() => launch(ws), host, {
+    started: (c, restarted) => {
+      events.push(restarted ? "restarted" : "started");
+      started(c);
+    },
+    restarting: (why) => events.push("restarting: " + why),
+    failed: (err) => events.push("failed: " + err.message),
+  });
+  try {
+    await sup.start();
+    const first = await next;
+    next = new Promise<AgentConnection>((r) => (started = r));
+    first.child.kill("SIGKILL");
+    const second = await next;
+    assert.notEqual(second, first);
+    assert.deepEqual(events, ["started", "restarting: hermes-acp exited unexpectedly (signal SIGKILL)", "restarted"]);
+    const s = await second.newSession(ws);
+    assert.ok(s.sessionId);
+  } finally {
+    sup.stop();
+  }
+});
+
+test("a missing binary or an old one gets a message that says how to fix it", async () => {
+  await assert.rejects(checkBinary("/nonexistent/hermes-acp"), (err: unknown) => {
+    assert.ok(err instanceof LaunchError);
+    assert.equal(err.reason, "missing");
+    assert.match(err.message, /make install/);
+    assert.match(err.message, /hermes\.path/);
+    return true;
+  });
+  const dir = tempDir();
+  const old = join(dir, "hermes-acp");
+  writeFileSync(old, "#!/bin/sh\necho 'hermes-acp 0.0.9'\n");
+  chmodSync(old, 0o755);
+  await assert.rejects(checkBinary(old), (err: unknown) => {
+    assert.ok(err instanceof LaunchError);
+    assert.equal(err.reason, "too-old");
+    assert.match(err.message, /0\.0\.9 is too old/);
+    return true;
+  });
+  assert.match(await checkBinary(bin), /^\d+\.\d+\.\d+/);
+});
+
+test("terminals run the command, keep the end of long output, and report the exit", async () => {
+  const tm = new TerminalManager();
+  const { terminalId } = tm.create({ sessionId: "s", command: "sh", args: ["-c", "echo hello; echo oops >&2; exit 3"] });
+  const exit = await tm.waitForExit({ sessionId: "s", terminalId });
+  assert.equal(exit.exitCode, 3);
+  const out = tm.output({ sessionId: "s", terminalId });
+  assert.match(out.output, /hello/);
+  assert.match(out.output, /oops/);
+  assert.equal(out.truncated, false);
+  assert.equal(out.exitStatus?.exitCode, 3);
+  const long = tm.create({ sessionId: "s", command: "sh", args: ["-c", "printf 'é%.0s' $(seq 1 100); echo END"], outputByteLimit: 11 });
+  await tm.waitForExit({ sessionId: "s", terminalId: long.terminalId });
+  const o = tm.output({ sessionId: "s", terminalId: long.terminalId });
+  assert.equal(o.truncated, true);
+  assert.equal(o.output, "éééEND\n", "the end is kept, cut at a character boundary");
+  tm.release({ sessionId: "s", terminalId });
+  assert.throws(() => tm.output({ sessionId: "s", terminalId }), /no terminal/);
+});
