@@ -626,7 +626,7 @@ func (p *anthropicProvider) streamError(ctx, actx context.Context, model string,
 	if ae, ok := errors.AsType[*anthropic.Error](err); ok {
 		msg, _ := errorBodyMessage([]byte(ae.RawJSON()))
 		if isContextLength(string(ae.Type()), msg) {
-			return p.contextError(model, 0, msg, err)
+			return contextError(model, 0, msg, err)
 		}
 		return &Error{Kind: Server, Err: err, Message: fmt.Sprintf(
 			"The Anthropic API at %s reported an error during the reply: %s. Try again.", p.baseURL, truncate(msg, 300))}
@@ -642,11 +642,6 @@ func (p *anthropicProvider) streamError(ctx, actx context.Context, model string,
 func (p *anthropicProvider) timeoutError(err error) error {
 	return &Error{Kind: Timeout, Err: err, Message: fmt.Sprintf(
 		"The Anthropic API at %s did not finish the reply within %s. Try again, or ask for a shorter answer.", p.baseURL, p.timeout)}
-}
-
-func (p *anthropicProvider) contextError(model string, status int, msg string, err error) error {
-	return &Error{Kind: ContextLength, Status: status, Err: err, Message: fmt.Sprintf(
-		"The conversation is too long for the model %q%s. Start a new session, or attach less content.", model, detail(status, msg))}
 }
 
 // httpError maps an HTTP error answer to an [*Error] naming the fix.
@@ -684,7 +679,7 @@ func (p *anthropicProvider) httpError(f *httpFailure, model string, retries int)
 		e.Kind = Server
 		e.Message = fmt.Sprintf("The Anthropic API at %s failed%s%s. Try again later.", p.baseURL, detail(status, msg), after)
 	case status == http.StatusRequestEntityTooLarge || isContextLength(typ, msg):
-		return p.contextError(model, status, msg, cause)
+		return contextError(model, status, msg, cause)
 	default:
 		e.Kind = BadRequest
 		e.Message = fmt.Sprintf("The Anthropic API rejected the request for model %q%s.", model, detail(status, msg))

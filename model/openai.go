@@ -485,7 +485,7 @@ func (p *openAIProvider) streamError(ctx, actx context.Context, model string, er
 	if se, ok := errors.AsType[*ssestream.StreamError](err); ok {
 		msg, code := errorBodyMessage(se.Event.Data)
 		if isContextLength(code, msg) {
-			return p.contextError(model, 0, msg, err)
+			return contextError(model, 0, msg, err)
 		}
 		return &Error{Kind: Server, Err: err, Message: fmt.Sprintf(
 			"The model server at %s reported an error during the reply: %s. Try again.", p.baseURL, truncate(msg, 300))}
@@ -503,7 +503,9 @@ func (p *openAIProvider) timeoutError(err error) error {
 		"The model server at %s did not finish the reply within %s. Try again, or ask for a shorter answer.", p.baseURL, p.timeout)}
 }
 
-func (p *openAIProvider) contextError(model string, status int, msg string, err error) error {
+// contextError is the error for a conversation longer than the model's
+// context window, whichever provider reported it (status 0: in the stream).
+func contextError(model string, status int, msg string, err error) error {
 	return &Error{Kind: ContextLength, Status: status, Err: err, Message: fmt.Sprintf(
 		"The conversation is too long for the model %q%s. Start a new session, or attach less content.", model, detail(status, msg))}
 }
@@ -542,7 +544,7 @@ func (p *openAIProvider) httpError(f *httpFailure, model string, retries int) er
 		e.Kind = Server
 		e.Message = fmt.Sprintf("The model server at %s failed%s%s. Try again later.", p.baseURL, detail(status, msg), after)
 	case isContextLength(code, msg):
-		return p.contextError(model, status, msg, cause)
+		return contextError(model, status, msg, cause)
 	default:
 		e.Kind = BadRequest
 		e.Message = fmt.Sprintf("The model server at %s rejected the request for model %q%s.", p.baseURL, model, detail(status, msg))
