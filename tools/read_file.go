@@ -1003,7 +1003,14 @@ type savedResults interface {
 // The rows joined without separators are the indented value, so nothing
 // of the result is out of reach.
 func readSavedResult(ctx context.Context, raw, real string, offset, limit int) (string, error) {
-	f, err := os.OpenFile(real, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	li, err := os.Lstat(real)
+	if err != nil {
+		return errorResult(fmt.Sprintf("Cannot read saved result '%s': %v", raw, unwrapOSError(err))), nil
+	}
+	if li.Mode()&fs.ModeSymlink != 0 {
+		return errorResult(fmt.Sprintf("Cannot read saved result '%s': it has been replaced by a symbolic link", raw)), nil
+	}
+	f, err := os.Open(real)
 	if err != nil {
 		return errorResult(fmt.Sprintf("Cannot read saved result '%s': %v", raw, unwrapOSError(err))), nil
 	}
@@ -1011,6 +1018,9 @@ func readSavedResult(ctx context.Context, raw, real string, offset, limit int) (
 	fi, err := f.Stat()
 	if err != nil {
 		return "", fmt.Errorf("read_file %s: %w", real, err)
+	}
+	if !os.SameFile(li, fi) { // swapped between the check and the open
+		return errorResult(fmt.Sprintf("Cannot read saved result '%s': it has been replaced by a symbolic link", raw)), nil
 	}
 	if !fi.Mode().IsRegular() {
 		return readFileSpecial(raw, fi.Mode()), nil
