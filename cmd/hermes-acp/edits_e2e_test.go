@@ -187,16 +187,25 @@ func newSDKRun(t testing.TB, script, scenarioPath string) sdkRun {
 // checks still run, so that both sides report.
 func (r sdkRun) run(t testing.TB, srv *modeltest.Server) {
 	t.Helper()
+	r.exec(t, 60*time.Second, append(modelEnv(srv), "CONFORMANCE_SCENARIO="+r.scenario)...)
+}
+
+// exec runs the script against the binary within timeout, with the run's
+// workdir and transcript and the extra environment entries (KEY=VALUE,
+// overriding the base ones), and fails the test with the script's report
+// when the script fails. Scripts that start the agent with the script model
+// need no extra entries.
+func (r sdkRun) exec(t testing.TB, timeout time.Duration, env ...string) {
+	t.Helper()
 	node := requireNode(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, r.script, agentBin)
 	cmd.Dir = repoRoot
-	cmd.Env = baseEnv(t, append(modelEnv(srv),
-		"CONFORMANCE_SCENARIO="+r.scenario,
-		"CONFORMANCE_WORKDIR="+r.workdir,
-		"CONFORMANCE_TRANSCRIPT="+r.transcript,
-	)...)
+	cmd.Env = baseEnv(t, append([]string{
+		"CONFORMANCE_WORKDIR=" + r.workdir,
+		"CONFORMANCE_TRANSCRIPT=" + r.transcript,
+	}, env...)...)
 	cmd.WaitDelay = exitDeadline
 	out, err := cmd.CombinedOutput()
 	if err != nil {

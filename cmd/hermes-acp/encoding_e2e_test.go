@@ -6,9 +6,7 @@ package main_test
 // editor that serves the files decoded as UTF-8.
 
 import (
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -16,24 +14,12 @@ import (
 
 func TestTypeScriptSDKEncoding(t *testing.T) {
 	t.Parallel()
-	node := requireNode(t)
 	r := sdkRun{
 		script:     filepath.Join("conformance", "encoding.mjs"),
 		workdir:    t.TempDir(),
 		transcript: filepath.Join(t.TempDir(), "transcript.jsonl"),
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, r.script, agentBin)
-	cmd.Dir = repoRoot
-	cmd.Env = baseEnv(t, "CONFORMANCE_WORKDIR="+r.workdir, "CONFORMANCE_TRANSCRIPT="+r.transcript)
-	cmd.WaitDelay = exitDeadline
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Errorf("node %s %s: %v\n%s", r.script, agentBin, err, out)
-	} else {
-		t.Logf("%s", out)
-	}
+	r.exec(t, 90*time.Second)
 
 	// Every agent message validates against the ACP schema.
 	conns := r.transcriptOf(t)

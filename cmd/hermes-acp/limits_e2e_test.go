@@ -10,9 +10,7 @@ package main_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,24 +18,12 @@ import (
 )
 
 func TestTypeScriptSDKLimits(t *testing.T) {
-	node := requireNode(t)
 	r := sdkRun{
 		script:     filepath.Join("conformance", "limits.mjs"),
 		workdir:    t.TempDir(),
 		transcript: filepath.Join(t.TempDir(), "transcript.jsonl"),
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, r.script, agentBin)
-	cmd.Dir = repoRoot
-	cmd.Env = baseEnv(t, "CONFORMANCE_WORKDIR="+r.workdir, "CONFORMANCE_TRANSCRIPT="+r.transcript)
-	cmd.WaitDelay = exitDeadline
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Errorf("node %s %s: %v\n%s", r.script, agentBin, err, out)
-	} else {
-		t.Logf("%s", out)
-	}
+	r.exec(t, 120*time.Second)
 
 	conns := r.transcriptOf(t)
 	for _, name := range []string{"over-limits", "fuzzy-cancel", "toml-cancel"} {

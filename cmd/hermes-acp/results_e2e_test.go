@@ -7,10 +7,8 @@ package main_test
 // tool call id keep two files.
 
 import (
-	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -163,22 +161,6 @@ func sentResults(t *testing.T, srv *modeltest.Server) map[string][]string {
 // entries (KEY=VALUE) that override the base ones.
 func runSDKWithEnv(t *testing.T, r sdkRun, srv *modeltest.Server, extra ...string) {
 	t.Helper()
-	node := requireNode(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, r.script, agentBin)
-	cmd.Dir = repoRoot
-	env := append(modelEnv(srv),
-		"CONFORMANCE_SCENARIO="+r.scenario,
-		"CONFORMANCE_WORKDIR="+r.workdir,
-		"CONFORMANCE_TRANSCRIPT="+r.transcript,
-	)
-	cmd.Env = baseEnv(t, append(env, extra...)...)
-	cmd.WaitDelay = exitDeadline
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Errorf("node %s %s: %v\n%s", r.script, agentBin, err, out)
-		return
-	}
-	t.Logf("%s", out)
+	env := append(modelEnv(srv), "CONFORMANCE_SCENARIO="+r.scenario)
+	r.exec(t, 60*time.Second, append(env, extra...)...)
 }

@@ -6,9 +6,7 @@ package main_test
 
 import (
 	"bytes"
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -18,7 +16,6 @@ import (
 
 func TestTypeScriptSDKStore(t *testing.T) {
 	t.Parallel()
-	node := requireNode(t)
 	srv := startModel(t, func(r modeltest.Request) modeltest.Turn {
 		return modeltest.Turn{Text: []string{"answer to: ", r.Last().Content}}
 	})
@@ -32,22 +29,7 @@ func TestTypeScriptSDKStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := sdkRun{script: filepath.Join("conformance", "store.mjs"), workdir: t.TempDir(), transcript: filepath.Join(t.TempDir(), "transcript.jsonl")}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, r.script, agentBin)
-	cmd.Dir = repoRoot
-	cmd.Env = baseEnv(t, append(modelEnv(srv),
-		"CONFORMANCE_WORKDIR="+r.workdir,
-		"CONFORMANCE_TRANSCRIPT="+r.transcript,
-		"STORE_DAMAGED_HOME="+damaged,
-	)...)
-	cmd.WaitDelay = exitDeadline
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Errorf("node %s %s: %v\n%s", r.script, agentBin, err, out)
-	} else {
-		t.Logf("%s", out)
-	}
+	r.exec(t, 90*time.Second, append(modelEnv(srv), "STORE_DAMAGED_HOME="+damaged)...)
 	conns := r.transcriptOf(t) // every agent line validates against the schema
 	for _, c := range []string{"window1", "window2", "window3", "damaged"} {
 		if len(conns[c]) == 0 {
