@@ -290,14 +290,41 @@ func agentNotifications(lines []wireLine, method string) []json.RawMessage {
 	return out
 }
 
+// modelView is what a scenario step says its tool result must and must not
+// hold.
+type modelView struct {
+	ModelSees    []string `json:"modelSees"`
+	ModelNotSees []string `json:"modelNotSees"`
+}
+
+// seenBy returns the tool result the model was sent for the call id and
+// fails t unless it holds every ModelSees string and no ModelNotSees one.
+func (v modelView) seenBy(t *testing.T, results map[string]string, id string) string {
+	t.Helper()
+	res, ok := results[id]
+	if !ok {
+		t.Fatalf("the model was never sent the result of %s", id)
+	}
+	for _, want := range v.ModelSees {
+		if !strings.Contains(res, want) {
+			t.Errorf("tool result %s = %s, want it to contain %q", id, res, want)
+		}
+	}
+	for _, bad := range v.ModelNotSees {
+		if strings.Contains(res, bad) {
+			t.Errorf("tool result %s = %s, want no %q", id, res, bad)
+		}
+	}
+	return res
+}
+
 // editStep is a step of edits.txtar.
 type editStep struct {
 	toolStep
-	Client       string   `json:"client"`
-	Outcome      string   `json:"outcome"` // written, denied, refused or read
-	Answer       string   `json:"answer"`
-	ModelSees    []string `json:"modelSees"`
-	ModelNotSees []string `json:"modelNotSees"`
+	Client  string `json:"client"`
+	Outcome string `json:"outcome"` // written, denied, refused or read
+	Answer  string `json:"answer"`
+	modelView
 }
 
 // outsideAbs is the absolute path outside the workspace that edits.txtar's
@@ -338,20 +365,7 @@ func TestTypeScriptSDKEdits(t *testing.T) {
 	wsOf := map[string]string{"fs": filepath.Join(r.workdir, "fs-ws"), "disk": filepath.Join(r.workdir, "disk-ws")}
 	for _, s := range sc.Steps {
 		t.Run(s.ID, func(t *testing.T) {
-			res, ok := results[s.callID()]
-			if !ok {
-				t.Fatalf("the model was never sent the result of %s", s.callID())
-			}
-			for _, want := range s.ModelSees {
-				if !strings.Contains(res, want) {
-					t.Errorf("tool result %s = %s, want it to contain %q", s.callID(), res, want)
-				}
-			}
-			for _, bad := range s.ModelNotSees {
-				if strings.Contains(res, bad) {
-					t.Errorf("tool result %s = %s, want no %q", s.callID(), res, bad)
-				}
-			}
+			res := s.seenBy(t, results, s.callID())
 			var got struct {
 				Error        string `json:"error"`
 				BytesWritten *int   `json:"bytes_written"`

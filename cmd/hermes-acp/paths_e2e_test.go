@@ -25,13 +25,12 @@ import (
 // pathStep is a step of paths.txtar.
 type pathStep struct {
 	toolStep
-	Client       string   `json:"client"`
-	Mode         string   `json:"mode"`
-	Answer       string   `json:"answer"`
-	AskPath      string   `json:"askPath"`
-	Outcome      string   `json:"outcome"` // read, written, denied or refused
-	ModelSees    []string `json:"modelSees"`
-	ModelNotSees []string `json:"modelNotSees"`
+	Client  string `json:"client"`
+	Mode    string `json:"mode"`
+	Answer  string `json:"answer"`
+	AskPath string `json:"askPath"`
+	Outcome string `json:"outcome"` // read, written, denied or refused
+	modelView
 }
 
 func TestTypeScriptSDKPaths(t *testing.T) {
@@ -55,20 +54,7 @@ func TestTypeScriptSDKPaths(t *testing.T) {
 	results := toolResults(t, srv)
 	for _, s := range sc.Steps {
 		t.Run(s.ID, func(t *testing.T) {
-			res, ok := results[s.callID()]
-			if !ok {
-				t.Fatalf("the model was never sent the result of %s", s.callID())
-			}
-			for _, want := range s.ModelSees {
-				if !strings.Contains(res, want) {
-					t.Errorf("tool result %s = %s, want it to contain %q", s.callID(), res, want)
-				}
-			}
-			for _, bad := range s.ModelNotSees {
-				if strings.Contains(res, bad) {
-					t.Errorf("tool result %s = %s, want no %q", s.callID(), res, bad)
-				}
-			}
+			res := s.seenBy(t, results, s.callID())
 			var got struct {
 				Error        string `json:"error"`
 				BytesWritten *int   `json:"bytes_written"`
