@@ -19,7 +19,7 @@ import (
 // read_file's words.
 func editBinaryMessage(raw string) string {
 	return fmt.Sprintf("Cannot edit binary file '%s': read_file cannot show it as text, and patch and write_file "+
-		"change only text files. Use terminal to handle binary files.", raw)
+		"change only text files; the file is left as it is.", raw)
 }
 
 // editDecode decodes content, the current content of p as the session's
@@ -34,7 +34,7 @@ func editDecode(ctx context.Context, env Env, raw string, p workspace.Path, cont
 	case err != nil:
 		return ft, fmt.Sprintf("Cannot edit '%s': it is %s text that cannot be decoded and written back byte for byte "+
 			"(for example an odd number of bytes or an unpaired surrogate), so an edit would change bytes it did not "+
-			"touch. Use terminal to repair or convert it first.", raw, workspace.DetectEncoding(content))
+			"touch. Repair or convert it outside the agent first.", raw, workspace.DetectEncoding(content))
 	}
 	if lossy, enc := editorLossy(ctx, env, p, ft.Text); lossy {
 		return ft, editLossyMessage(raw, enc)
