@@ -56,17 +56,20 @@ type Options struct {
 	// ReloadModel re-reads the configuration (after `hermes-acp --setup`);
 	// nil means authenticate cannot pick up a new configuration.
 	ReloadModel func() (ModelSetup, error)
-	// Registry holds the built-in tools; each session works on its own clone
-	// (to which its MCP tools are added). Nil means no tools.
+	// Registry declares the built-in tools (and the agent's own, [Tools]);
+	// each session works on its own clone, binds its tools into it and adds
+	// its MCP tools. Nil means no tools.
 	Registry *registry.Registry
 	// Pipeline configures each session's tool pipeline.
 	Pipeline registry.PipelineOptions
 	// Toolsets and DisabledToolsets select the session's tools
 	// (default ["hermes-acp"]).
 	Toolsets, DisabledToolsets []string
-	// ToolEnv builds the per-session environment tools receive as
-	// registry.Call.Env; nil passes the session's [Env].
-	ToolEnv func(*Env) any
+	// BindTools binds the built-in tools to a new session: it returns the
+	// entries, with handlers, of the tools the session enables (env.Enabled)
+	// and the hooks their per-session state needs. Nil binds none (the
+	// session still binds the agent's own tools).
+	BindTools func(env *Env) ([]registry.Entry, []registry.Hook)
 	// ApprovalsOff makes new sessions start in dont_ask mode
 	// (approvals.mode: off).
 	ApprovalsOff bool

@@ -189,8 +189,13 @@ func cmdReset(_ context.Context, s *Session, _ string) commandResult {
 	s.mu.Lock()
 	s.plan = nil
 	s.mu.Unlock()
-	s.resetStored()     // clears the history
-	s.env.resetValues() // tool state (read dedup, loop counters) refers to the old context
+	s.resetStored() // clears the history
+	if s.reg != nil {
+		// Tool state (read dedup, loop counters) refers to the old context.
+		if err := s.bindTools(); err != nil {
+			s.a.log.Warn("rebind tools after reset", "session", s.id, "error", err)
+		}
+	}
 	s.sendText("Conversation cleared.")
 	return done()
 }

@@ -35,25 +35,6 @@ type linted struct {
 	closed  bool
 }
 
-// Value returns the session's value for key, creating it with init first.
-func (e *Env) Value(key any, init func() any) any {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if v, ok := e.values[key]; ok {
-		return v
-	}
-	v := init()
-	e.values[key] = v
-	return v
-}
-
-// resetValues forgets every per-session tool value.
-func (e *Env) resetValues() {
-	e.mu.Lock()
-	clear(e.values)
-	e.mu.Unlock()
-}
-
 // Linter returns the agent's linter, shared by its sessions.
 func (e *Env) Linter() *lint.Linter { return e.s.a.opts.Linter }
 

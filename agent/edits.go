@@ -20,28 +20,18 @@ const (
 	optReject       = "reject"
 )
 
-// errEditDenied is wrapped by every denial ApproveEdit returns.
-var errEditDenied = errors.New("edit approval denied")
-
-// denial is an ApproveEdit refusal; its message is what the model reads.
-type denial struct{ msg string }
-
-func (d *denial) Error() string { return d.msg }
-func (d *denial) Unwrap() error { return errEditDenied }
-
 // ApproveEdit shows the changes of tool call callID as diffs on the tool call
 // and decides whether they may be made: automatically by the session's mode
 // (accept_edits: inside the workspace roots or the temp folder; dont_ask:
 // anywhere allowed), except that .git and .ssh components and .env* and id_*
 // files always ask; otherwise by asking the user with
 // session/request_permission. A timeout (approvals.timeout), a cancelled
-// turn, an unknown answer or a failed request all deny. It returns nil when
-// approved, else an error whose message tells the model why nothing was
-// written.
-func (e *Env) ApproveEdit(ctx context.Context, callID string, changes []workspace.Change, lints []lint.Result) error {
+// turn, an unknown answer or a failed request all deny; the decision says
+// which, and the tool tells its model.
+func (e *Env) ApproveEdit(ctx context.Context, callID string, changes []workspace.Change, lints []lint.Result) workspace.Decision {
 	s := e.s
 	if len(changes) == 0 {
-		return &denial{"Edit approval denied: the edit changes no file; nothing was written."}
+		return workspace.Decision{Denial: workspace.DenyNoChange}
 	}
 	content, locations := editContent(changes)
 	summary, meta := lintSummary(changes, lints)
@@ -55,7 +45,7 @@ func (e *Env) ApproveEdit(ctx context.Context, callID string, changes []workspac
 		if t != nil {
 			t.update(acp.StatusInProgress, nil)
 		}
-		return nil
+		return workspace.Decision{Approved: true}
 	}
 	title := "Approve edit: " + changeTitle(changes)
 	upd := acp.ToolCallUpdate{
@@ -84,31 +74,33 @@ func (e *Env) ApproveEdit(ctx context.Context, callID string, changes []workspac
 			{OptionID: optReject, Name: "Reject", Kind: acp.RejectOnce},
 		},
 	})
-	const notModified = " No file was modified."
+	deny := func(d workspace.Denial, detail string) workspace.Decision {
+		return workspace.Decision{Denial: d, Detail: detail}
+	}
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return &denial{"Edit approval denied: the user cancelled the turn before answering." + notModified}
+		return deny(workspace.DenyTurnCancelled, "")
 	case err != nil && errors.Is(err, context.DeadlineExceeded):
-		return &denial{fmt.Sprintf("Edit approval denied: the user did not answer within %s (approvals.timeout).%s", timeout.Round(time.Second), notModified)}
+		return deny(workspace.DenyTimeout, timeout.Round(time.Second).String())
 	case err != nil:
 		s.a.log.Warn("permission request failed", "session", s.id, "error", err)
-		return &denial{fmt.Sprintf("Edit approval denied: the permission request failed (%v).%s", err, notModified)}
+		return deny(workspace.DenyRequestFailed, err.Error())
 	case res.Outcome.Cancelled:
-		return &denial{"Edit approval denied: the request was cancelled by the editor." + notModified}
+		return deny(workspace.DenyEditorCancelled, "")
 	}
 	switch res.Outcome.OptionID {
 	case optAllowEdit:
 	case optAllowSession:
 		s.setMode(ModeAcceptEdits, true)
 	case optReject:
-		return &denial{"Edit approval denied: the user rejected this edit." + notModified + " Do not retry the same edit; ask the user what they want instead."}
+		return deny(workspace.DenyRejected, "")
 	default:
-		return &denial{fmt.Sprintf("Edit approval denied: the editor answered with an unknown option %q.%s", res.Outcome.OptionID, notModified)}
+		return deny(workspace.DenyUnknownOption, res.Outcome.OptionID)
 	}
 	if t != nil {
 		t.update(acp.StatusInProgress, nil)
 	}
-	return nil
+	return workspace.Decision{Approved: true}
 }
 
 // autoApproved applies the session's mode to the changes: every target must

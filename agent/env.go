@@ -6,17 +6,17 @@ import (
 	"fmt"
 	"io/fs"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hermes-acp/hermes-acp/acp"
 	"github.com/hermes-acp/hermes-acp/workspace"
 )
 
-// Env is the per-session environment tools receive (through
-// Options.ToolEnv, as registry.Call.Env): the workspace, file access through
-// the editor or the disk, read/write state, and the editor-facing services
-// (edit approval, tool-call progress, diagnostics). It is safe for
-// concurrent use.
+// Env is the per-session services tools are bound to (Options.BindTools):
+// the workspace, file access through the editor or the disk, read/write
+// state, and the editor-facing services (edit approval, tool-call
+// progress, diagnostics). It is safe for concurrent use.
 type Env struct {
 	s     *Session
 	files *workspace.Files
@@ -24,18 +24,16 @@ type Env struct {
 	lint  linted
 	wg    sync.WaitGroup // the watcher's start-up goroutine and LearnLint's
 
-	mu     sync.Mutex // guards values
-	values map[any]any
+	enabled atomic.Pointer[enabledSet] // cache of Enabled
 }
 
 func newEnv(s *Session) *Env {
 	caps := s.client.Capabilities()
 	ed := &editorFS{client: s.client, sessionID: s.id, timeout: s.a.opts.FSTimeout}
 	return &Env{
-		s:      s,
-		files:  workspace.NewFiles(s.ws, ed, caps.FS.ReadTextFile, caps.FS.WriteTextFile),
-		state:  workspace.NewState(s.ws),
-		values: map[any]any{},
+		s:     s,
+		files: workspace.NewFiles(s.ws, ed, caps.FS.ReadTextFile, caps.FS.WriteTextFile),
+		state: workspace.NewState(s.ws),
 	}
 }
 
@@ -55,10 +53,38 @@ func (e *Env) State() *workspace.State { return e.state }
 // session's result budget saved an oversized result, and returns its real
 // path: read_file opens those, and only those, outside the workspace.
 func (e *Env) SavedResult(path string) (string, bool) {
-	if e.s.pipe == nil {
+	e.s.mu.Lock()
+	pipe := e.s.pipe
+	e.s.mu.Unlock()
+	if pipe == nil {
 		return "", false
 	}
-	return e.s.pipe.SavedResult(path)
+	return pipe.SavedResult(path)
+}
+
+// Enabled reports whether the session enables the tool called name (its
+// toolsets select it). The answer is computed once per registry change.
+func (e *Env) Enabled(name string) bool {
+	if e.s.reg == nil {
+		return false
+	}
+	gen := e.s.reg.Snapshot().Generation()
+	c := e.enabled.Load()
+	if c == nil || c.gen != gen {
+		names := e.s.toolNames()
+		c = &enabledSet{gen: gen, names: make(map[string]bool, len(names))}
+		for _, n := range names {
+			c.names[n] = true
+		}
+		e.enabled.Store(c)
+	}
+	return c.names[name]
+}
+
+// enabledSet is the session's enabled tools at one registry generation.
+type enabledSet struct {
+	gen   uint64
+	names map[string]bool
 }
 
 // Mode returns the session's current mode.

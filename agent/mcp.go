@@ -574,6 +574,8 @@ func (c *mcpConn) apply(tools []*mcp.Tool) {
 			Handler:        c.handler(t.Name),
 			MaxResultChars: registry.DefaultMCPResultChars,
 			ParallelSafe:   c.parallel(),
+			ReadOnly:       t.Annotations != nil && t.Annotations.ReadOnlyHint,
+			Idempotent:     t.Annotations != nil && t.Annotations.ReadOnlyHint && t.Annotations.IdempotentHint,
 		})
 		if err != nil {
 			m.log.Warn("MCP tool not registered", "server", c.server.Name, "tool", t.Name, "error", err)
@@ -624,10 +626,10 @@ func (c *mcpConn) forget() {
 // handler calls the MCP tool with the turn's context (a cancelled turn
 // cancels the call on the server) and renders its result for the model.
 func (c *mcpConn) handler(tool string) registry.Handler {
-	return func(ctx context.Context, call *registry.Call) (string, error) {
+	return func(ctx context.Context, call *registry.Call) (registry.Result, error) {
 		cs := c.session()
 		if cs == nil {
-			return errorResult(fmt.Sprintf("MCP server %q is not connected", c.server.Name)), nil
+			return registry.Errorf("MCP server %q is not connected", c.server.Name), nil
 		}
 		args := call.Args
 		if args == nil {
@@ -636,19 +638,20 @@ func (c *mcpConn) handler(tool string) registry.Handler {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 		if err != nil {
 			if ctx.Err() != nil {
-				return "", fmt.Errorf("call %s on MCP server %s: %w", tool, c.server.Name, ctx.Err())
+				return registry.Result{}, fmt.Errorf("call %s on MCP server %s: %w", tool, c.server.Name, ctx.Err())
 			}
-			return errorResult(fmt.Sprintf("MCP server %q failed to run tool %q: %v", c.server.Name, tool, err)), nil
+			return registry.Errorf("MCP server %q failed to run tool %q: %v", c.server.Name, tool, err), nil
 		}
 		return renderMCPResult(res), nil
 	}
 }
 
-// renderMCPResult turns a tool result into the JSON the model reads, as
-// hermes does: {"error": text} for an error result; {"result": text} with
-// the text blocks joined by newlines (other blocks as a short note); the
-// structured content as "result" only when the blocks render nothing.
-func renderMCPResult(res *mcp.CallToolResult) string {
+// renderMCPResult turns a tool result into the result the model reads, as
+// hermes does: {"error": text} for an error result (IsError: the server's
+// own verdict); {"result": text} with the text blocks joined by newlines
+// (other blocks as a short note); the structured content as "result" only
+// when the blocks render nothing.
+func renderMCPResult(res *mcp.CallToolResult) registry.Result {
 	var parts []string
 	for _, b := range res.Content {
 		switch b := b.(type) {
@@ -675,21 +678,19 @@ func renderMCPResult(res *mcp.CallToolResult) string {
 		if text == "" {
 			text = "MCP tool returned an error"
 		}
-		return errorResult(text)
+		return registry.Error(text)
 	}
 	if text == "" && res.StructuredContent != nil {
-		if out, err := marshalResult(map[string]any{"result": res.StructuredContent}); err == nil {
-			return out
+		if _, err := marshalResult(res.StructuredContent); err == nil {
+			return registry.OK(mcpResult{res.StructuredContent})
 		}
 	}
-	out, _ := marshalResult(map[string]any{"result": text})
-	return out
+	return registry.OK(mcpResult{text})
 }
 
-// errorResult is the tool result {"error": msg}.
-func errorResult(msg string) string {
-	out, _ := marshalResult(map[string]any{"error": msg})
-	return out
+// mcpResult is a successful MCP result as the model reads it.
+type mcpResult struct {
+	Result any `json:"result"`
 }
 
 // marshalResult encodes v without HTML escaping (the model reads it).

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hermes-acp/hermes-acp/acp"
 	"github.com/hermes-acp/hermes-acp/model"
+	"github.com/hermes-acp/hermes-acp/registry"
 )
 
 // LoadSession restores a stored session and replays its whole conversation
@@ -82,10 +83,10 @@ func (s *Session) replay() {
 	history := append([]model.Message(nil), s.history...)
 	plan := append([]todoItem(nil), s.plan...)
 	s.mu.Unlock()
-	results := map[string]string{}
+	results := map[string]model.Message{}
 	for _, m := range history {
 		if m.Role == model.RoleTool {
-			results[m.ToolCallID] = m.Content
+			results[m.ToolCallID] = m
 		}
 	}
 	for _, m := range history {
@@ -114,18 +115,27 @@ func (s *Session) replay() {
 	}
 }
 
-func (s *Session) replayToolCall(c model.ToolCall, results map[string]string) {
+// replayToolCall shows a stored tool call and its result. Only the result's
+// text and failure flag are stored, so tools' own renderings (which need
+// their typed results) give way to the generic one.
+func (s *Session) replayToolCall(c model.ToolCall, results map[string]model.Message) {
+	t := &toolCallTracker{s: s, id: c.ID, name: c.Name, raw: c.Arguments}
+	if s.reg != nil {
+		t.entry, _ = s.reg.Snapshot().Lookup(c.Name)
+	}
 	args := parseArgsLenient(c.Arguments)
 	s.send(acp.SessionUpdate{ToolCall: &acp.ToolCall{
-		ToolCallID: c.ID, Title: toolTitle(c.Name, args), Kind: kindOf(c.Name), Status: acp.StatusPending,
-		Locations: toolLocations(s, args), RawInput: rawInput(args, c.Arguments),
+		ToolCallID: c.ID, Title: t.title(args), Kind: t.kind(), Status: acp.StatusPending,
+		Locations: t.pathLocations(args), RawInput: rawInput(args, c.Arguments),
 	}})
-	result, ok := results[c.ID]
+	m, ok := results[c.ID]
+	out := registry.Outcome{Content: m.Content, Failed: !ok || m.IsError}
 	status := acp.StatusCompleted
-	if !ok || toolFailed(c.Name, result) {
+	if out.Failed {
 		status = acp.StatusFailed
 	}
-	s.send(acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: c.ID, Status: status, Content: completionContent(c.Name, args, result)}})
+	t.entry.Render = nil
+	s.send(acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: c.ID, Status: status, Content: t.completion(args, out)}})
 }
 
 // ListSessions lists stored sessions, most recent first, 50 per page.

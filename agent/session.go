@@ -100,23 +100,14 @@ func (a *Agent) openSession(ctx context.Context, id, cwd string, dirs []string, 
 	if base == nil && len(a.opts.MCPServers)+len(mcpServers) > 0 {
 		base = registry.New(a.log) // MCP tools only
 	}
+	s.env = newEnv(s)
 	if base != nil {
 		s.reg = base.Clone()
-		po := a.opts.Pipeline
-		po.SessionID = id
-		po.PathResolver = func(p string) (string, bool) {
-			rp, err := ws.Resolve(p)
-			if err != nil {
-				return "", false
-			}
-			return rp.Real(), true
+		if err := s.bindTools(); err != nil {
+			ws.Close()
+			return nil, fmt.Errorf("agent: bind the session's tools: %w", err)
 		}
-		if po.Log == nil {
-			po.Log = a.log
-		}
-		s.pipe = registry.NewPipeline(s.reg, po)
 	}
-	s.env = newEnv(s)
 	s.mcp = a.newMCP(s, mcpServers)
 	a.mu.Lock()
 	if a.closed {
@@ -136,6 +127,45 @@ func (a *Agent) openSession(ctx context.Context, id, cwd string, dirs []string, 
 	}
 	s.mcp.start(ctx)
 	return s, nil
+}
+
+// bindTools binds the session's tools with fresh per-session state and
+// starts a pipeline for them: the built-in tools the session enables
+// (Options.BindTools) and the agent's own tools, registered over their
+// declarations in the session's registry.
+func (s *Session) bindTools() error {
+	a := s.a
+	po := a.opts.Pipeline
+	po.Hooks = slices.Clone(po.Hooks)
+	var entries []registry.Entry
+	if a.opts.BindTools != nil {
+		bound, hooks := a.opts.BindTools(s.env)
+		entries = append(entries, bound...)
+		po.Hooks = append(po.Hooks, hooks...)
+	}
+	if s.env.Enabled(todoName) {
+		entries = append(entries, s.todoTool())
+	}
+	if err := s.reg.RegisterAll(entries...); err != nil {
+		return err
+	}
+	po.SessionID = s.id
+	ws := s.ws
+	po.PathResolver = func(p string) (string, bool) {
+		rp, err := ws.Resolve(p)
+		if err != nil {
+			return "", false
+		}
+		return rp.Real(), true
+	}
+	if po.Log == nil {
+		po.Log = a.log
+	}
+	pipe := registry.NewPipeline(s.reg, po)
+	s.mu.Lock()
+	s.pipe = pipe
+	s.mu.Unlock()
+	return nil
 }
 
 func cleanAll(dirs []string) []string {

@@ -485,6 +485,7 @@ type storedMessage struct {
 	ToolCalls  []storedCall  `json:"tool_calls,omitempty"`
 	ToolCallID string        `json:"tool_call_id,omitempty"`
 	Name       string        `json:"name,omitempty"`
+	IsError    bool          `json:"is_error,omitempty"`
 	Images     []storedImage `json:"images,omitempty"`
 	// Reasoning keeps Anthropic's signed thinking blocks across restarts.
 	Reasoning []model.ReasoningBlock `json:"reasoning,omitempty"`
@@ -502,7 +503,7 @@ type storedImage struct {
 }
 
 func toStored(m model.Message) storedMessage {
-	sm := storedMessage{Role: string(m.Role), Content: m.Content, Thought: m.Thought, ToolCallID: m.ToolCallID, Name: m.Name, Reasoning: m.Reasoning}
+	sm := storedMessage{Role: string(m.Role), Content: m.Content, Thought: m.Thought, ToolCallID: m.ToolCallID, Name: m.Name, IsError: m.IsError, Reasoning: m.Reasoning}
 	for _, c := range m.ToolCalls {
 		sm.ToolCalls = append(sm.ToolCalls, storedCall(c))
 	}
@@ -513,7 +514,7 @@ func toStored(m model.Message) storedMessage {
 }
 
 func fromStored(sm storedMessage) model.Message {
-	m := model.Message{Role: model.Role(sm.Role), Content: sm.Content, Thought: sm.Thought, ToolCallID: sm.ToolCallID, Name: sm.Name, Reasoning: sm.Reasoning}
+	m := model.Message{Role: model.Role(sm.Role), Content: sm.Content, Thought: sm.Thought, ToolCallID: sm.ToolCallID, Name: sm.Name, IsError: sm.IsError, Reasoning: sm.Reasoning}
 	for _, c := range sm.ToolCalls {
 		m.ToolCalls = append(m.ToolCalls, model.ToolCall(c))
 	}

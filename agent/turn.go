@@ -28,8 +28,11 @@ func (s *Session) runTurn(ctx context.Context, msg model.Message) acp.StopReason
 		return acp.StopEndTurn
 	}
 	var pturn *registry.Turn
-	if s.pipe != nil {
-		pturn = s.pipe.NewTurn()
+	s.mu.Lock()
+	pipe := s.pipe
+	s.mu.Unlock()
+	if pipe != nil {
+		pturn = pipe.NewTurn()
 	}
 	s.mcp.settle(ctx) // the session's first prompt waits for its MCP servers to start (agent/mcp.go)
 	for calls := 0; ; calls++ {
@@ -187,9 +190,9 @@ func (s *Session) runCapped(ctx context.Context, pturn *registry.Turn, calls []m
 	s.a.log.Warn("model reply exceeds the tool-call cap", "session", s.id, "calls", len(calls), "limit", limit)
 	s.sendText(fmt.Sprintf("\n\n⚠️ The model asked for %d tool calls in one reply; only the first %d were run.\n\n", len(calls), limit))
 	msgs := s.runTools(ctx, pturn, calls[:limit])
-	note := errorJSON(fmt.Sprintf("Not run: this reply asked for %d tool calls and at most %d run per reply (the first %d ran). Send fewer tool calls at a time.", len(calls), limit, limit))
+	note := registry.Errorf("Not run: this reply asked for %d tool calls and at most %d run per reply (the first %d ran). Send fewer tool calls at a time.", len(calls), limit, limit).Encode()
 	for _, c := range calls[limit:] {
-		msgs = append(msgs, model.Message{Role: model.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: note})
+		msgs = append(msgs, model.Message{Role: model.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: note, IsError: true})
 	}
 	return msgs
 }
@@ -199,12 +202,8 @@ func (s *Session) runCapped(ctx context.Context, pturn *registry.Turn, calls []m
 func (s *Session) runTools(ctx context.Context, pturn *registry.Turn, calls []model.ToolCall) []model.Message {
 	rcalls := make([]*registry.Call, len(calls))
 	trackers := make(map[*registry.Call]*toolCallTracker, len(calls))
-	var env any = s.env
-	if s.a.opts.ToolEnv != nil {
-		env = s.a.opts.ToolEnv(s.env)
-	}
 	for i, c := range calls {
-		rc := &registry.Call{ID: c.ID, Name: c.Name, RawArgs: c.Arguments, Env: env}
+		rc := &registry.Call{ID: c.ID, Name: c.Name, RawArgs: c.Arguments}
 		rcalls[i] = rc
 		trackers[rc] = s.newTracker(c)
 	}
@@ -213,20 +212,20 @@ func (s *Session) runTools(ctx context.Context, pturn *registry.Turn, calls []mo
 		for i, rc := range rcalls {
 			t := trackers[rc]
 			t.start(rc)
-			outs[i] = registry.Outcome{Content: errorJSON("Unknown tool: " + rc.Name + ". No tools are available in this session."), Failed: true}
+			r := registry.Error("Unknown tool: " + rc.Name + ". No tools are available in this session.")
+			outs[i] = registry.Outcome{Result: r, Content: r.Encode(), Failed: true}
 			t.finish(rc, outs[i])
 		}
 	} else {
 		outs = pturn.Run(ctx, rcalls, registry.RunOptions{
-			Intercept: func(ctx context.Context, c *registry.Call) (string, bool) { return s.intercept(ctx, c) },
-			OnStart:   func(c *registry.Call) { trackers[c].start(c) },
-			OnFinish:  func(c *registry.Call, out registry.Outcome) { trackers[c].finish(c, out) },
+			OnStart:  func(c *registry.Call) { trackers[c].start(c) },
+			OnFinish: func(c *registry.Call, out registry.Outcome) { trackers[c].finish(c, out) },
 		})
 	}
 	s.dropTrackers(calls)
 	msgs := make([]model.Message, len(calls))
 	for i, c := range calls {
-		msgs[i] = model.Message{Role: model.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: outs[i].Content}
+		msgs[i] = model.Message{Role: model.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: outs[i].Content, IsError: outs[i].Failed}
 	}
 	return msgs
 }

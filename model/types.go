@@ -39,6 +39,9 @@ type Message struct {
 	ToolCallID string
 	// Name is the tool's name on tool messages.
 	Name string
+	// IsError marks a tool message whose call failed (the tool's own
+	// verdict), for replay and for providers that tell the model.
+	IsError bool
 }
 
 // ReasoningBlock is one thinking block of an Anthropic reply: either a

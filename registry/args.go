@@ -43,14 +43,6 @@ func marshalJSON(v any) (string, error) {
 	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
-// errorJSON renders {"error": msg}.
-func errorJSON(msg string) string {
-	s, _ := marshalJSON(struct {
-		Error string `json:"error"`
-	}{msg})
-	return s
-}
-
 // String returns the string argument key.
 func (c *Call) String(key string) (string, bool) {
 	s, ok := c.Args[key].(string)

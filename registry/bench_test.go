@@ -10,7 +10,7 @@ import (
 type nopHook struct{}
 
 func (nopHook) Pre(context.Context, *Call) (bool, string)          { return false, "" }
-func (nopHook) Post(context.Context, *Call, string, time.Duration) {}
+func (nopHook) Post(context.Context, *Call, Result, time.Duration) {}
 
 // BenchmarkPipelineDispatch measures one call through the whole pipeline:
 // parsing, coercion, guardrails, two hooks, dispatch to a trivial handler

@@ -120,12 +120,13 @@ func (p *Pipeline) SavedResult(path string) (string, bool) { return p.store.look
 
 // persist applies the per-result budget: a result longer than threshold
 // characters is written to a file and replaced by hermes's
-// <persisted-output> block (or truncated inline when it cannot be written).
+// <persisted-output> block naming reader, the tool that reads it back (or
+// truncated inline when it cannot be written or no tool can read it).
 // A negative threshold means never. The replacement is used only when it is
 // shorter than content: the budget never makes a result bigger, so content
 // that a note would not shrink stays as it is. persist reports whether a
 // file was written.
-func (s *resultStore) persist(tool, id, content string, threshold int) (string, bool) {
+func (s *resultStore) persist(reader, tool, id, content string, threshold int) (string, bool) {
 	if threshold < 0 || len(content) <= threshold { // bytes ≥ characters, so this is a safe fast path
 		return content, false
 	}
@@ -137,11 +138,11 @@ func (s *resultStore) persist(tool, id, content string, threshold int) (string, 
 	if !hasMore {
 		return content, false // the preview alone is the whole result: any note is bigger
 	}
-	if s.dir != "" {
+	if s.dir != "" && reader != "" {
 		// Every name has the same length, so the note's size is known before
 		// anything is written: a note that would not shrink the result
 		// costs no file.
-		msg := func(path string) string { return persistedMessage(preview, hasMore, size, path) }
+		msg := func(path string) string { return persistedMessage(reader, preview, hasMore, size, path) }
 		if utf8.RuneCountInString(msg(filepath.Join(s.dir, s.name(id, strings.Repeat("0", resultSuffixHex))))) >= size {
 			return content, false
 		}
@@ -323,7 +324,7 @@ func generatePreview(content string, max int) (string, bool) {
 }
 
 // persistedMessage renders hermes's <persisted-output> block.
-func persistedMessage(preview string, hasMore bool, size int, path string) string {
+func persistedMessage(reader, preview string, hasMore bool, size int, path string) string {
 	kb := float64(size) / 1024
 	sizeStr := strconv.FormatFloat(kb, 'f', 1, 64) + " KB"
 	if kb >= 1024 {
@@ -333,7 +334,7 @@ func persistedMessage(preview string, hasMore bool, size int, path string) strin
 	b.WriteString(persistedOutputTag + "\n")
 	fmt.Fprintf(&b, "This tool result was too large (%s characters, %s).\n", groupThousands(size), sizeStr)
 	fmt.Fprintf(&b, "Full output saved to: %s\n", path)
-	b.WriteString("Use the read_file tool with offset and limit to access specific sections of this output.\n\n")
+	fmt.Fprintf(&b, "Use the %s tool with offset and limit to access specific sections of this output.\n\n", reader)
 	fmt.Fprintf(&b, "Preview (first %d chars):\n", utf8.RuneCountInString(preview))
 	b.WriteString(preview)
 	if hasMore {
@@ -368,13 +369,13 @@ const budgetToolName = "__budget_enforcement__"
 // enforceTurnBudget applies hermes's per-turn budget to one batch of
 // outcomes: while their total size exceeds budget characters, the largest
 // results not yet persisted are persisted with threshold 0, largest first,
-// stopping as soon as the batch fits. read_file results are pinned, as
-// hermes pins them for the per-result budget: saving a read of a saved
-// result would send the model into a save → read → save loop, and read_file
-// already limits itself. A result is replaced only by a shorter note (see
-// persist), so the batch never grows: when only small results are left, the
-// batch stays over budget rather than get bigger.
-func (s *resultStore) enforceTurnBudget(calls []*Call, outs []Outcome, budget int) {
+// stopping as soon as the batch fits. Results of pinned calls (tools whose
+// MaxResultChars is Unlimited: read_file) are never saved: saving a read of
+// a saved result would send the model into a save → read → save loop, and
+// read_file already limits itself. A result is replaced only by a shorter
+// note (see persist), so the batch never grows: when only small results are
+// left, the batch stays over budget rather than get bigger.
+func (s *resultStore) enforceTurnBudget(reader string, calls []*Call, pinned []bool, outs []Outcome, budget int) {
 	sizes := make([]int, len(outs))
 	total := 0
 	for i, o := range outs {
@@ -386,7 +387,7 @@ func (s *resultStore) enforceTurnBudget(calls []*Call, outs []Outcome, budget in
 	}
 	var candidates []int
 	for i, o := range outs {
-		if !strings.Contains(o.Content, persistedOutputTag) && calls[i].Name != "read_file" {
+		if !strings.Contains(o.Content, persistedOutputTag) && !pinned[i] {
 			candidates = append(candidates, i)
 		}
 	}
@@ -399,7 +400,7 @@ func (s *resultStore) enforceTurnBudget(calls []*Call, outs []Outcome, budget in
 		if id == "" {
 			id = "budget_" + strconv.Itoa(i)
 		}
-		replacement, written := s.persist(budgetToolName, id, outs[i].Content, 0)
+		replacement, written := s.persist(reader, budgetToolName, id, outs[i].Content, 0)
 		if replacement == outs[i].Content {
 			continue // a note would not be shorter
 		}

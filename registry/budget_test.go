@@ -120,7 +120,7 @@ func TestGeneratePreview(t *testing.T) {
 
 func TestPersistedMessage(t *testing.T) {
 	t.Parallel()
-	msg := persistedMessage("first 100 chars...", true, 50_000, "/r/test123.txt")
+	msg := persistedMessage("read_file", "first 100 chars...", true, 50_000, "/r/test123.txt")
 	want := "<persisted-output>\n" +
 		"This tool result was too large (50,000 characters, 48.8 KB).\n" +
 		"Full output saved to: /r/test123.txt\n" +
@@ -131,11 +131,15 @@ func TestPersistedMessage(t *testing.T) {
 	if msg != want {
 		t.Errorf("persistedMessage =\n%s\nwant\n%s", msg, want)
 	}
-	if got := persistedMessage("all", false, 3, "/r/x.txt"); strings.Contains(got, "\n...\n") {
+	if got := persistedMessage("read_file", "all", false, 3, "/r/x.txt"); strings.Contains(got, "\n...\n") {
 		t.Errorf("persistedMessage without more = %q, want no ellipsis line", got)
 	}
-	if got := persistedMessage("x", true, 2_000_000, "/r/big.txt"); !strings.Contains(got, "(2,000,000 characters, 1.9 MB)") {
+	if got := persistedMessage("read_file", "x", true, 2_000_000, "/r/big.txt"); !strings.Contains(got, "(2,000,000 characters, 1.9 MB)") {
 		t.Errorf("persistedMessage for 2M chars = %q, want size in MB", got)
+	}
+	if got := persistedMessage("open_saved", "x", true, 5_000, "/r/y.txt"); !strings.Contains(got, "\nUse the open_saved tool with offset and limit to access specific sections of this output.\n") ||
+		strings.Contains(got, "read_file") {
+		t.Errorf("persistedMessage with reader open_saved = %q, want it to name open_saved only", got)
 	}
 }
 
@@ -163,7 +167,7 @@ func TestPersist(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			id := "tc_" + strings.ReplaceAll(tc.name, " ", "_")
-			got, persisted := s.persist("terminal", id, tc.content, tc.threshold)
+			got, persisted := s.persist("read_file", "terminal", id, tc.content, tc.threshold)
 			if persisted != tc.wantPersisted || (got == tc.content) != tc.wantSame {
 				t.Fatalf("persist(%d chars, %d) persisted=%v same=%v, want %v %v", len(tc.content), tc.threshold, persisted, got == tc.content, tc.wantPersisted, tc.wantSame)
 			}
@@ -195,18 +199,26 @@ func TestPersistInlineFallback(t *testing.T) {
 		t.Fatal(err)
 	}
 	content := "DISTINCTIVE_START" + strings.Repeat("x", 60_000)
-	for _, dir := range []string{"", filepath.Join(blocker, "sub")} { // no dir; a dir that cannot be created
-		got, persisted := newStore(dir).persist("terminal", "tc_789", content, 30_000)
+	noReader := t.TempDir()
+	for _, tc := range []struct{ dir, reader string }{
+		{"", "read_file"}, // no dir
+		{filepath.Join(blocker, "sub"), "read_file"}, // a dir that cannot be created
+		{noReader, ""}, // no tool could read the file back
+	} {
+		got, persisted := newStore(tc.dir).persist(tc.reader, "terminal", "tc_789", content, 30_000)
 		want := truncateRunes(content, 1500) + "\n\n[Truncated: tool response was 60,017 chars. Full output could not be saved to sandbox.]"
 		if persisted || got != want {
-			t.Errorf("persist with dir %q = (%.80q…, %v), want inline truncation", dir, got, persisted)
+			t.Errorf("persist with dir %q, reader %q = (%.80q…, %v), want inline truncation", tc.dir, tc.reader, got, persisted)
 		}
+	}
+	if entries, err := os.ReadDir(noReader); err != nil || len(entries) != 0 {
+		t.Errorf("results dir without a reader holds %d files (%v), want none", len(entries), err)
 	}
 }
 
 func TestEnforceTurnBudget(t *testing.T) {
 	t.Parallel()
-	mk := func(contents ...string) ([]*Call, []Outcome) {
+	mk := func(contents ...string) ([]*Call, []Outcome) { // nothing pinned
 		cs := make([]*Call, len(contents))
 		outs := make([]Outcome, len(contents))
 		for i, c := range contents {
@@ -233,7 +245,7 @@ func TestEnforceTurnBudget(t *testing.T) {
 	t.Run("under budget unchanged", func(t *testing.T) {
 		t.Parallel()
 		cs, outs := mk("small", "also small")
-		newStore(t.TempDir()).enforceTurnBudget(cs, outs, 200_000)
+		newStore(t.TempDir()).enforceTurnBudget("read_file", cs, make([]bool, len(cs)), outs, 200_000)
 		if outs[0].Content != "small" || outs[1].Content != "also small" {
 			t.Errorf("outcomes changed under budget: %+v", outs)
 		}
@@ -241,7 +253,7 @@ func TestEnforceTurnBudget(t *testing.T) {
 	t.Run("80K plus 130K persists the 130K one", func(t *testing.T) {
 		t.Parallel()
 		cs, outs := mk(strings.Repeat("a", 80_000), strings.Repeat("b", 130_000))
-		newStore(t.TempDir()).enforceTurnBudget(cs, outs, 200_000)
+		newStore(t.TempDir()).enforceTurnBudget("read_file", cs, make([]bool, len(cs)), outs, 200_000)
 		if !strings.HasPrefix(outs[1].Content, persistedOutputTag) || !outs[1].Persisted {
 			t.Errorf("130K result not persisted: %.60q", outs[1].Content)
 		}
@@ -253,7 +265,7 @@ func TestEnforceTurnBudget(t *testing.T) {
 		t.Parallel()
 		already := persistedOutputTag + "\nalready persisted\n" + persistedOutputCloseTag
 		cs, outs := mk(already, strings.Repeat("x", 250_000))
-		newStore(t.TempDir()).enforceTurnBudget(cs, outs, 200_000)
+		newStore(t.TempDir()).enforceTurnBudget("read_file", cs, make([]bool, len(cs)), outs, 200_000)
 		if outs[0].Content != already {
 			t.Errorf("already persisted result changed: %q", outs[0].Content)
 		}
@@ -265,7 +277,7 @@ func TestEnforceTurnBudget(t *testing.T) {
 		t.Parallel()
 		cs, outs := mk(strings.Repeat("x", 42_000), strings.Repeat("x", 42_000), strings.Repeat("x", 42_000),
 			strings.Repeat("x", 42_000), strings.Repeat("x", 42_000), strings.Repeat("x", 42_000))
-		newStore(t.TempDir()).enforceTurnBudget(cs, outs, 200_000)
+		newStore(t.TempDir()).enforceTurnBudget("read_file", cs, make([]bool, len(cs)), outs, 200_000)
 		if n := persisted(outs); n < 2 {
 			t.Errorf("persisted %d results, want at least 2", n)
 		}
@@ -276,9 +288,30 @@ func TestEnforceTurnBudget(t *testing.T) {
 	t.Run("no dir truncates inline", func(t *testing.T) {
 		t.Parallel()
 		cs, outs := mk(strings.Repeat("x", 250_000))
-		newStore("").enforceTurnBudget(cs, outs, 200_000)
+		newStore("").enforceTurnBudget("read_file", cs, make([]bool, len(cs)), outs, 200_000)
 		if !strings.Contains(outs[0].Content, "[Truncated: tool response was 250,000 chars.") || outs[0].Persisted {
 			t.Errorf("no-dir enforcement = %.80q (persisted %v), want inline truncation", outs[0].Content, outs[0].Persisted)
+		}
+	})
+	t.Run("no reader truncates inline and writes nothing", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		cs, outs := mk(strings.Repeat("x", 250_000))
+		newStore(dir).enforceTurnBudget("", cs, make([]bool, len(cs)), outs, 200_000)
+		if !strings.Contains(outs[0].Content, "[Truncated: tool response was 250,000 chars.") || outs[0].Persisted {
+			t.Errorf("enforcement without a reader = %.80q (persisted %v), want inline truncation", outs[0].Content, outs[0].Persisted)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("results dir holds %d files, want none without a reader", len(entries))
+		}
+	})
+	t.Run("pinned results are never replaced", func(t *testing.T) {
+		t.Parallel()
+		cs, outs := mk(strings.Repeat("p", 150_000), strings.Repeat("q", 120_000), strings.Repeat("r", 60_000))
+		pinned := []bool{true, true, false}
+		newStore(t.TempDir()).enforceTurnBudget("read_file", cs, pinned, outs, 200_000)
+		if outs[0].Persisted || outs[1].Persisted || !outs[2].Persisted {
+			t.Errorf("persisted = %v %v %v, want only the unpinned result saved", outs[0].Persisted, outs[1].Persisted, outs[2].Persisted)
 		}
 	})
 	t.Run("ids default to budget index", func(t *testing.T) {
@@ -286,7 +319,7 @@ func TestEnforceTurnBudget(t *testing.T) {
 		dir := t.TempDir()
 		cs, outs := mk(strings.Repeat("x", 5000))
 		cs[0].ID = ""
-		newStore(dir).enforceTurnBudget(cs, outs, 100)
+		newStore(dir).enforceTurnBudget("read_file", cs, make([]bool, len(cs)), outs, 100)
 		if m, _ := filepath.Glob(filepath.Join(dir, "budget_0_*.txt")); len(m) != 1 {
 			t.Errorf("budget files for an id-less call = %v, want one budget_0_<random>.txt", m)
 		}
@@ -328,7 +361,7 @@ func TestPersistUniqueAcrossSessions(t *testing.T) {
 		s.session = sess
 		wg.Go(func() {
 			<-start
-			got, persisted := s.persist("terminal", "call_1", contents[i], 100_000)
+			got, persisted := s.persist("read_file", "terminal", "call_1", contents[i], 100_000)
 			if !persisted {
 				t.Errorf("persist %d (%s) = %.80q, want it saved", i, sess, got)
 			}
@@ -372,8 +405,8 @@ func TestPersistNeverOverwrites(t *testing.T) {
 	}
 	first := "first\n" + strings.Repeat("1", 10_000)
 	second := "second\n" + strings.Repeat("2", 10_000)
-	got1, ok1 := s.persist("terminal", "call_1", first, 100)
-	got2, ok2 := s.persist("terminal", "call_1", second, 100)
+	got1, ok1 := s.persist("read_file", "terminal", "call_1", first, 100)
+	got2, ok2 := s.persist("read_file", "terminal", "call_1", second, 100)
 	if !ok1 || !ok2 {
 		t.Fatalf("persisted = %v, %v; want both saved", ok1, ok2)
 	}
@@ -385,7 +418,7 @@ func TestPersistNeverOverwrites(t *testing.T) {
 		t.Errorf("second result saved as %s, want %s (the taken name skipped)", p2, want)
 	}
 	// Only "bbbbbbbb" is left to try, and it is taken.
-	got3, ok3 := s.persist("terminal", "call_1", "third\n"+strings.Repeat("3", 10_000), 100)
+	got3, ok3 := s.persist("read_file", "terminal", "call_1", "third\n"+strings.Repeat("3", 10_000), 100)
 	if ok3 || !strings.Contains(got3, "[Truncated: tool response was 10,006 chars.") {
 		t.Errorf("persist with every name taken = (%.80q, %v), want inline truncation", got3, ok3)
 	}
@@ -452,15 +485,17 @@ func runTurnBudget(t *testing.T, results []budgetResult, budget int) ([]Outcome,
 	dir := t.TempDir()
 	calls := make([]*Call, len(results))
 	outs := make([]Outcome, len(results))
+	pinned := make([]bool, len(results))
 	before := make([]int, len(results))
 	totalBefore := 0
 	for i, r := range results {
 		calls[i] = &Call{ID: fmt.Sprintf("call_%d", i), Name: r.tool}
+		pinned[i] = r.tool == "read_file" // what Run derives from read_file's MaxResultChars: Unlimited
 		outs[i] = Outcome{Content: r.content}
 		before[i] = utf8.RuneCountInString(r.content)
 		totalBefore += before[i]
 	}
-	newStore(dir).enforceTurnBudget(calls, outs, budget)
+	newStore(dir).enforceTurnBudget("read_file", calls, pinned, outs, budget)
 
 	totalAfter, saved := 0, 0
 	last := -1 // the saved result enforcement reached last

@@ -21,33 +21,26 @@ const (
 
 // invalidArgsResult is hermes's result for arguments that are not a JSON
 // object; the tool is not executed.
-var invalidArgsResult = mustJSON(struct {
+var invalidArgsResult = Failed(struct {
 	Error   string `json:"error"`
 	Message string `json:"message"`
 }{"Invalid tool arguments", invalidArgsMsg})
 
 // cancelledResult is hermes's result for a call the user's interrupt stopped.
-var cancelledResult = mustJSON(struct {
+var cancelledResult = Failed(struct {
 	Error  string `json:"error"`
 	Status string `json:"status"`
 }{msgCancelled, "cancelled"})
 
-func mustJSON(v any) string {
-	s, err := marshalJSON(v)
-	if err != nil {
-		panic(err) // only called on fixed structs at package initialisation
-	}
-	return s
-}
-
 // Dispatch runs one call through the registry alone (no coercion, guardrails,
 // hooks or budget; see [Pipeline] for those). When call.Args is nil it is
-// parsed from call.RawArgs. Every failure is a JSON result, never a panic:
+// parsed from call.RawArgs. Every failure is an error result, never a panic:
 // an unknown tool gives {"error":"Unknown tool: X","available_tools":[…]},
-// an agent-loop tool gives {"error":"<name> must be handled by the agent
-// loop"}, and a handler error or panic gives
+// a tool declared but not bound (not enabled in the session) gives
+// {"error":"<name> is not enabled in this session; nothing was run"}, and
+// a handler error or panic gives
 // {"error":"Tool execution failed: <Type>: <message>"}.
-func (r *Registry) Dispatch(ctx context.Context, call *Call) string {
+func (r *Registry) Dispatch(ctx context.Context, call *Call) Result {
 	if call.Args == nil {
 		args, err := ParseArgs(call.RawArgs)
 		if err != nil {
@@ -61,17 +54,16 @@ func (r *Registry) Dispatch(ctx context.Context, call *Call) string {
 
 // dispatchIn runs call against the entries of s. handlerErr is the error
 // the handler returned (or its panic), already rendered into result.
-func dispatchIn(ctx context.Context, s *Snapshot, call *Call, log *slog.Logger) (result string, handlerErr error) {
-	if IsAgentLoopTool(call.Name) {
-		return errorJSON(call.Name + " must be handled by the agent loop"), nil
-	}
+func dispatchIn(ctx context.Context, s *Snapshot, call *Call, log *slog.Logger) (result Result, handlerErr error) {
 	e, ok := s.entries[call.Name]
 	if !ok {
-		out, _ := marshalJSON(struct {
+		return Failed(struct {
 			Error     string   `json:"error"`
 			Available []string `json:"available_tools"`
-		}{"Unknown tool: " + call.Name, s.names})
-		return out, nil
+		}{"Unknown tool: " + call.Name, s.names}), nil
+	}
+	if e.Handler == nil {
+		return Error(call.Name + " is not enabled in this session; nothing was run"), nil
 	}
 	result, err := runHandler(ctx, e.Handler, call)
 	if err != nil {
@@ -82,8 +74,8 @@ func dispatchIn(ctx context.Context, s *Snapshot, call *Call, log *slog.Logger) 
 }
 
 // handlerErrorResult renders a handler error for the model.
-func handlerErrorResult(err error) string {
-	return errorJSON(sanitizeToolError("Tool execution failed: " + errorTypeName(err) + ": " + err.Error()))
+func handlerErrorResult(err error) Result {
+	return Error(sanitizeToolError("Tool execution failed: " + errorTypeName(err) + ": " + err.Error()))
 }
 
 // panicError carries a recovered handler panic.
@@ -93,10 +85,10 @@ type panicError struct{ value any }
 func (p panicError) Error() string { return fmt.Sprint(p.value) }
 
 // runHandler calls h, turning a panic into an error.
-func runHandler(ctx context.Context, h Handler, call *Call) (result string, err error) {
+func runHandler(ctx context.Context, h Handler, call *Call) (result Result, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			result, err = "", panicError{p}
+			result, err = Result{}, panicError{p}
 		}
 	}()
 	return h(ctx, call)

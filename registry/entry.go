@@ -23,8 +23,27 @@ const Unlimited = -1
 // maxNameLen is the longest tool name OpenAI-compatible APIs accept.
 const maxNameLen = 64
 
-// Entry describes one tool. A registered Entry is copied; the registry never
-// mutates it and callers must not mutate the Schema maps it hands back.
+// Kind is the kind of a tool as the editor shows it: the values of ACP's
+// ToolKind.
+type Kind string
+
+// The ACP tool kinds.
+const (
+	KindRead    Kind = "read"
+	KindEdit    Kind = "edit"
+	KindDelete  Kind = "delete"
+	KindMove    Kind = "move"
+	KindSearch  Kind = "search"
+	KindExecute Kind = "execute"
+	KindThink   Kind = "think"
+	KindFetch   Kind = "fetch"
+	KindOther   Kind = "other"
+)
+
+// Entry describes one tool: every fact the registry, the pipeline and the
+// agent need about it lives here, so adding a tool never touches a central
+// list. A registered Entry is copied; the registry never mutates it and
+// callers must not mutate the Schema maps it hands back.
 type Entry struct {
 	Name, Toolset, Description, Emoji string
 	// Schema is the JSON Schema of the arguments object
@@ -32,8 +51,9 @@ type Entry struct {
 	// arguments. Register stores a normalised copy (any JSON-encodable Go
 	// values are accepted).
 	Schema map[string]any
-	// Handler runs the tool. It may be nil only for the agent-loop tools
-	// (todo, memory, session_search, delegate_task), which the agent handles.
+	// Handler runs the tool. Nil declares a tool that each session binds to
+	// its own dependencies (see [Registry.Clone]); calling it unbound gives
+	// an error result.
 	Handler Handler
 	// Check reports whether the tool can run now: nil means always available;
 	// an error (or a panic) makes the tool unavailable with that reason.
@@ -42,19 +62,53 @@ type Entry struct {
 	// tool to be available; the unavailability reason names the missing ones.
 	RequiresEnv []string
 	// MaxResultChars is the per-result persistence threshold in characters:
-	// 0 means DefaultMaxResultChars, Unlimited means never persisted. Values
-	// above the pipeline's default are capped at it.
+	// 0 means DefaultMaxResultChars, Unlimited means never persisted, by the
+	// per-result budget nor by the per-turn budget (read_file: saving a read
+	// of a saved result would loop). Values above the pipeline's default are
+	// capped at it.
 	MaxResultChars int
-	// ParallelSafe marks a tool (typically an MCP tool whose server allows
-	// parallel calls) that may run concurrently with other parallel-safe
-	// calls of the same batch.
+
+	// Kind is how the editor shows the tool; "" means KindOther.
+	Kind Kind
+	// ReadOnly tools change nothing outside the session.
+	ReadOnly bool
+	// Idempotent tools return the same result for the same arguments until
+	// something else changes: repeating one with an identical result counts
+	// as no progress for the guardrails.
+	Idempotent bool
+	// ParallelSafe tools may run concurrently with the other parallel-safe
+	// calls of a batch.
 	ParallelSafe bool
+	// PathArg names the argument that is the file the call touches. The
+	// batch planner lets such a call run concurrently with others only when
+	// the paths, resolved by the session, do not overlap; a call without a
+	// usable path runs alone. The editor follows the path.
+	PathArg string
+	// LineArgs name the arguments, in order of preference, whose value is
+	// the 1-based line of PathArg the editor should show.
+	LineArgs []string
+	// ReadsSavedResults marks the tool that reads back a result the budget
+	// saved to a file; the budget's note names it. Without one enabled, the
+	// budget truncates results inline instead of saving them.
+	ReadsSavedResults bool
+
+	// Title is the editor's title of a call ("read: main.go"); nil or ""
+	// means the tool's name.
+	Title func(args map[string]any) string
+	// Preview is what the editor shows while the call runs; nil shows the
+	// arguments. It returns "" to show nothing.
+	Preview func(args map[string]any) string
+	// Render is what the editor shows when the call has ended (Markdown);
+	// nil renders the result generically. A failed result is rendered by
+	// the agent before Render is asked.
+	Render func(args map[string]any, r Result) string
 }
 
-// Handler runs one tool call and returns the JSON string the model reads.
-// A returned error becomes {"error":"Tool execution failed: <Type>: <message>"}.
-// Handlers must honour ctx: it is cancelled when the user cancels the turn.
-type Handler func(ctx context.Context, call *Call) (string, error)
+// Handler runs one tool call and returns its result. A returned error
+// becomes {"error":"Tool execution failed: <Type>: <message>"}: return an
+// error [Result] for failures the model can act on. Handlers must honour
+// ctx: it is cancelled when the user cancels the turn.
+type Handler func(ctx context.Context, call *Call) (Result, error)
 
 // Call is one tool call of a model reply. The pipeline fills Args; the caller
 // owns the Call and must not use it concurrently with [Turn.Run].
@@ -63,7 +117,6 @@ type Call struct {
 	Name    string         // tool name as the model sent it
 	RawArgs string         // arguments exactly as the model sent them
 	Args    map[string]any // filled by the pipeline after parsing + coercion
-	Env     any            // opaque per-session environment from the agent; tool packages type-assert it
 }
 
 // Definition is one tool as advertised to the model (an OpenAI function).
@@ -78,16 +131,6 @@ type ToolStatus struct {
 	Name, Toolset string
 	Available     bool
 	Reason        string // why the tool is unavailable; empty when available
-}
-
-// agentLoopTools are handled by the agent, not the registry (hermes
-// _AGENT_LOOP_TOOLS).
-var agentLoopTools = [...]string{"todo", "memory", "session_search", "delegate_task"}
-
-// IsAgentLoopTool reports whether name is one of the tools the agent loop
-// must handle itself (todo, memory, session_search, delegate_task).
-func IsAgentLoopTool(name string) bool {
-	return slices.Contains(agentLoopTools[:], name)
 }
 
 // validate checks an entry before registration and returns a normalised
@@ -106,9 +149,6 @@ func (e Entry) validate() (*Entry, error) {
 	}
 	if e.Toolset == "" {
 		return nil, fmt.Errorf("register %s: empty toolset", e.Name)
-	}
-	if e.Handler == nil && !IsAgentLoopTool(e.Name) {
-		return nil, fmt.Errorf("register %s: nil handler", e.Name)
 	}
 	schema := map[string]any{"type": "object", "properties": map[string]any{}}
 	if e.Schema != nil {
@@ -137,5 +177,6 @@ func (e Entry) validate() (*Entry, error) {
 	out := e
 	out.Schema = schema
 	out.RequiresEnv = slices.Clone(e.RequiresEnv)
+	out.LineArgs = slices.Clone(e.LineArgs)
 	return &out, nil
 }

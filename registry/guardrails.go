@@ -4,8 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"slices"
-	"strings"
 	"sync"
 )
 
@@ -18,23 +16,6 @@ const (
 	DefaultNoProgressWarnAfter      = 2
 	DefaultNoProgressBlockAfter     = 5
 )
-
-// defaultIdempotentTools are read-only tools whose identical results count
-// as no progress (hermes IDEMPOTENT_TOOL_NAMES).
-var defaultIdempotentTools = []string{
-	"read_file", "search_files", "web_search", "web_extract", "session_search",
-	"browser_snapshot", "browser_console", "browser_get_images",
-	"mcp_filesystem_read_file", "mcp_filesystem_read_text_file", "mcp_filesystem_read_multiple_files",
-	"mcp_filesystem_list_directory", "mcp_filesystem_list_directory_with_sizes",
-	"mcp_filesystem_directory_tree", "mcp_filesystem_get_file_info", "mcp_filesystem_search_files",
-}
-
-// defaultMutatingTools never count as no progress (hermes MUTATING_TOOL_NAMES).
-var defaultMutatingTools = []string{
-	"terminal", "execute_code", "write_file", "patch", "todo", "memory", "skill_manage",
-	"browser_click", "browser_type", "browser_press", "browser_scroll", "browser_navigate",
-	"send_message", "cronjob", "delegate_task", "process",
-}
 
 // GuardrailConfig configures the per-turn tool-loop guardrails (hermes
 // tool_loop_guardrails). The zero value is hermes's default: warnings on,
@@ -50,9 +31,6 @@ type GuardrailConfig struct {
 	ExactFailureWarnAfter, ExactFailureBlockAfter      int
 	SameToolFailureWarnAfter, SameToolFailureHaltAfter int
 	NoProgressWarnAfter, NoProgressBlockAfter          int
-
-	// IdempotentTools and MutatingTools replace hermes's lists when non-nil.
-	IdempotentTools, MutatingTools []string
 }
 
 func (c GuardrailConfig) withDefaults() GuardrailConfig {
@@ -67,12 +45,6 @@ func (c GuardrailConfig) withDefaults() GuardrailConfig {
 	def(&c.SameToolFailureHaltAfter, DefaultSameToolFailureHaltAfter)
 	def(&c.NoProgressWarnAfter, DefaultNoProgressWarnAfter)
 	def(&c.NoProgressBlockAfter, DefaultNoProgressBlockAfter)
-	if c.IdempotentTools == nil {
-		c.IdempotentTools = defaultIdempotentTools
-	}
-	if c.MutatingTools == nil {
-		c.MutatingTools = defaultMutatingTools
-	}
 	return c
 }
 
@@ -133,8 +105,7 @@ func resultHash(result string) [sha256.Size]byte {
 // guardrails is the per-turn loop controller (hermes
 // ToolCallGuardrailController). It is safe for concurrent use.
 type guardrails struct {
-	cfg        GuardrailConfig
-	idempotent map[string]bool
+	cfg GuardrailConfig
 
 	mu           sync.Mutex // guards the fields below
 	exactFails   map[callKey]int
@@ -149,16 +120,8 @@ type noProgressRecord struct {
 }
 
 func newGuardrails(cfg GuardrailConfig) *guardrails {
-	cfg = cfg.withDefaults()
-	idem := make(map[string]bool, len(cfg.IdempotentTools))
-	for _, n := range cfg.IdempotentTools {
-		if !slices.Contains(cfg.MutatingTools, n) {
-			idem[n] = true
-		}
-	}
 	return &guardrails{
-		cfg:          cfg,
-		idempotent:   idem,
+		cfg:          cfg.withDefaults(),
 		exactFails:   map[callKey]int{},
 		sameToolFail: map[string]int{},
 		noProgress:   map[callKey]noProgressRecord{},
@@ -178,8 +141,9 @@ func (g *guardrails) decide(action, code string, sig callKey, count int, message
 	return d
 }
 
-// before decides whether a call may run. Only a hard stop ever blocks.
-func (g *guardrails) before(sig callKey) GuardrailDecision {
+// before decides whether a call may run; idempotent is its entry's fact.
+// Only a hard stop ever blocks.
+func (g *guardrails) before(sig callKey, idempotent bool) GuardrailDecision {
 	allow := GuardrailDecision{Action: ActionAllow, Code: ActionAllow, ToolName: sig.tool}
 	if !g.cfg.HardStop {
 		return allow
@@ -189,7 +153,7 @@ func (g *guardrails) before(sig callKey) GuardrailDecision {
 	if n := g.exactFails[sig]; n >= g.cfg.ExactFailureBlockAfter {
 		return g.decide(ActionBlock, "repeated_exact_failure_block", sig, n, "")
 	}
-	if g.idempotent[sig.tool] {
+	if idempotent {
 		if rec, ok := g.noProgress[sig]; ok && rec.count >= g.cfg.NoProgressBlockAfter {
 			return g.decide(ActionBlock, "idempotent_no_progress_block", sig, rec.count, "")
 		}
@@ -197,10 +161,12 @@ func (g *guardrails) before(sig callKey) GuardrailDecision {
 	return allow
 }
 
-// after records a finished call and decides whether to warn or halt.
-func (g *guardrails) after(sig callKey, result string, failed bool) GuardrailDecision {
+// after records a finished call and decides whether to warn or halt:
+// failed is the result's IsError, idempotent its entry's fact, and kind its
+// entry's kind (the recovery hint of a failing command differs).
+func (g *guardrails) after(sig callKey, result string, failed, idempotent bool, kind Kind) GuardrailDecision {
 	var hash [sha256.Size]byte
-	if !failed && g.idempotent[sig.tool] {
+	if !failed && idempotent {
 		hash = resultHash(result) // outside the lock: it may parse a large result
 	}
 	g.mu.Lock()
@@ -217,13 +183,13 @@ func (g *guardrails) after(sig callKey, result string, failed bool) GuardrailDec
 		case warnings && exact >= g.cfg.ExactFailureWarnAfter:
 			return g.decide(ActionWarn, "repeated_exact_failure_warning", sig, exact, "")
 		case warnings && same >= g.cfg.SameToolFailureWarnAfter:
-			return g.decide(ActionWarn, "same_tool_failure_warning", sig, same, toolFailureRecoveryHint(sig.tool, same))
+			return g.decide(ActionWarn, "same_tool_failure_warning", sig, same, toolFailureRecoveryHint(sig.tool, kind, same))
 		}
 		return GuardrailDecision{Action: ActionAllow, Code: ActionAllow, ToolName: sig.tool, Count: exact}
 	}
 	delete(g.exactFails, sig)
 	delete(g.sameToolFail, sig.tool)
-	if !g.idempotent[sig.tool] {
+	if !idempotent {
 		delete(g.noProgress, sig)
 		return GuardrailDecision{Action: ActionAllow, Code: ActionAllow, ToolName: sig.tool}
 	}
@@ -272,15 +238,17 @@ func decisionMessage(code, tool string, count int) string {
 	return ""
 }
 
-// toolFailureRecoveryHint is hermes's same_tool_failure_warning text.
-func toolFailureRecoveryHint(tool string, count int) string {
+// toolFailureRecoveryHint is hermes's same_tool_failure_warning text; a tool
+// that runs commands (KindExecute) gets hermes's terminal advice, which
+// names no other tool (the session may not offer them).
+func toolFailureRecoveryHint(tool string, kind Kind, count int) string {
 	common := fmt.Sprintf("%s has failed %d times this turn. This looks like a loop. "+
 		"Do not switch to text-only replies; keep using tools, but diagnose before retrying. "+
 		"First inspect the latest error/output and verify your assumptions. ", tool, count)
-	if tool == "terminal" {
-		return common + "For terminal failures, run a small diagnostic such as `pwd && ls -la` " +
+	if kind == KindExecute {
+		return common + "For command failures, run a small diagnostic such as `pwd && ls -la` " +
 			"in the same tool, then try an absolute path, a simpler command, a different " +
-			"working directory, or a different tool such as read_file/write_file/patch."
+			"working directory, or a different tool."
 	}
 	return common + "Try different arguments, a narrower query/path, an absolute path when relevant, " +
 		"or a different tool that can make progress. If the blocker is external, report " +
@@ -302,99 +270,9 @@ func appendGuidance(result string, d GuardrailDecision) string {
 
 // blockedResult is the synthetic result of a call a guardrail blocked
 // (hermes toolguard_synthetic_result).
-func blockedResult(d GuardrailDecision) string {
-	s, _ := marshalJSON(struct {
+func blockedResult(d GuardrailDecision) Result {
+	return Failed(struct {
 		Error     string            `json:"error"`
 		Guardrail GuardrailDecision `json:"guardrail"`
 	}{d.Message, d})
-	return s
-}
-
-// ClassifyFailure reports whether a result counts as a failure for the
-// guardrails and the editor (hermes classify_tool_failure): file mutations
-// that landed (write_file with bytes_written, patch with success:true) never
-// fail even with lint errors; terminal fails only on a non-zero exit_code;
-// anything else fails when "error" or "failed" (quoted) appears in its first
-// 500 characters, ignoring case, or it starts with "Error".
-func ClassifyFailure(tool, result string) bool {
-	if fileMutationLanded(tool, result) {
-		return false
-	}
-	if tool == "terminal" {
-		v, err := decodeJSON(result)
-		if err != nil {
-			return false
-		}
-		m, _ := v.(map[string]any)
-		code, ok := m["exit_code"]
-		return ok && code != nil && code != 0 && code != 0.0
-	}
-	head := result
-	if len(head) > 500 {
-		head = truncateRunes(head, 500)
-	}
-	return containsFold(head, `"error"`) || containsFold(head, `"failed"`) || strings.HasPrefix(result, "Error")
-}
-
-// fileMutationLanded reports whether a write_file or patch result says the
-// edit reached the disk.
-func fileMutationLanded(tool, result string) bool {
-	if tool != "write_file" && tool != "patch" {
-		return false
-	}
-	v, err := decodeJSON(strings.TrimSpace(result))
-	if err != nil {
-		return false
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return false
-	}
-	if m["applied"] == true {
-		return true
-	}
-	if isTruthy(m["error"]) {
-		return false
-	}
-	if tool == "write_file" {
-		_, ok := m["bytes_written"]
-		return ok
-	}
-	return m["success"] == true
-}
-
-// isTruthy mirrors Python truthiness for decoded JSON values.
-func isTruthy(v any) bool {
-	switch t := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return t
-	case string:
-		return t != ""
-	case int:
-		return t != 0
-	case float64:
-		return t != 0
-	case []any:
-		return len(t) > 0
-	case map[string]any:
-		return len(t) > 0
-	}
-	return true
-}
-
-// containsFold reports whether s contains the ASCII pattern sub, ignoring
-// ASCII case.
-func containsFold(s, sub string) bool {
-	n := len(sub)
-	for i := 0; i+n <= len(s); i++ {
-		if c := s[i] | 0x20; c != sub[0]|0x20 {
-			continue
-		}
-		if strings.EqualFold(s[i:i+n], sub) {
-			return true
-		}
-	}
-	return false
 }

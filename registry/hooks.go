@@ -18,20 +18,20 @@ type Hook interface {
 	Pre(ctx context.Context, call *Call) (block bool, message string)
 	// Post runs after dispatch with the handler's result and how long the
 	// dispatch took.
-	Post(ctx context.Context, call *Call, result string, took time.Duration)
+	Post(ctx context.Context, call *Call, result Result, took time.Duration)
 }
 
 // Transformer is an optional interface a [Hook] may implement to rewrite a
 // result after Post (hermes transform_tool_result). The first hook that
 // returns ok wins; later ones are not asked.
 type Transformer interface {
-	Transform(ctx context.Context, call *Call, result string) (replacement string, ok bool)
+	Transform(ctx context.Context, call *Call, result Result) (replacement Result, ok bool)
 }
 
 // HookFuncs adapts plain functions to [Hook]; nil fields do nothing.
 type HookFuncs struct {
 	PreFunc  func(ctx context.Context, call *Call) (block bool, message string)
-	PostFunc func(ctx context.Context, call *Call, result string, took time.Duration)
+	PostFunc func(ctx context.Context, call *Call, result Result, took time.Duration)
 }
 
 var _ Hook = HookFuncs{}
@@ -45,7 +45,7 @@ func (h HookFuncs) Pre(ctx context.Context, call *Call) (bool, string) {
 }
 
 // Post calls PostFunc when set.
-func (h HookFuncs) Post(ctx context.Context, call *Call, result string, took time.Duration) {
+func (h HookFuncs) Post(ctx context.Context, call *Call, result Result, took time.Duration) {
 	if h.PostFunc != nil {
 		h.PostFunc(ctx, call, result, took)
 	}
@@ -72,7 +72,7 @@ func safePre(ctx context.Context, h Hook, call *Call, log *slog.Logger, i int) (
 }
 
 // runPost runs every post-hook, then the first transformer that accepts.
-func runPost(ctx context.Context, hooks []Hook, call *Call, result string, took time.Duration, log *slog.Logger) string {
+func runPost(ctx context.Context, hooks []Hook, call *Call, result Result, took time.Duration, log *slog.Logger) Result {
 	for i, h := range hooks {
 		func() {
 			defer func() {
@@ -95,11 +95,11 @@ func runPost(ctx context.Context, hooks []Hook, call *Call, result string, took 
 	return result
 }
 
-func safeTransform(ctx context.Context, t Transformer, call *Call, result string, log *slog.Logger, i int) (out string, ok bool) {
+func safeTransform(ctx context.Context, t Transformer, call *Call, result Result, log *slog.Logger, i int) (out Result, ok bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			log.Error("result transformer panicked; ignoring it", "hook", i, "tool", call.Name, "panic", fmt.Sprint(p))
-			out, ok = "", false
+			out, ok = Result{}, false
 		}
 	}()
 	return t.Transform(ctx, call, result)

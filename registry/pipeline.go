@@ -113,13 +113,6 @@ type Turn struct {
 
 // RunOptions are the agent's callbacks for one batch.
 type RunOptions struct {
-	// Intercept handles the agent-loop tools (todo, memory, session_search,
-	// delegate_task), or any other call the agent wants to answer itself. It
-	// is called after coercion; handled=false sends the call on. A handled
-	// result skips guardrails and hooks but still goes through the result
-	// budget; an agent-loop tool left unhandled gets
-	// {"error":"<name> must be handled by the agent loop"}.
-	Intercept func(ctx context.Context, call *Call) (result string, handled bool)
 	// OnStart is called as each call starts executing, possibly concurrently
 	// from worker goroutines. Calls never started (cancelled) get no OnStart.
 	OnStart func(call *Call)
@@ -131,11 +124,17 @@ type RunOptions struct {
 
 // Outcome is the result of one call.
 type Outcome struct {
-	Content   string // the JSON string the model reads
-	Failed    bool   // hermes's failure classification (see [ClassifyFailure])
+	Result    Result // what the tool returned (after the post-hooks)
+	Content   string // the text the model reads: Result encoded, then budgeted
+	Failed    bool   // Result.IsError, or the call did not run
 	Cancelled bool   // the turn was cancelled before or while the call ran
 	Blocked   bool   // a guardrail or a pre-hook refused the call; it did not run
 	Persisted bool   // the full result was saved to a file and replaced by a preview
+}
+
+// failedOutcome is the outcome of a call that did not run (or stopped).
+func failedOutcome(r Result) Outcome {
+	return Outcome{Result: r, Content: r.Encode(), Failed: true}
 }
 
 // Halted returns the guardrail decision that should end the turn: a block,
@@ -149,31 +148,33 @@ type prepared struct {
 }
 
 // Run executes one model reply's batch. The calls are planned into segments
-// ([Plan]; tools registered ParallelSafe also join parallel runs); parallel
-// segments run on at most MaxWorkers goroutines. Results come back in call
-// order, one per call. After the batch the per-turn budget persists the
-// largest results until the batch fits (never read_file's, and only where
-// the note is shorter than the result: see enforceTurnBudget). When ctx is
-// cancelled, calls not yet started are not started and report Cancelled;
-// running handlers see ctx cancelled. Every goroutine has ended when Run
-// returns.
+// from their entries' facts (see plan); parallel segments run on at most
+// MaxWorkers goroutines. Results come back in call order, one per call.
+// After the batch the per-turn budget persists the largest results until
+// the batch fits (never a pinned tool's, and only where the note is shorter
+// than the result: see enforceTurnBudget). When ctx is cancelled, calls not
+// yet started are not started and report Cancelled; running handlers see
+// ctx cancelled. Every goroutine has ended when Run returns.
 func (t *Turn) Run(ctx context.Context, calls []*Call, o RunOptions) []Outcome {
 	snap := t.p.reg.Snapshot()
 	outs := make([]Outcome, len(calls))
 	preps := make([]prepared, len(calls))
-	names := make([]string, len(calls))
-	planArgs := make([]map[string]any, len(calls))
+	facts := make([]planned, len(calls))
+	pinned := make([]bool, len(calls))
 	for i, c := range calls {
 		if c == nil { // a caller bug; answer it like an empty call rather than panic
 			calls = slices.Clone(calls)
 			c = &Call{}
 			calls[i] = c
 		}
-		names[i] = c.Name
 		args, err := ParseArgs(c.RawArgs)
 		preps[i] = prepared{args: args, valid: err == nil}
+		if e := snap.entries[c.Name]; e != nil {
+			facts[i] = planned{parallelSafe: e.ParallelSafe, pathArg: e.PathArg}
+			pinned[i] = e.MaxResultChars < 0
+		}
 		if err == nil && strings.TrimSpace(c.RawArgs) != "" {
-			planArgs[i] = args // the planner treats empty arguments as unparseable, like hermes
+			facts[i].args = args // the planner treats empty arguments as unparseable, like hermes
 		}
 	}
 	var segments []Segment
@@ -182,10 +183,7 @@ func (t *Turn) Run(ctx context.Context, calls []*Call, o RunOptions) []Outcome {
 	case 1: // the planner's answer for one call, without its setup cost
 		segments = []Segment{{Calls: []int{0}}}
 	default:
-		segments = plan(names, planArgs, func(name string) bool {
-			e := snap.entries[name]
-			return e != nil && e.ParallelSafe
-		}, t.p.resolve)
+		segments = plan(facts, t.p.resolve)
 	}
 	for _, seg := range segments {
 		if seg.Parallel {
@@ -196,7 +194,7 @@ func (t *Turn) Run(ctx context.Context, calls []*Call, o RunOptions) []Outcome {
 			outs[i] = t.runOne(ctx, snap, calls[i], preps[i], o)
 		}
 	}
-	t.p.store.enforceTurnBudget(calls, outs, t.p.turnBudget)
+	t.p.store.enforceTurnBudget(snap.reader, calls, pinned, outs, t.p.turnBudget)
 	return outs
 }
 
@@ -222,7 +220,9 @@ func (t *Turn) runParallel(ctx context.Context, snap *Snapshot, calls []*Call, p
 // runOne runs a single call through the pipeline.
 func (t *Turn) runOne(ctx context.Context, snap *Snapshot, call *Call, prep prepared, o RunOptions) Outcome {
 	if ctx.Err() != nil {
-		return Outcome{Content: cancelledResult, Failed: true, Cancelled: true}
+		out := failedOutcome(cancelledResult)
+		out.Cancelled = true
+		return out
 	}
 	entry := snap.entries[call.Name]
 	call.Args = nil
@@ -239,9 +239,9 @@ func (t *Turn) runOne(ctx context.Context, snap *Snapshot, call *Call, prep prep
 	})
 	var out Outcome
 	if prep.valid {
-		out = t.execute(ctx, snap, entry, call, o)
+		out = t.execute(ctx, snap, entry, call)
 	} else {
-		out = Outcome{Content: invalidArgsResult, Failed: true}
+		out = failedOutcome(invalidArgsResult)
 	}
 	t.callback("OnFinish", call, func() {
 		if o.OnFinish != nil {
@@ -251,22 +251,24 @@ func (t *Turn) runOne(ctx context.Context, snap *Snapshot, call *Call, prep prep
 	return out
 }
 
-// execute runs a call with valid arguments: agent-loop interception,
-// guardrails, pre-hooks, dispatch, post-hooks, result budget.
-func (t *Turn) execute(ctx context.Context, snap *Snapshot, entry *Entry, call *Call, o RunOptions) Outcome {
-	if o.Intercept != nil {
-		if result, handled := t.intercept(ctx, call, o.Intercept); handled {
-			content, persisted := t.p.store.persist(call.Name, call.ID, result, t.threshold(entry, call.Name))
-			return Outcome{Content: content, Failed: ClassifyFailure(call.Name, result), Persisted: persisted}
-		}
+// execute runs a call with valid arguments: guardrails, pre-hooks,
+// dispatch, post-hooks, result budget.
+func (t *Turn) execute(ctx context.Context, snap *Snapshot, entry *Entry, call *Call) Outcome {
+	var facts Entry
+	if entry != nil {
+		facts = *entry
 	}
 	sig := signatureOf(call.Name, call.Args)
-	if d := t.guard.before(sig); d.Action == ActionBlock {
+	if d := t.guard.before(sig, facts.Idempotent); d.Action == ActionBlock {
 		t.p.log.Warn("tool call blocked by guardrail", "tool", call.Name, "code", d.Code, "count", d.Count)
-		return Outcome{Content: blockedResult(d), Failed: true, Blocked: true}
+		out := failedOutcome(blockedResult(d))
+		out.Blocked = true
+		return out
 	}
 	if block, msg := runPre(ctx, t.p.hooks, call, t.p.log); block {
-		return Outcome{Content: errorJSON(msg), Failed: true, Blocked: true}
+		out := failedOutcome(Error(msg))
+		out.Blocked = true
+		return out
 	}
 	start := time.Now()
 	result, handlerErr := dispatchIn(ctx, snap, call, t.p.log)
@@ -277,20 +279,23 @@ func (t *Turn) execute(ctx context.Context, snap *Snapshot, entry *Entry, call *
 	}
 	result = runPost(ctx, t.p.hooks, call, result, took, t.p.log)
 	if cancelled {
-		return Outcome{Content: result, Failed: true, Cancelled: true}
+		out := failedOutcome(result)
+		out.Cancelled = true
+		return out
 	}
-	failed := ClassifyFailure(call.Name, result)
-	d := t.guard.after(sig, result, failed)
-	content, persisted := t.p.store.persist(call.Name, call.ID, result, t.threshold(entry, call.Name))
-	return Outcome{Content: appendGuidance(content, d), Failed: failed, Persisted: persisted}
+	encoded, ok := result.encode()
+	if !ok {
+		result = Text(encoded, true) // the error JSON encode made: the call failed
+		encoded = result.Encode()
+	}
+	d := t.guard.after(sig, encoded, result.IsError, facts.Idempotent, facts.Kind)
+	content, persisted := t.p.store.persist(snap.reader, call.Name, call.ID, encoded, t.threshold(entry))
+	return Outcome{Result: result, Content: appendGuidance(content, d), Failed: result.IsError, Persisted: persisted}
 }
 
-// threshold resolves a tool's per-result threshold: read_file is pinned to
-// Unlimited, then the entry's value capped at the pipeline default.
-func (t *Turn) threshold(entry *Entry, name string) int {
-	if name == "read_file" {
-		return Unlimited
-	}
+// threshold resolves a tool's per-result threshold: the entry's value
+// (Unlimited pins it), capped at the pipeline default.
+func (t *Turn) threshold(entry *Entry) int {
 	if entry == nil || entry.MaxResultChars == 0 {
 		return t.p.maxResult
 	}
@@ -298,18 +303,6 @@ func (t *Turn) threshold(entry *Entry, name string) int {
 		return Unlimited
 	}
 	return min(entry.MaxResultChars, t.p.maxResult)
-}
-
-// intercept calls the agent's interceptor, turning a panic into an error
-// result for the model.
-func (t *Turn) intercept(ctx context.Context, call *Call, f func(context.Context, *Call) (string, bool)) (result string, handled bool) {
-	defer func() {
-		if p := recover(); p != nil {
-			t.p.log.Error("intercept panicked", "tool", call.Name, "panic", fmt.Sprint(p))
-			result, handled = handlerErrorResult(panicError{p}), true
-		}
-	}()
-	return f(ctx, call)
 }
 
 // callback runs an agent callback, logging instead of crashing on a panic.

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -54,10 +55,10 @@ func TestRunArgumentsAndCoercion(t *testing.T) {
 	p := newTestPipeline(t, PipelineOptions{}, Entry{
 		Name: "read_file", Toolset: "file",
 		Schema: mustSchema(t, `{"type":"object","properties":{"path":{"type":"string"},"offset":{"type":"integer"},"limit":{"type":"integer"}}}`),
-		Handler: func(_ context.Context, c *Call) (string, error) {
+		Handler: func(_ context.Context, c *Call) (Result, error) {
 			runs++
 			seen = c.Args
-			return `{"content":"1|x"}`, nil
+			return OK(map[string]any{"content": "1|x"}), nil
 		},
 	})
 	rec := &recorder{}
@@ -81,7 +82,7 @@ func TestRunArgumentsAndCoercion(t *testing.T) {
 		t.Errorf("RawArgs changed: %q", cs[0].RawArgs)
 	}
 	for _, i := range []int{1, 2} {
-		if outs[i].Content != invalidArgsResult || !outs[i].Failed || cs[i].Args != nil {
+		if outs[i].Content != invalidArgsResult.Encode() || !outs[i].Failed || !outs[i].Result.IsError || cs[i].Args != nil {
 			t.Errorf("outcome %s = %+v (args %v), want the invalid-arguments error", cs[i].ID, outs[i], cs[i].Args)
 		}
 	}
@@ -93,43 +94,77 @@ func TestRunArgumentsAndCoercion(t *testing.T) {
 	}
 }
 
-func TestRunInterceptAndAgentLoopTools(t *testing.T) {
+// TestRunSessionBoundTools checks the agent's own tools (todo, memory):
+// declared without a handler and bound by the session, they get coerced
+// arguments and go through the pipeline like any tool; one the session
+// did not bind gives an error result, and a bound handler that panics gives
+// the tool-failure result, never a crash.
+func TestRunSessionBoundTools(t *testing.T) {
 	t.Parallel()
-	p := newTestPipeline(t, PipelineOptions{},
-		Entry{Name: "todo", Toolset: "todo", Schema: mustSchema(t, `{"type":"object","properties":{"merge":{"type":"boolean"}}}`)},
-		Entry{Name: "memory", Toolset: "memory"},
-		Entry{Name: "terminal", Toolset: "terminal", Handler: okHandler(`{"exit_code":0}`)},
-	)
-	var interceptedArgs map[string]any
-	o := RunOptions{Intercept: func(_ context.Context, c *Call) (string, bool) {
-		switch c.Name {
-		case "todo":
-			interceptedArgs = c.Args
-			return `{"todos":[],"summary":{}}`, true
-		case "terminal":
-			if c.ID == "explode" {
-				panic("agent bug")
-			}
-		}
-		return "", false
-	}}
-	outs := p.NewTurn().Run(context.Background(), []*Call{
+	base := New(nil)
+	todo := Entry{Name: "todo", Toolset: "todo", Kind: KindThink, Schema: mustSchema(t, `{"type":"object","properties":{"merge":{"type":"boolean"}}}`)}
+	memory := Entry{Name: "memory", Toolset: "memory"}
+	if err := base.RegisterAll(todo, memory, Entry{Name: "terminal", Toolset: "terminal", Handler: okHandler(`{"exit_code":0}`)}); err != nil {
+		t.Fatal(err)
+	}
+	session := base.Clone()
+	var todoArgs map[string]any
+	todo.Handler = func(_ context.Context, c *Call) (Result, error) {
+		todoArgs = c.Args
+		return OK(map[string]any{"todos": []any{}, "summary": map[string]any{}}), nil
+	}
+	explode := Entry{Name: "explode", Toolset: "todo", Handler: func(context.Context, *Call) (Result, error) { panic("agent bug") }}
+	if err := session.RegisterAll(todo, explode); err != nil {
+		t.Fatal(err)
+	}
+	outs := NewPipeline(session, PipelineOptions{}).NewTurn().Run(context.Background(), []*Call{
 		{ID: "1", Name: "todo", RawArgs: `{"merge":"true"}`},
 		{ID: "2", Name: "memory", RawArgs: `{}`},
 		{ID: "3", Name: "terminal", RawArgs: `{}`},
-		{ID: "explode", Name: "terminal", RawArgs: `{}`},
-	}, o)
+		{ID: "4", Name: "explode", RawArgs: `{}`},
+	}, RunOptions{})
 	want := []string{
-		`{"todos":[],"summary":{}}`,
-		`{"error":"memory must be handled by the agent loop"}`,
+		`{"summary":{},"todos":[]}`,
+		`{"error":"memory is not enabled in this session; nothing was run"}`,
 		`{"exit_code":0}`,
 		`{"error":"Tool execution failed: Panic: agent bug"}`,
 	}
 	if diff := cmp.Diff(want, contents(outs)); diff != "" {
 		t.Errorf("contents (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(map[string]any{"merge": true}, interceptedArgs); diff != "" {
-		t.Errorf("Intercept saw uncoerced args (-want +got):\n%s", diff)
+	var failed []bool
+	for _, o := range outs {
+		failed = append(failed, o.Failed)
+	}
+	if diff := cmp.Diff([]bool{false, true, false, true}, failed); diff != "" {
+		t.Errorf("Failed flags (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]any{"merge": true}, todoArgs); diff != "" {
+		t.Errorf("the bound todo saw uncoerced args (-want +got):\n%s", diff)
+	}
+}
+
+// TestRunOutcomeResult checks the outcome carries the tool's typed result,
+// structured data included, as the post-hooks left it, beside the text the
+// model reads.
+func TestRunOutcomeResult(t *testing.T) {
+	t.Parallel()
+	type lint struct{ Status, Output string }
+	p := newTestPipeline(t, PipelineOptions{}, Entry{Name: "write_file", Toolset: "file", Kind: KindEdit, PathArg: "path",
+		Handler: func(context.Context, *Call) (Result, error) {
+			return Result{Value: map[string]any{"bytes_written": 3, "path": "<a&b>.go"}, Data: lint{"error", "x.go:1: syntax"}}, nil
+		}})
+	var finished Outcome
+	out := p.NewTurn().Run(context.Background(), []*Call{{ID: "w", Name: "write_file", RawArgs: `{"path":"<a&b>.go"}`}},
+		RunOptions{OnFinish: func(_ *Call, o Outcome) { finished = o }})[0]
+	if out.Content != `{"bytes_written":3,"path":"<a&b>.go"}` || out.Failed {
+		t.Errorf("outcome = %+v, want the encoded value, not failed", out)
+	}
+	if diff := cmp.Diff(lint{"error", "x.go:1: syntax"}, out.Result.Data); diff != "" {
+		t.Errorf("Result.Data (-want +got):\n%s", diff)
+	}
+	if finished.Content != out.Content || finished.Result.Data == nil {
+		t.Errorf("OnFinish outcome = %+v, want the same result", finished)
 	}
 }
 
@@ -156,9 +191,9 @@ func (h *testHook) Pre(_ context.Context, c *Call) (bool, string) {
 	return false, ""
 }
 
-func (h *testHook) Post(_ context.Context, c *Call, result string, took time.Duration) {
+func (h *testHook) Post(_ context.Context, c *Call, result Result, took time.Duration) {
 	h.mu.Lock()
-	h.post = append(h.post, c.Name+"="+result)
+	h.post = append(h.post, c.Name+"="+result.Encode())
 	h.took = append(h.took, took)
 	h.mu.Unlock()
 	if h.panicPost {
@@ -168,11 +203,11 @@ func (h *testHook) Post(_ context.Context, c *Call, result string, took time.Dur
 
 type transformHook struct {
 	testHook
-	replacement string
+	replacement Result
 	ok          bool
 }
 
-func (h *transformHook) Transform(context.Context, *Call, string) (string, bool) {
+func (h *transformHook) Transform(context.Context, *Call, Result) (Result, bool) {
 	return h.replacement, h.ok
 }
 
@@ -180,11 +215,11 @@ func TestRunHooks(t *testing.T) {
 	t.Parallel()
 	ran := map[string]int{}
 	var mu sync.Mutex
-	handler := func(_ context.Context, c *Call) (string, error) {
+	handler := func(_ context.Context, c *Call) (Result, error) {
 		mu.Lock()
 		ran[c.Name]++
 		mu.Unlock()
-		return `{"tool":"` + c.Name + `"}`, nil
+		return OK(map[string]string{"tool": c.Name}), nil
 	}
 	entries := []Entry{{Name: "a", Toolset: "t", Handler: handler}, {Name: "b", Toolset: "t", Handler: handler}}
 
@@ -218,12 +253,12 @@ func TestRunHooks(t *testing.T) {
 	})
 	t.Run("first accepting transformer wins", func(t *testing.T) {
 		decline := &transformHook{}
-		first := &transformHook{replacement: `{"rewritten":1}`, ok: true}
-		second := &transformHook{replacement: `{"rewritten":2}`, ok: true}
+		first := &transformHook{replacement: Failed(map[string]int{"rewritten": 1}), ok: true}
+		second := &transformHook{replacement: OK(map[string]int{"rewritten": 2}), ok: true}
 		p := newTestPipeline(t, PipelineOptions{Hooks: []Hook{decline, first, second, HookFuncs{}}}, entries...)
 		out := p.NewTurn().Run(context.Background(), []*Call{{Name: "a"}}, RunOptions{})[0]
-		if out.Content != `{"rewritten":1}` {
-			t.Errorf("transformed content = %q", out.Content)
+		if out.Content != `{"rewritten":1}` || !out.Failed || !out.Result.IsError {
+			t.Errorf("transformed outcome = %+v, want the first replacement, failed as it says", out)
 		}
 		if len(second.post) != 1 {
 			t.Errorf("every hook's Post must run before transforms; second saw %v", second.post)
@@ -231,7 +266,7 @@ func TestRunHooks(t *testing.T) {
 	})
 	t.Run("guardrail block happens before pre-hooks", func(t *testing.T) {
 		h := &testHook{}
-		fail := Entry{Name: "web_search", Toolset: "web", Handler: okHandler(`{"error":"x"}`)}
+		fail := Entry{Name: "web_search", Toolset: "web", Handler: errHandler("x")}
 		p := newTestPipeline(t, PipelineOptions{Hooks: []Hook{h}, Guardrails: GuardrailConfig{HardStop: true, ExactFailureBlockAfter: 1}}, fail)
 		turn := p.NewTurn()
 		turn.Run(context.Background(), []*Call{{Name: "web_search"}}, RunOptions{})
@@ -251,7 +286,7 @@ func TestRunParallelSegments(t *testing.T) {
 		started.Add(2)
 		var order []string
 		var mu sync.Mutex
-		handler := func(_ context.Context, c *Call) (string, error) {
+		handler := func(_ context.Context, c *Call) (Result, error) {
 			if c.Name == "web_search" {
 				started.Done()
 				started.Wait()
@@ -259,11 +294,11 @@ func TestRunParallelSegments(t *testing.T) {
 			mu.Lock()
 			order = append(order, c.ID)
 			mu.Unlock()
-			return `{"id":"` + c.ID + `"}`, nil
+			return OK(map[string]string{"id": c.ID}), nil
 		}
 		p := newTestPipeline(t, PipelineOptions{},
-			Entry{Name: "web_search", Toolset: "web", Handler: handler},
-			Entry{Name: "terminal", Toolset: "terminal", Handler: handler})
+			Entry{Name: "web_search", Toolset: "web", ParallelSafe: true, Handler: handler},
+			Entry{Name: "terminal", Toolset: "terminal", Kind: KindExecute, Handler: handler})
 		outs := p.NewTurn().Run(context.Background(), []*Call{
 			{ID: "s1", Name: "web_search", RawArgs: `{"query":"a"}`},
 			{ID: "s2", Name: "web_search", RawArgs: `{"query":"b"}`},
@@ -283,7 +318,7 @@ func TestRunMaxWorkers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		release := make(chan struct{})
 		var running, peak, done atomic.Int32
-		handler := func(context.Context, *Call) (string, error) {
+		handler := func(context.Context, *Call) (Result, error) {
 			n := running.Add(1)
 			for {
 				p := peak.Load()
@@ -294,7 +329,7 @@ func TestRunMaxWorkers(t *testing.T) {
 			<-release
 			running.Add(-1)
 			done.Add(1)
-			return `{}`, nil
+			return OK(struct{}{}), nil
 		}
 		p := newTestPipeline(t, PipelineOptions{MaxWorkers: 2},
 			Entry{Name: "mcp_srv_get", Toolset: "mcp-srv", Handler: handler, ParallelSafe: true})
@@ -321,16 +356,16 @@ func TestRunCancellation(t *testing.T) {
 	t.Run("cancelled before the batch", func(t *testing.T) {
 		t.Parallel()
 		runs := 0
-		p := newTestPipeline(t, PipelineOptions{}, Entry{Name: "terminal", Toolset: "t", Handler: func(context.Context, *Call) (string, error) {
+		p := newTestPipeline(t, PipelineOptions{}, Entry{Name: "terminal", Toolset: "t", Handler: func(context.Context, *Call) (Result, error) {
 			runs++
-			return "{}", nil
+			return OK(struct{}{}), nil
 		}})
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		rec := &recorder{}
 		outs := p.NewTurn().Run(ctx, []*Call{{ID: "a", Name: "terminal"}, {ID: "b", Name: "terminal"}}, rec.opts())
 		for _, o := range outs {
-			if !o.Cancelled || o.Content != `{"error":"Tool execution cancelled by user interrupt","status":"cancelled"}` {
+			if !o.Cancelled || !o.Failed || o.Content != `{"error":"Tool execution cancelled by user interrupt","status":"cancelled"}` {
 				t.Errorf("outcome = %+v, want cancelled", o)
 			}
 		}
@@ -343,13 +378,13 @@ func TestRunCancellation(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		p := newTestPipeline(t, PipelineOptions{},
-			Entry{Name: "terminal", Toolset: "t", Handler: func(context.Context, *Call) (string, error) {
+			Entry{Name: "terminal", Toolset: "t", Handler: func(context.Context, *Call) (Result, error) {
 				cancel() // the user presses stop while this command finishes
-				return `{"exit_code":0}`, nil
+				return OK(map[string]int{"exit_code": 0}), nil
 			}},
-			Entry{Name: "wait", Toolset: "t", Handler: func(ctx context.Context, c *Call) (string, error) {
+			Entry{Name: "wait", Toolset: "t", Handler: func(ctx context.Context, c *Call) (Result, error) {
 				<-ctx.Done()
-				return "", ctx.Err()
+				return Result{}, ctx.Err()
 			}})
 		rec := &recorder{}
 		outs := p.NewTurn().Run(ctx, []*Call{{ID: "a", Name: "terminal"}, {ID: "b", Name: "terminal"}}, rec.opts())
@@ -367,10 +402,10 @@ func TestRunCancellation(t *testing.T) {
 		t.Parallel()
 		synctest.Test(t, func(t *testing.T) {
 			var exited atomic.Int32
-			wait := func(ctx context.Context, c *Call) (string, error) {
+			wait := func(ctx context.Context, c *Call) (Result, error) {
 				defer exited.Add(1)
 				<-ctx.Done()
-				return "", ctx.Err()
+				return Result{}, ctx.Err()
 			}
 			p := newTestPipeline(t, PipelineOptions{},
 				Entry{Name: "mcp_a_wait", Toolset: "mcp-a", Handler: wait, ParallelSafe: true})
@@ -389,7 +424,7 @@ func TestRunCancellation(t *testing.T) {
 				t.Errorf("%d handlers exited before Run returned, want 3", exited.Load())
 			}
 			for i, o := range outs {
-				if !o.Cancelled || o.Content != cancelledResult {
+				if !o.Cancelled || !o.Failed || o.Content != cancelledResult.Encode() {
 					t.Errorf("outcome %d = %+v, want cancelled", i, o)
 				}
 			}
@@ -401,19 +436,28 @@ func TestRunCancellation(t *testing.T) {
 	})
 }
 
+// readerEntry is the test stand-in for read_file: it reads saved results
+// back, and its own results are pinned (never saved) so that reading a saved
+// result never saves it again.
+func readerEntry(name string, h Handler) Entry {
+	return Entry{Name: name, Toolset: "file", Kind: KindRead, ReadOnly: true, Idempotent: true, ParallelSafe: true,
+		PathArg: "path", ReadsSavedResults: true, MaxResultChars: Unlimited, Handler: h}
+}
+
 func TestRunResultBudget(t *testing.T) {
 	t.Parallel()
 	big := func(n int) Handler {
-		return func(context.Context, *Call) (string, error) { return strings.Repeat("x", n), nil }
+		return func(context.Context, *Call) (Result, error) { return Text(strings.Repeat("x", n), false), nil }
 	}
 	dir := t.TempDir()
 	p := newTestPipeline(t, PipelineOptions{ResultsDir: dir},
-		Entry{Name: "read_file", Toolset: "file", Handler: big(150_000)},
+		readerEntry("read_file", big(150_000)),
 		Entry{Name: "terminal", Toolset: "terminal", Handler: big(100_001)},
 		Entry{Name: "small_cap", Toolset: "t", Handler: big(3_001), MaxResultChars: 3_000},
 		Entry{Name: "huge_cap", Toolset: "t", Handler: big(120_000), MaxResultChars: 500_000},
 		Entry{Name: "unlimited", Toolset: "t", Handler: big(120_000), MaxResultChars: Unlimited},
 		Entry{Name: "fits", Toolset: "t", Handler: big(100_000)},
+		Entry{Name: "mid", Toolset: "t", Handler: big(90_000)},
 	)
 	run := func(name string) Outcome {
 		return p.NewTurn().Run(context.Background(), []*Call{{ID: "id_" + name, Name: name}}, RunOptions{})[0]
@@ -437,16 +481,19 @@ func TestRunResultBudget(t *testing.T) {
 			if m, _ := filepath.Glob(filepath.Join(dir, "id_"+tc.tool+"_*.txt")); len(m) != 1 {
 				t.Errorf("%s: result files %v, want one id_%s_<random>.txt", tc.tool, m, tc.tool)
 			}
+			if !strings.Contains(out.Content, "\nUse the read_file tool with offset and limit") {
+				t.Errorf("%s: note %.300q does not name the reader tool", tc.tool, out.Content)
+			}
 		}
 	}
 
 	t.Run("turn budget spills the largest but never read_file", func(t *testing.T) {
 		outs := p.NewTurn().Run(context.Background(), []*Call{
-			{ID: "u1", Name: "unlimited"}, {ID: "r1", Name: "read_file"}, {ID: "f1", Name: "fits"},
+			{ID: "m1", Name: "mid"}, {ID: "r1", Name: "read_file"}, {ID: "f1", Name: "fits"},
 		}, RunOptions{})
 		got := []bool{outs[0].Persisted, outs[1].Persisted, outs[2].Persisted}
 		if diff := cmp.Diff([]bool{true, false, true}, got); diff != "" {
-			t.Errorf("persisted flags for 120K, 150K, 100K (-want +got):\n%s", diff)
+			t.Errorf("persisted flags for 90K, 150K read, 100K (-want +got):\n%s", diff)
 		}
 		total := 0
 		for _, o := range outs {
@@ -457,14 +504,97 @@ func TestRunResultBudget(t *testing.T) {
 		}
 	})
 
+	t.Run("turn budget never saves an Unlimited tool's result", func(t *testing.T) {
+		outs := p.NewTurn().Run(context.Background(), []*Call{{ID: "u1", Name: "unlimited"}, {ID: "f2", Name: "fits"}}, RunOptions{})
+		if outs[0].Persisted || !outs[1].Persisted {
+			t.Errorf("persisted flags for 120K unlimited, 100K = %v, %v; want false, true", outs[0].Persisted, outs[1].Persisted)
+		}
+	})
+
 	t.Run("loop warning stays visible after persistence", func(t *testing.T) {
 		p := newTestPipeline(t, PipelineOptions{ResultsDir: t.TempDir(), MaxResultChars: 10},
-			Entry{Name: "web_search", Toolset: "web", Handler: okHandler(`{"error":"quota exceeded, please retry later` + strings.Repeat(".", 3000) + `"}`)})
+			readerEntry("read_file", okHandler("")),
+			Entry{Name: "web_search", Toolset: "web", Handler: errHandler("quota exceeded, please retry later" + strings.Repeat(".", 3000))})
 		turn := p.NewTurn()
 		turn.Run(context.Background(), []*Call{{ID: "1", Name: "web_search"}}, RunOptions{})
 		out := turn.Run(context.Background(), []*Call{{ID: "2", Name: "web_search"}}, RunOptions{})[0]
-		if !out.Persisted || !strings.HasSuffix(out.Content, "instead of retrying it unchanged.]") {
+		if !out.Persisted || !out.Failed || !strings.HasSuffix(out.Content, "instead of retrying it unchanged.]") {
 			t.Errorf("content = %q, want the persisted block followed by the warning", out.Content)
+		}
+	})
+}
+
+// TestRunSavedResultReader checks the budget's note names the tool that
+// reads saved results, whatever it is called, and that without such a
+// tool nothing is saved: the result is truncated inline, where the model
+// reads it, by the per-result and by the per-turn budget.
+func TestRunSavedResultReader(t *testing.T) {
+	t.Parallel()
+	big := func(n int) Handler {
+		return func(context.Context, *Call) (Result, error) { return Text(strings.Repeat("line\n", n/5), false), nil }
+	}
+	ctx := context.Background()
+	t.Run("the note names the reader", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		p := newTestPipeline(t, PipelineOptions{ResultsDir: dir},
+			readerEntry("open_result", okHandler("")), Entry{Name: "terminal", Toolset: "terminal", Handler: big(150_000)})
+		out := p.NewTurn().Run(ctx, []*Call{{ID: "c1", Name: "terminal"}}, RunOptions{})[0]
+		if !out.Persisted || !strings.Contains(out.Content, "\nUse the open_result tool with offset and limit to access specific sections of this output.\n") {
+			t.Errorf("note = %.400q, want it saved and naming open_result", out.Content)
+		}
+		if strings.Contains(out.Content, "read_file") {
+			t.Errorf("note names read_file, which this session does not have: %.400q", out.Content)
+		}
+		path := savedPath(out.Content)
+		if _, ok := p.SavedResult(path); !ok {
+			t.Errorf("SavedResult(%q) = false for the file the note names", path)
+		}
+	})
+	for _, tc := range []struct {
+		name  string
+		calls []*Call
+		turn  int
+	}{
+		{"no reader: the per-result budget truncates inline", []*Call{{ID: "c1", Name: "terminal"}}, 0},
+		{"no reader: the turn budget truncates inline", []*Call{{ID: "c1", Name: "medium"}, {ID: "c2", Name: "medium"}}, 100_000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(t.TempDir(), "results")
+			p := newTestPipeline(t, PipelineOptions{ResultsDir: dir, TurnBudget: tc.turn},
+				Entry{Name: "read_file", Toolset: "file", PathArg: "path", MaxResultChars: Unlimited, Handler: okHandler("")}, // reads files, not saved results
+				Entry{Name: "terminal", Toolset: "terminal", Handler: big(150_000)},
+				Entry{Name: "medium", Toolset: "t", Handler: big(60_000)})
+			outs := p.NewTurn().Run(ctx, tc.calls, RunOptions{})
+			truncated := 0
+			for i, out := range outs {
+				if out.Persisted || strings.Contains(out.Content, persistedOutputTag) {
+					t.Errorf("outcome %d saved with no reader: %.300q", i, out.Content)
+				}
+				if strings.Contains(out.Content, "\n\n[Truncated: tool response was ") && len(out.Content) < 3_000 {
+					truncated++
+				}
+			}
+			if truncated != 1 {
+				t.Errorf("%d outcomes truncated inline, want 1: %.200q", truncated, contents(outs))
+			}
+			if _, err := os.Stat(dir); !os.IsNotExist(err) {
+				t.Errorf("results dir exists (%v): nothing should be written without a reader", err)
+			}
+		})
+	}
+	t.Run("removing the reader stops saving", func(t *testing.T) {
+		t.Parallel()
+		r := New(nil)
+		mustRegister(t, r, readerEntry("read_file", okHandler("")), Entry{Name: "terminal", Toolset: "terminal", Handler: big(150_000)})
+		p := NewPipeline(r, PipelineOptions{ResultsDir: t.TempDir()})
+		if out := p.NewTurn().Run(ctx, []*Call{{ID: "c1", Name: "terminal"}}, RunOptions{})[0]; !out.Persisted {
+			t.Fatalf("not saved with a reader: %.200q", out.Content)
+		}
+		r.Deregister("read_file")
+		if out := p.NewTurn().Run(ctx, []*Call{{ID: "c2", Name: "terminal"}}, RunOptions{})[0]; out.Persisted || !strings.Contains(out.Content, "[Truncated:") {
+			t.Errorf("after the reader went: %.200q (persisted %v), want inline truncation", out.Content, out.Persisted)
 		}
 	})
 }

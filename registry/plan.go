@@ -1,8 +1,6 @@
 package registry
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -14,46 +12,8 @@ type Segment struct {
 	Calls    []int
 }
 
-// neverParallelTools are interactive and always run alone (hermes
-// _NEVER_PARALLEL_TOOLS).
-var neverParallelTools = map[string]bool{"clarify": true}
-
-// parallelSafeTools are read-only tools without shared mutable session state
-// (hermes _PARALLEL_SAFE_TOOLS).
-var parallelSafeTools = map[string]bool{
-	"ha_get_state": true, "ha_list_entities": true, "ha_list_services": true,
-	"read_file": true, "search_files": true, "session_search": true,
-	"skill_view": true, "skills_list": true, "vision_analyze": true,
-	"web_extract": true, "web_search": true,
-}
-
-// pathScopedTools may run in parallel only when their paths do not overlap
-// (hermes _PATH_SCOPED_TOOLS).
-var pathScopedTools = map[string]bool{"read_file": true, "write_file": true, "patch": true}
-
-// Plan splits one model reply's calls into segments exactly as hermes's
-// planner does, using only hermes's static tool lists (the pipeline also
-// honours Entry.ParallelSafe). Calls are walked in emission order; a
-// never-parallel tool, unparseable or non-object arguments, a path-scoped
-// tool (read_file, write_file, patch) without a string path, and any tool
-// that is not parallel-safe are sequential barriers; a path-scoped call joins
-// the current parallel run unless its absolute path (relative paths are taken
-// against the process's working directory, nothing is resolved) overlaps a
-// path already reserved in the run, in which case a new run starts with it.
-// Parallel runs shorter than two calls are demoted to sequential, and
-// adjacent sequential segments merge, so order is always preserved.
-func Plan(calls []*Call) []Segment {
-	names := make([]string, len(calls))
-	args := make([]map[string]any, len(calls))
-	for i, c := range calls {
-		names[i] = c.Name
-		args[i] = planArgs(c.RawArgs)
-	}
-	return plan(names, args, func(string) bool { return false }, nil)
-}
-
-// PathResolver maps a path argument of a path-scoped tool (read_file,
-// write_file, patch) to the real path it names — absolute, with no "..",
+// PathResolver maps the path argument of a path-scoped tool (an entry with
+// a PathArg) to the real path it names — absolute, with no "..",
 // no symbolic link — as the session's tools will resolve it; ok=false
 // means it does not resolve (outside the workspace, invalid). The session
 // supplies it (the agent uses its workspace's Resolve), so the planner
@@ -62,29 +22,33 @@ func Plan(calls []*Call) []Segment {
 // It must be safe for concurrent use.
 type PathResolver func(path string) (real string, ok bool)
 
-// planArgs parses raw arguments strictly, as the planner's json.loads does:
-// anything but a JSON object (including empty text) gives nil.
-func planArgs(raw string) map[string]any {
-	var m map[string]any
-	if err := json.Unmarshal([]byte(raw), &m); err != nil || m == nil {
-		return nil
-	}
-	return m
+// planned is what the planner knows of one call: its tool's facts and its
+// parsed arguments (nil: unparseable, not an object, or empty).
+type planned struct {
+	parallelSafe bool
+	pathArg      string
+	args         map[string]any
 }
 
-// plan is the planner over pre-parsed arguments (nil = unparseable);
-// extraSafe reports tools marked parallel-safe at registration. With a
-// resolver, a path-scoped call's path is resolved by it and one that does
-// not resolve is a barrier (it runs alone, never assumed disjoint); without
-// one, paths are taken lexically against the process's working directory
-// (hermes's behaviour, [Plan]).
-func plan(names []string, args []map[string]any, extraSafe func(string) bool, resolve PathResolver) []Segment {
+// plan splits one model reply's calls into segments as hermes's planner
+// does, from the facts of each call's entry. Calls are walked in emission
+// order; unparseable or non-object arguments, a path-scoped call (its entry
+// has a PathArg) whose path is missing, empty or does not resolve, and any
+// call of a tool that is neither path-scoped nor parallel-safe are
+// sequential barriers. A path-scoped call joins the current parallel run
+// unless its path, resolved by the session (real, absolute), overlaps one
+// already reserved in the run, in which case a new run starts with it.
+// Without a resolver every path-scoped call is a barrier: paths are never
+// compared lexically against the process's working directory, which is not
+// the session's. Parallel runs shorter than two calls are demoted to
+// sequential, and adjacent sequential segments merge, so order is always
+// preserved.
+func plan(calls []planned, resolve PathResolver) []Segment {
 	var (
 		segments []Segment
 		current  []int
 		reserved []string
 	)
-	cwd := ""
 	extendSequential := func(idx ...int) {
 		if n := len(segments); n > 0 && !segments[n-1].Parallel {
 			segments[n-1].Calls = append(segments[n-1].Calls, idx...)
@@ -101,28 +65,20 @@ func plan(names []string, args []map[string]any, extraSafe func(string) bool, re
 		}
 		current, reserved = nil, nil
 	}
-	for i, name := range names {
-		a := args[i]
+	for i, c := range calls {
 		switch {
-		case neverParallelTools[name] || a == nil:
+		case c.args == nil:
 			// barrier
-		case pathScopedTools[name]:
-			p, ok := a["path"].(string)
-			if !ok || strings.TrimSpace(p) == "" {
+		case c.pathArg != "":
+			p, ok := c.args[c.pathArg].(string)
+			if !ok || strings.TrimSpace(p) == "" || resolve == nil {
 				break // barrier
 			}
-			if resolve != nil {
-				real, ok := resolve(p)
-				if !ok || real == "" {
-					break // barrier: the call reports its own error, alone
-				}
-				p = filepath.Clean(real)
-			} else {
-				if cwd == "" {
-					cwd = workingDir()
-				}
-				p = absPath(cwd, p)
+			real, ok := resolve(p)
+			if !ok || real == "" {
+				break // barrier: the call reports its own error, alone
 			}
+			p = filepath.Clean(real)
 			for _, r := range reserved {
 				if pathsOverlap(p, r) {
 					closeParallel()
@@ -132,7 +88,7 @@ func plan(names []string, args []map[string]any, extraSafe func(string) bool, re
 			reserved = append(reserved, p)
 			current = append(current, i)
 			continue
-		case parallelSafeTools[name] || extraSafe(name):
+		case c.parallelSafe:
 			current = append(current, i)
 			continue
 		}
@@ -141,22 +97,6 @@ func plan(names []string, args []map[string]any, extraSafe func(string) bool, re
 	}
 	closeParallel()
 	return segments
-}
-
-func workingDir() string {
-	wd, err := os.Getwd()
-	if err != nil {
-		return string(filepath.Separator)
-	}
-	return wd
-}
-
-// absPath makes p absolute against cwd and cleans it lexically.
-func absPath(cwd, p string) string {
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(cwd, p)
-	}
-	return filepath.Clean(p)
 }
 
 // pathsOverlap reports whether one cleaned absolute path is the other or an

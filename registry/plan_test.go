@@ -23,8 +23,73 @@ func calls(specs ...[2]string) []*Call {
 func par(idx ...int) Segment { return Segment{Parallel: true, Calls: idx} }
 func seq(idx ...int) Segment { return Segment{Calls: idx} }
 
+// planTools are test entries with the facts of hermes's tools that the
+// planner's old name tables held: web_search is parallel-safe, read_file is
+// parallel-safe and path-scoped, write_file and patch are path-scoped,
+// terminal and clarify are neither (barriers).
+var planTools = []Entry{
+	{Name: "web_search", Toolset: "web", ParallelSafe: true},
+	{Name: "read_file", Toolset: "file", ParallelSafe: true, PathArg: "path"},
+	{Name: "write_file", Toolset: "file", PathArg: "path"},
+	{Name: "patch", Toolset: "file", PathArg: "path"},
+	{Name: "terminal", Toolset: "terminal"},
+	{Name: "clarify", Toolset: "clarify"},
+}
+
+// plannedOf returns what the pipeline tells the planner about calls: each
+// registered tool's facts (an unknown tool has none) and the arguments,
+// nil when they are empty or not a JSON object.
+func plannedOf(t *testing.T, r *Registry, cs []*Call) []planned {
+	t.Helper()
+	snap := r.Snapshot()
+	out := make([]planned, len(cs))
+	for i, c := range cs {
+		if e, ok := snap.Lookup(c.Name); ok {
+			out[i] = planned{parallelSafe: e.ParallelSafe, pathArg: e.PathArg}
+		}
+		if args, err := ParseArgs(c.RawArgs); err == nil && strings.TrimSpace(c.RawArgs) != "" {
+			out[i].args = args
+		}
+	}
+	return out
+}
+
+// lexicalResolver resolves paths lexically against root, as a session
+// whose workspace is root and that has no symbolic links would.
+func lexicalResolver(root string) PathResolver {
+	return func(p string) (string, bool) {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, p)
+		}
+		return filepath.Clean(p), true
+	}
+}
+
+// checkPlan compares a plan with want and checks it covers every call
+// once, in emission order.
+func checkPlan(t *testing.T, n int, want, got []Segment) {
+	t.Helper()
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("plan (-want +got):\n%s", diff)
+	}
+	var order []int
+	for _, s := range got {
+		order = append(order, s.Calls...)
+	}
+	for i, idx := range order {
+		if i != idx {
+			t.Fatalf("plan order = %v, want emission order", order)
+		}
+	}
+	if len(order) != n {
+		t.Fatalf("plan covered %d calls, want %d", len(order), n)
+	}
+}
+
 func TestPlan(t *testing.T) {
 	t.Parallel()
+	r := New(nil)
+	mustRegister(t, r, planTools...)
 	ws := [2]string{"web_search", `{"query":"q"}`}
 	term := [2]string{"terminal", `{"command":"ls"}`}
 	for _, tc := range []struct {
@@ -68,7 +133,7 @@ func TestPlan(t *testing.T) {
 				[2]string{"patch", `{"path":"/w/src"}`}),
 			[]Segment{par(0, 1), seq(2)}},
 		{"relative and absolute forms of one path overlap",
-			calls([2]string{"read_file", `{"path":"x/../a.py"}`}, [2]string{"write_file", `{"path":"a.py"}`}),
+			calls([2]string{"read_file", `{"path":"x/../a.py"}`}, [2]string{"write_file", `{"path":"/w/a.py"}`}),
 			[]Segment{seq(0, 1)}},
 		{"sibling prefixes do not overlap",
 			calls([2]string{"read_file", `{"path":"/w/ab"}`}, [2]string{"write_file", `{"path":"/w/abc"}`}),
@@ -82,6 +147,9 @@ func TestPlan(t *testing.T) {
 		{"read_file with a non-string path is a barrier",
 			calls(ws, [2]string{"read_file", `{"path":7}`}, ws),
 			[]Segment{seq(0, 1, 2)}},
+		{"read_file with a blank path is a barrier",
+			calls(ws, ws, [2]string{"read_file", `{"path":"  "}`}, ws),
+			[]Segment{par(0, 1), seq(2, 3)}},
 		{"patch in V4A mode has no path",
 			calls([2]string{"patch", `{"mode":"patch","patch":"*** Begin Patch"}`}, ws, ws),
 			[]Segment{seq(0), par(1, 2)}},
@@ -93,33 +161,78 @@ func TestPlan(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got := Plan(tc.calls)
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("Plan (-want +got):\n%s", diff)
-			}
-			var order []int
-			for _, s := range got {
-				order = append(order, s.Calls...)
-			}
-			for i, idx := range order {
-				if i != idx {
-					t.Fatalf("Plan order = %v, want emission order", order)
-				}
-			}
-			if len(order) != len(tc.calls) {
-				t.Fatalf("Plan covered %d calls, want %d", len(order), len(tc.calls))
-			}
+			checkPlan(t, len(tc.calls), tc.want, plan(plannedOf(t, r, tc.calls), lexicalResolver("/w")))
 		})
 	}
 }
 
-func TestPlanHonoursParallelSafeEntries(t *testing.T) {
+// TestPlanFollowsEntryFacts checks the planner reads only the entries'
+// facts: a parallel-safe MCP tool joins a parallel run, a path-scoped tool
+// whose path argument has another name is planned by that argument, and a
+// name that an old table knew means nothing without the fact.
+func TestPlanFollowsEntryFacts(t *testing.T) {
 	t.Parallel()
-	names := []string{"mcp_fs_list", "mcp_fs_list", "mcp_other"}
-	args := []map[string]any{{}, {}, {}}
-	got := plan(names, args, func(n string) bool { return n == "mcp_fs_list" }, nil)
-	if diff := cmp.Diff([]Segment{par(0, 1), seq(2)}, got); diff != "" {
-		t.Errorf("plan (-want +got):\n%s", diff)
+	r := New(nil)
+	mustRegister(t, r,
+		Entry{Name: "mcp_fs_list", Toolset: "mcp-fs", ParallelSafe: true},
+		Entry{Name: "mcp_other", Toolset: "mcp-other"},
+		Entry{Name: "note_edit", Toolset: "notes", PathArg: "file"},
+		Entry{Name: "web_search", Toolset: "web"}, // hermes's table said parallel-safe; this entry does not
+	)
+	for _, tc := range []struct {
+		name  string
+		calls []*Call
+		want  []Segment
+	}{
+		{"parallel-safe entries join a run",
+			calls([2]string{"mcp_fs_list", `{}`}, [2]string{"mcp_fs_list", `{}`}, [2]string{"mcp_other", `{}`}),
+			[]Segment{par(0, 1), seq(2)}},
+		{"the entry's path argument is compared",
+			calls([2]string{"note_edit", `{"file":"a.md","path":"x"}`}, [2]string{"note_edit", `{"file":"b.md","path":"x"}`},
+				[2]string{"note_edit", `{"file":"/w/a.md"}`}),
+			[]Segment{par(0, 1), seq(2)}},
+		{"a path under another name is no path",
+			calls([2]string{"mcp_fs_list", `{}`}, [2]string{"note_edit", `{"path":"a.md"}`}, [2]string{"mcp_fs_list", `{}`}),
+			[]Segment{seq(0, 1, 2)}},
+		{"a tool is parallel only by its entry",
+			calls([2]string{"web_search", `{"query":"a"}`}, [2]string{"web_search", `{"query":"b"}`}),
+			[]Segment{seq(0, 1)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			checkPlan(t, len(tc.calls), tc.want, plan(plannedOf(t, r, tc.calls), lexicalResolver("/w")))
+		})
+	}
+}
+
+// TestPlanWithoutResolver checks that without the session's resolver no
+// path is ever compared (the process's working directory is not the
+// session's): every path-scoped call runs alone, while parallel-safe calls
+// without a path still run together.
+func TestPlanWithoutResolver(t *testing.T) {
+	t.Parallel()
+	r := New(nil)
+	mustRegister(t, r, planTools...)
+	ws := [2]string{"web_search", `{"query":"q"}`}
+	for _, tc := range []struct {
+		name  string
+		calls []*Call
+		want  []Segment
+	}{
+		{"writes of distinct files run one after the other",
+			calls([2]string{"write_file", `{"path":"a.txt"}`}, [2]string{"write_file", `{"path":"b.txt"}`}),
+			[]Segment{seq(0, 1)}},
+		{"relative and absolute spellings of one file run one after the other",
+			calls([2]string{"write_file", `{"path":"x.txt"}`}, [2]string{"write_file", `{"path":"/ws/x.txt"}`}),
+			[]Segment{seq(0, 1)}},
+		{"reads are barriers too, searches still run together",
+			calls(ws, ws, [2]string{"read_file", `{"path":"/a"}`}, [2]string{"read_file", `{"path":"/b"}`}, ws, ws),
+			[]Segment{par(0, 1), seq(2, 3), par(4, 5)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			checkPlan(t, len(tc.calls), tc.want, plan(plannedOf(t, r, tc.calls), nil))
+		})
 	}
 }
 
@@ -142,8 +255,10 @@ func fakeResolver(p string) (string, bool) {
 
 func TestPlanWithResolver(t *testing.T) {
 	t.Parallel()
+	r := New(nil)
+	mustRegister(t, r, planTools...)
 	w := func(path string) [2]string { return [2]string{"write_file", `{"path":"` + path + `","content":"c"}`} }
-	r := func(path string) [2]string { return [2]string{"read_file", `{"path":"` + path + `"}`} }
+	rd := func(path string) [2]string { return [2]string{"read_file", `{"path":"` + path + `"}`} }
 	for _, tc := range []struct {
 		name  string
 		calls []*Call
@@ -154,71 +269,100 @@ func TestPlanWithResolver(t *testing.T) {
 		{"relative and workspace-absolute spellings of one file serialise",
 			calls(w("x.txt"), w("/ws/x.txt")), []Segment{seq(0, 1)}},
 		{"a symbolic link and its target serialise",
-			calls(w("link"), r("/ws/x.txt")), []Segment{seq(0, 1)}},
+			calls(w("link"), rd("/ws/x.txt")), []Segment{seq(0, 1)}},
 		{"a file and its folder serialise",
-			calls(r("src/a.go"), w("/ws/src")), []Segment{seq(0, 1)}},
+			calls(rd("src/a.go"), w("/ws/src")), []Segment{seq(0, 1)}},
 		{"distinct files still run in parallel",
-			calls(w("a.txt"), w("/ws/b.txt"), r("c.txt")), []Segment{par(0, 1, 2)}},
+			calls(w("a.txt"), w("/ws/b.txt"), rd("c.txt")), []Segment{par(0, 1, 2)}},
 		{"a path that does not resolve runs alone",
-			calls(r("a.txt"), r("b.txt"), r("/etc/passwd"), r("c.txt"), r("d.txt")),
+			calls(rd("a.txt"), rd("b.txt"), rd("/etc/passwd"), rd("c.txt"), rd("d.txt")),
 			[]Segment{par(0, 1), seq(2), par(3, 4)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			names := make([]string, len(tc.calls))
-			args := make([]map[string]any, len(tc.calls))
-			for i, c := range tc.calls {
-				names[i], args[i] = c.Name, planArgs(c.RawArgs)
-			}
-			got := plan(names, args, func(string) bool { return false }, fakeResolver)
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("plan (-want +got):\n%s", diff)
-			}
+			checkPlan(t, len(tc.calls), tc.want, plan(plannedOf(t, r, tc.calls), fakeResolver))
 		})
 	}
 }
 
-// TestRunUsesPathResolver checks the pipeline plans with the session's
-// resolver: two writes of one file, spelled differently, never overlap.
-func TestRunUsesPathResolver(t *testing.T) {
-	t.Parallel()
+// writesOverlap runs two write_file calls with paths a and b in one batch
+// of a pipeline with resolver and reports whether they ran concurrently, the
+// paths the resolver was asked for, and the order the calls started in. The
+// first write waits (in fake time) for the second to start: run together,
+// the second starts while the first waits.
+func writesOverlap(t *testing.T, resolver PathResolver, a, b string) (overlapped bool, resolved, started []string) {
+	t.Helper()
 	synctest.Test(t, func(t *testing.T) {
-		// The first write waits (in fake time) for the second to start: run
-		// together, the second starts while the first waits.
 		secondStarted := make(chan struct{})
-		overlapped := false
-		handler := func(_ context.Context, c *Call) (string, error) {
+		handler := func(_ context.Context, c *Call) (Result, error) {
 			if c.ID == "c1" {
 				close(secondStarted)
-				return `{"ok":true}`, nil
+				return OK(map[string]any{"ok": true}), nil
 			}
 			select {
 			case <-secondStarted:
 				overlapped = true
 			case <-time.After(time.Second):
 			}
-			return `{"ok":true}`, nil
+			return OK(map[string]any{"ok": true}), nil
 		}
 		var mu sync.Mutex
-		var resolved []string
-		p := newTestPipeline(t, PipelineOptions{PathResolver: func(path string) (string, bool) {
-			mu.Lock()
-			resolved = append(resolved, path)
-			mu.Unlock()
-			return fakeResolver(path)
-		}}, Entry{Name: "write_file", Toolset: "file", Handler: handler})
+		o := PipelineOptions{}
+		if resolver != nil {
+			o.PathResolver = func(path string) (string, bool) {
+				mu.Lock()
+				resolved = append(resolved, path)
+				mu.Unlock()
+				return resolver(path)
+			}
+		}
+		p := newTestPipeline(t, o, Entry{Name: "write_file", Toolset: "file", Kind: KindEdit, PathArg: "path", Handler: handler})
 		var rec recorder
-		p.NewTurn().Run(context.Background(), calls(
-			[2]string{"write_file", `{"path":"x.txt","content":"a"}`},
-			[2]string{"write_file", `{"path":"/ws/x.txt","content":"b"}`},
+		outs := p.NewTurn().Run(context.Background(), calls(
+			[2]string{"write_file", `{"path":"` + a + `","content":"a"}`},
+			[2]string{"write_file", `{"path":"` + b + `","content":"b"}`},
 		), rec.opts())
+		for i, out := range outs {
+			if out.Failed {
+				t.Errorf("write %d failed: %s", i, out.Content)
+			}
+		}
+		started = rec.started
+	})
+	return overlapped, resolved, started
+}
+
+// TestRunUsesPathResolver checks the pipeline plans with the session's
+// resolver: two writes of one file, spelled differently, never overlap,
+// while writes of two files do; without a resolver no two writes overlap.
+func TestRunUsesPathResolver(t *testing.T) {
+	t.Parallel()
+	t.Run("one file spelled relative and absolute runs serialised", func(t *testing.T) {
+		t.Parallel()
+		overlapped, resolved, started := writesOverlap(t, fakeResolver, "x.txt", "/ws/x.txt")
 		if diff := cmp.Diff([]string{"x.txt", "/ws/x.txt"}, resolved); diff != "" {
 			t.Errorf("resolver calls (-want +got):\n%s", diff)
 		}
 		if overlapped {
 			t.Error("the two writes of /ws/x.txt ran concurrently")
 		}
-		if diff := cmp.Diff([]string{"c0", "c1"}, rec.started); diff != "" {
+		if diff := cmp.Diff([]string{"c0", "c1"}, started); diff != "" {
+			t.Errorf("start order (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("two files run concurrently", func(t *testing.T) {
+		t.Parallel()
+		if overlapped, _, _ := writesOverlap(t, fakeResolver, "a.txt", "/ws/b.txt"); !overlapped {
+			t.Error("writes of /ws/a.txt and /ws/b.txt ran one after the other, want them concurrent")
+		}
+	})
+	t.Run("without a resolver writes run one after the other", func(t *testing.T) {
+		t.Parallel()
+		overlapped, _, started := writesOverlap(t, nil, "a.txt", "b.txt")
+		if overlapped {
+			t.Error("two writes ran concurrently without the session's resolver")
+		}
+		if diff := cmp.Diff([]string{"c0", "c1"}, started); diff != "" {
 			t.Errorf("start order (-want +got):\n%s", diff)
 		}
 	})

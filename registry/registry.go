@@ -44,31 +44,41 @@ func (r *Registry) Clone() *Registry {
 func (r *Registry) Snapshot() *Snapshot { return r.cur.Load() }
 
 // Register adds e, replacing an entry of the same name in the same toolset
-// (an MCP server refreshing its tools). A name owned by another toolset is
-// refused with an error, logged naming both toolsets, except that MCP
-// toolsets ("mcp-*") may replace each other's tools.
-func (r *Registry) Register(e Entry) error {
-	entry, err := e.validate()
-	if err != nil {
-		return err
+// (an MCP server refreshing its tools, a session binding a declared tool). A
+// name owned by another toolset is refused with an error, logged naming both
+// toolsets, except that MCP toolsets ("mcp-*") may replace each other's tools.
+func (r *Registry) Register(e Entry) error { return r.RegisterAll(e) }
+
+// RegisterAll registers every entry as [Registry.Register] does, publishing
+// one snapshot: either all of them are registered or, on the first refusal,
+// none.
+func (r *Registry) RegisterAll(es ...Entry) error {
+	valid := make([]*Entry, len(es))
+	for i, e := range es {
+		entry, err := e.validate()
+		if err != nil {
+			return err
+		}
+		valid[i] = entry
 	}
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	old := r.cur.Load()
-	if prev, ok := old.entries[entry.Name]; ok && prev.Toolset != entry.Toolset &&
-		!(isMCPToolset(prev.Toolset) && isMCPToolset(entry.Toolset)) {
-		r.mu.Unlock()
-		r.log.Error("tool registration refused: name owned by another toolset",
-			"tool", entry.Name, "toolset", entry.Toolset, "owner", prev.Toolset)
-		return fmt.Errorf("register %s: toolset %q would shadow the tool of toolset %q", entry.Name, entry.Toolset, prev.Toolset)
-	}
 	entries := maps.Clone(old.entries)
-	entries[entry.Name] = entry
 	aliases := old.aliases
-	if prev, ok := old.entries[entry.Name]; ok && prev.Toolset != entry.Toolset {
-		aliases = dropOrphanAliases(entries, aliases, prev.Toolset)
+	for _, entry := range valid {
+		prev, ok := entries[entry.Name]
+		if ok && prev.Toolset != entry.Toolset && !(isMCPToolset(prev.Toolset) && isMCPToolset(entry.Toolset)) {
+			r.log.Error("tool registration refused: name owned by another toolset",
+				"tool", entry.Name, "toolset", entry.Toolset, "owner", prev.Toolset)
+			return fmt.Errorf("register %s: toolset %q would shadow the tool of toolset %q", entry.Name, entry.Toolset, prev.Toolset)
+		}
+		entries[entry.Name] = entry
+		if ok && prev.Toolset != entry.Toolset {
+			aliases = dropOrphanAliases(entries, aliases, prev.Toolset)
+		}
 	}
 	r.cur.Store(newSnapshot(old.gen+1, entries, aliases))
-	r.mu.Unlock()
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -15,19 +16,30 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// okHandler returns a handler whose successful result is the text result,
+// sent to the model as it is.
 func okHandler(result string) Handler {
-	return func(context.Context, *Call) (string, error) { return result, nil }
+	return func(context.Context, *Call) (Result, error) { return Text(result, false), nil }
 }
 
+// errHandler returns a handler whose result is the failure {"error": msg}.
+func errHandler(msg string) Handler {
+	return func(context.Context, *Call) (Result, error) { return Error(msg), nil }
+}
+
+// mustRegister registers entries in one RegisterAll; an entry without a
+// handler gets one answering {"ok":true} (register an entry directly to
+// declare an unbound tool).
 func mustRegister(t testing.TB, r *Registry, entries ...Entry) {
 	t.Helper()
-	for _, e := range entries {
-		if e.Handler == nil && !IsAgentLoopTool(e.Name) {
-			e.Handler = okHandler(`{"ok":true}`)
+	entries = slices.Clone(entries)
+	for i := range entries {
+		if entries[i].Handler == nil {
+			entries[i].Handler = okHandler(`{"ok":true}`)
 		}
-		if err := r.Register(e); err != nil {
-			t.Fatalf("Register(%s): %v", e.Name, err)
-		}
+	}
+	if err := r.RegisterAll(entries...); err != nil {
+		t.Fatalf("RegisterAll: %v", err)
 	}
 }
 
@@ -51,7 +63,6 @@ func TestRegisterValidation(t *testing.T) {
 		{"bad characters", Entry{Name: "a.b", Toolset: "t", Handler: h}, "may only contain"},
 		{"too long", Entry{Name: strings.Repeat("a", 65), Toolset: "t", Handler: h}, "longer than 64"},
 		{"empty toolset", Entry{Name: "a", Handler: h}, "empty toolset"},
-		{"nil handler", Entry{Name: "a", Toolset: "t"}, "nil handler"},
 		{"non-object schema", Entry{Name: "a", Toolset: "t", Handler: h, Schema: map[string]any{"type": "array"}}, "want object"},
 		{"list properties", Entry{Name: "a", Toolset: "t", Handler: h, Schema: map[string]any{"properties": []any{}}}, "properties must be an object"},
 		{"unencodable schema", Entry{Name: "a", Toolset: "t", Handler: h, Schema: map[string]any{"default": func() {}}}, "schema"},
@@ -65,7 +76,7 @@ func TestRegisterValidation(t *testing.T) {
 		})
 	}
 	if err := New(nil).Register(Entry{Name: "todo", Toolset: "todo"}); err != nil {
-		t.Errorf("Register(todo without handler) = %v, want nil for an agent-loop tool", err)
+		t.Errorf("Register(todo without handler) = %v, want nil: a tool each session binds", err)
 	}
 }
 
@@ -257,46 +268,50 @@ func TestDispatch(t *testing.T) {
 	t.Parallel()
 	r := New(nil)
 	mustRegister(t, r,
-		Entry{Name: "echo", Toolset: "t", Handler: func(_ context.Context, c *Call) (string, error) {
-			b, _ := json.Marshal(c.Args)
-			return string(b), nil
+		Entry{Name: "echo", Toolset: "t", Handler: func(_ context.Context, c *Call) (Result, error) {
+			return OK(c.Args), nil
 		}},
-		Entry{Name: "fails", Toolset: "t", Handler: func(context.Context, *Call) (string, error) {
-			return "", fmt.Errorf("open config: %w", &fs.PathError{Op: "open", Path: "/x", Err: fs.ErrNotExist})
+		Entry{Name: "refuses", Toolset: "t", Handler: errHandler("File not found: a.go")},
+		Entry{Name: "fails", Toolset: "t", Handler: func(context.Context, *Call) (Result, error) {
+			return Result{}, fmt.Errorf("open config: %w", &fs.PathError{Op: "open", Path: "/x", Err: fs.ErrNotExist})
 		}},
-		Entry{Name: "plain", Toolset: "t", Handler: func(context.Context, *Call) (string, error) {
-			return "", errors.New("boom")
+		Entry{Name: "plain", Toolset: "t", Handler: func(context.Context, *Call) (Result, error) {
+			return OK("ignored"), errors.New("boom")
 		}},
-		Entry{Name: "typed", Toolset: "t", Handler: func(context.Context, *Call) (string, error) {
-			return "", &NotFoundError{"a.go"}
+		Entry{Name: "typed", Toolset: "t", Handler: func(context.Context, *Call) (Result, error) {
+			return Result{}, &NotFoundError{"a.go"}
 		}},
-		Entry{Name: "panics", Toolset: "t", Handler: func(context.Context, *Call) (string, error) {
+		Entry{Name: "panics", Toolset: "t", Handler: func(context.Context, *Call) (Result, error) {
 			var m map[string]int
 			m["x"] = 1
-			return "", nil
+			return Result{}, nil
 		}},
-		Entry{Name: "framed", Toolset: "t", Handler: func(context.Context, *Call) (string, error) {
-			return "", errors.New("<tool_call>bad</tool_call>\n```json\n{}\n```\n<![CDATA[x]]>" + strings.Repeat("y", 3000))
+		Entry{Name: "framed", Toolset: "t", Handler: func(context.Context, *Call) (Result, error) {
+			return Result{}, errors.New("<tool_call>bad</tool_call>\n```json\n{}\n```\n<![CDATA[x]]>" + strings.Repeat("y", 3000))
 		}},
-		Entry{Name: "todo", Toolset: "todo"},
 	)
+	if err := r.Register(Entry{Name: "todo", Toolset: "todo"}); err != nil { // declared, bound per session
+		t.Fatal(err)
+	}
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name, tool, raw string
 		want            string
+		wantErr         bool
 		check           func(string) bool
 	}{
 		{name: "echo parses raw args", tool: "echo", raw: `{"n":5,"f":1.5}`, want: `{"f":1.5,"n":5}`},
 		{name: "empty args are an object", tool: "echo", raw: "  ", want: `{}`},
-		{name: "invalid json", tool: "echo", raw: `{"n":`, want: `{"error":"Invalid tool arguments","message":"Tool arguments must be a valid JSON object; tool was not executed."}`},
-		{name: "non-object args", tool: "echo", raw: `[1]`, want: `{"error":"Invalid tool arguments","message":"Tool arguments must be a valid JSON object; tool was not executed."}`},
-		{name: "unknown tool", tool: "nope", want: `{"error":"Unknown tool: nope","available_tools":["echo","fails","framed","panics","plain","todo","typed"]}`},
-		{name: "agent loop tool", tool: "todo", want: `{"error":"todo must be handled by the agent loop"}`},
-		{name: "wrapped error type", tool: "fails", want: `{"error":"Tool execution failed: PathError: open config: open /x: file does not exist"}`},
-		{name: "anonymous error", tool: "plain", want: `{"error":"Tool execution failed: Error: boom"}`},
-		{name: "typed error", tool: "typed", want: `{"error":"Tool execution failed: NotFoundError: a.go not found"}`},
-		{name: "panic", tool: "panics", want: `{"error":"Tool execution failed: Panic: assignment to entry in nil map"}`},
-		{name: "framing stripped and capped", tool: "framed", check: func(s string) bool {
+		{name: "error result", tool: "refuses", want: `{"error":"File not found: a.go"}`, wantErr: true},
+		{name: "invalid json", tool: "echo", raw: `{"n":`, wantErr: true, want: `{"error":"Invalid tool arguments","message":"Tool arguments must be a valid JSON object; tool was not executed."}`},
+		{name: "non-object args", tool: "echo", raw: `[1]`, wantErr: true, want: `{"error":"Invalid tool arguments","message":"Tool arguments must be a valid JSON object; tool was not executed."}`},
+		{name: "unknown tool", tool: "nope", wantErr: true, want: `{"error":"Unknown tool: nope","available_tools":["echo","fails","framed","panics","plain","refuses","todo","typed"]}`},
+		{name: "unbound tool", tool: "todo", wantErr: true, want: `{"error":"todo is not enabled in this session; nothing was run"}`},
+		{name: "wrapped error type", tool: "fails", wantErr: true, want: `{"error":"Tool execution failed: PathError: open config: open /x: file does not exist"}`},
+		{name: "anonymous error wins over the result", tool: "plain", wantErr: true, want: `{"error":"Tool execution failed: Error: boom"}`},
+		{name: "typed error", tool: "typed", wantErr: true, want: `{"error":"Tool execution failed: NotFoundError: a.go not found"}`},
+		{name: "panic", tool: "panics", wantErr: true, want: `{"error":"Tool execution failed: Panic: assignment to entry in nil map"}`},
+		{name: "framing stripped and capped", tool: "framed", wantErr: true, check: func(s string) bool {
 			var m map[string]string
 			if json.Unmarshal([]byte(s), &m) != nil {
 				return false
@@ -308,7 +323,11 @@ func TestDispatch(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got := r.Dispatch(ctx, &Call{ID: "1", Name: tc.tool, RawArgs: tc.raw})
+			res := r.Dispatch(ctx, &Call{ID: "1", Name: tc.tool, RawArgs: tc.raw})
+			got := res.Encode()
+			if res.IsError != tc.wantErr {
+				t.Errorf("Dispatch(%s, %q).IsError = %v, want %v", tc.tool, tc.raw, res.IsError, tc.wantErr)
+			}
 			if tc.check != nil {
 				if !tc.check(got) {
 					t.Errorf("Dispatch(%s) = %.200q", tc.tool, got)
@@ -384,7 +403,7 @@ func TestRegistryConcurrency(t *testing.T) {
 		wg.Go(func() {
 			turn := p.NewTurn()
 			for i := range 100 {
-				if got := r.Dispatch(ctx, &Call{Name: "stable"}); got != `{"ok":1}` {
+				if got := r.Dispatch(ctx, &Call{Name: "stable"}).Encode(); got != `{"ok":1}` {
 					t.Errorf("Dispatch(stable) = %s", got)
 					return
 				}
@@ -408,7 +427,7 @@ func TestRegistryConcurrency(t *testing.T) {
 func TestCloneIsIndependent(t *testing.T) {
 	t.Parallel()
 	base := New(nil)
-	h := func(context.Context, *Call) (string, error) { return "{}", nil }
+	h := okHandler("{}")
 	if err := base.Register(Entry{Name: "a", Toolset: "t", Handler: h}); err != nil {
 		t.Fatal(err)
 	}
@@ -422,5 +441,145 @@ func TestCloneIsIndependent(t *testing.T) {
 	}
 	if c.Snapshot().Has("a") || !c.Snapshot().Has("mcp_x_b") {
 		t.Errorf("clone = %v, want only mcp_x_b", c.Snapshot().Names())
+	}
+}
+
+// TestRegisterAllAtomic checks a batch is registered whole or not at all:
+// one refused entry (invalid, or shadowing another toolset's tool) leaves
+// the registry as it was, and a good batch is published as one change.
+func TestRegisterAllAtomic(t *testing.T) {
+	t.Parallel()
+	r := New(nil)
+	mustRegister(t, r, Entry{Name: "read_file", Toolset: "file", Description: "v1"})
+	before := r.Snapshot()
+	for _, tc := range []struct {
+		name  string
+		batch []Entry
+		want  string
+	}{
+		{"invalid last entry", []Entry{
+			{Name: "web_search", Toolset: "web", Handler: okHandler("{}")},
+			{Name: "read_file", Toolset: "file", Description: "v2", Handler: okHandler("{}")},
+			{Name: "bad name!", Toolset: "web", Handler: okHandler("{}")},
+		}, "may only contain"},
+		{"last entry shadows another toolset", []Entry{
+			{Name: "web_search", Toolset: "web", Handler: okHandler("{}")},
+			{Name: "read_file", Toolset: "web", Handler: okHandler("{}")},
+		}, `would shadow the tool of toolset "file"`},
+		{"two toolsets claim one new name", []Entry{
+			{Name: "web_extract", Toolset: "web", Handler: okHandler("{}")},
+			{Name: "web_extract", Toolset: "browser", Handler: okHandler("{}")},
+		}, "would shadow"},
+	} {
+		err := r.RegisterAll(tc.batch...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: RegisterAll = %v, want an error containing %q", tc.name, err, tc.want)
+		}
+		s := r.Snapshot()
+		if s != before || s.Generation() != before.Generation() {
+			t.Errorf("%s: a refused batch published a new snapshot (generation %d → %d)", tc.name, before.Generation(), s.Generation())
+		}
+		if diff := cmp.Diff([]string{"read_file"}, s.Names()); diff != "" {
+			t.Errorf("%s: tools after a refused batch (-want +got):\n%s", tc.name, diff)
+		}
+		if e, _ := s.Lookup("read_file"); e.Description != "v1" || e.Toolset != "file" {
+			t.Errorf("%s: a refused batch replaced read_file: %+v", tc.name, e)
+		}
+	}
+	if err := r.RegisterAll(
+		Entry{Name: "web_search", Toolset: "web", Handler: okHandler("{}")},
+		Entry{Name: "web_extract", Toolset: "web", Handler: okHandler("{}")},
+		Entry{Name: "read_file", Toolset: "file", Description: "v2", Handler: okHandler("{}")},
+	); err != nil {
+		t.Fatalf("RegisterAll(good batch) = %v", err)
+	}
+	s := r.Snapshot()
+	if s.Generation() != before.Generation()+1 {
+		t.Errorf("a batch of three advanced the generation by %d, want 1 (one snapshot)", s.Generation()-before.Generation())
+	}
+	if diff := cmp.Diff([]string{"read_file", "web_extract", "web_search"}, s.Names()); diff != "" {
+		t.Errorf("tools after the batch (-want +got):\n%s", diff)
+	}
+	if e, _ := s.Lookup("read_file"); e.Description != "v2" {
+		t.Errorf("same-toolset entry in a batch did not replace: %q", e.Description)
+	}
+}
+
+// TestRegisterKeepsFacts checks every fact of an entry comes back from
+// the registry as given: the pipeline and the agent read nothing else.
+func TestRegisterKeepsFacts(t *testing.T) {
+	t.Parallel()
+	r := New(nil)
+	mustRegister(t, r, Entry{
+		Name: "open_note", Toolset: "notes", Kind: KindRead, ReadOnly: true, Idempotent: true, ParallelSafe: true,
+		PathArg: "file", LineArgs: []string{"line", "offset"}, ReadsSavedResults: true, MaxResultChars: Unlimited,
+		Title:   func(args map[string]any) string { return fmt.Sprintf("open: %v", args["file"]) },
+		Preview: func(map[string]any) string { return "" },
+		Render: func(args map[string]any, r Result) string {
+			return fmt.Sprintf("%v → %s (error %v)", args["file"], r.Encode(), r.IsError)
+		},
+	})
+	e, ok := r.Snapshot().Lookup("open_note")
+	if !ok {
+		t.Fatal("open_note not registered")
+	}
+	got := []any{e.Kind, e.ReadOnly, e.Idempotent, e.ParallelSafe, e.PathArg, e.LineArgs, e.ReadsSavedResults, e.MaxResultChars}
+	want := []any{KindRead, true, true, true, "file", []string{"line", "offset"}, true, Unlimited}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("facts (-want +got):\n%s", diff)
+	}
+	args := map[string]any{"file": "a.md"}
+	if got := e.Title(args); got != "open: a.md" {
+		t.Errorf("Title = %q", got)
+	}
+	if got := e.Preview(args); got != "" {
+		t.Errorf("Preview = %q", got)
+	}
+	if got := e.Render(args, Error("gone")); got != `a.md → {"error":"gone"} (error true)` {
+		t.Errorf("Render = %q", got)
+	}
+}
+
+// TestUnboundTool checks a tool declared without a handler: registering it
+// works, calling it gives an error result (never a panic or a silent
+// success), and a session that binds it in its own clone runs the bound
+// handler while the shared registry stays unbound.
+func TestUnboundTool(t *testing.T) {
+	t.Parallel()
+	base := New(nil)
+	decl := Entry{Name: "todo", Toolset: "todo", Kind: KindThink,
+		Schema: map[string]any{"properties": map[string]any{"merge": map[string]any{"type": "boolean"}}}}
+	if err := base.Register(decl); err != nil {
+		t.Fatalf("Register(unbound) = %v", err)
+	}
+	ctx := context.Background()
+	const unbound = `{"error":"todo is not enabled in this session; nothing was run"}`
+	if res := base.Dispatch(ctx, &Call{Name: "todo", RawArgs: "{}"}); !res.IsError || res.Encode() != unbound {
+		t.Errorf("Dispatch(unbound) = %s (error %v), want %s", res.Encode(), res.IsError, unbound)
+	}
+	out := NewPipeline(base, PipelineOptions{}).NewTurn().Run(ctx, []*Call{{Name: "todo", RawArgs: "{}"}}, RunOptions{})[0]
+	if !out.Failed || out.Content != unbound {
+		t.Errorf("Run(unbound) = %+v, want the failed unbound result", out)
+	}
+
+	session := base.Clone()
+	var seen map[string]any
+	bound := decl
+	bound.Handler = func(_ context.Context, c *Call) (Result, error) {
+		seen = c.Args
+		return OK(map[string]any{"todos": []any{}}), nil
+	}
+	if err := session.Register(bound); err != nil {
+		t.Fatalf("binding todo in the session = %v", err)
+	}
+	out = NewPipeline(session, PipelineOptions{}).NewTurn().Run(ctx, []*Call{{Name: "todo", RawArgs: `{"merge":"true"}`}}, RunOptions{})[0]
+	if out.Failed || out.Content != `{"todos":[]}` {
+		t.Errorf("Run(bound) = %+v, want the session's result", out)
+	}
+	if diff := cmp.Diff(map[string]any{"merge": true}, seen); diff != "" {
+		t.Errorf("bound handler saw uncoerced args (-want +got):\n%s", diff)
+	}
+	if res := base.Dispatch(ctx, &Call{Name: "todo", RawArgs: "{}"}); res.Encode() != unbound {
+		t.Errorf("binding in a session bound the shared registry: %s", res.Encode())
 	}
 }

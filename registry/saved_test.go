@@ -33,12 +33,13 @@ func TestSavedResult(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	big := Entry{Name: "big", Toolset: "t", MaxResultChars: 10_000, Handler: func(context.Context, *Call) (string, error) {
-		return strings.Repeat("line of output\n", 2_000), nil
+	big := Entry{Name: "big", Toolset: "t", MaxResultChars: 10_000, Handler: func(context.Context, *Call) (Result, error) {
+		return Text(strings.Repeat("line of output\n", 2_000), false), nil
 	}}
+	reader := readerEntry("read_file", okHandler(""))
 	results := filepath.Join(dir, "home", "results")
-	mine := newTestPipeline(t, PipelineOptions{ResultsDir: results, SessionID: "s1"}, big)
-	theirs := newTestPipeline(t, PipelineOptions{ResultsDir: results, SessionID: "s2"}, big)
+	mine := newTestPipeline(t, PipelineOptions{ResultsDir: results, SessionID: "s1"}, big, reader)
+	theirs := newTestPipeline(t, PipelineOptions{ResultsDir: results, SessionID: "s2"}, big, reader)
 	a, b := saveOne(t, mine, "call_1"), saveOne(t, mine, "call_2")
 	other := saveOne(t, theirs, "call_1")
 	link := filepath.Join(dir, "link")
@@ -77,10 +78,11 @@ func TestSavedResult(t *testing.T) {
 func TestSavedResultRelativeDir(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	big := Entry{Name: "big", Toolset: "t", MaxResultChars: 10_000, Handler: func(context.Context, *Call) (string, error) {
-		return strings.Repeat("line of output\n", 2_000), nil
+	big := Entry{Name: "big", Toolset: "t", MaxResultChars: 10_000, Handler: func(context.Context, *Call) (Result, error) {
+		return Text(strings.Repeat("line of output\n", 2_000), false), nil
 	}}
-	p := newTestPipeline(t, PipelineOptions{ResultsDir: "results", SessionID: "s1"}, big)
+	reader := readerEntry("read_file", okHandler(""))
+	p := newTestPipeline(t, PipelineOptions{ResultsDir: "results", SessionID: "s1"}, big, reader)
 	path := saveOne(t, p, "call_1")
 	if !filepath.IsAbs(path) {
 		t.Errorf("note names %q; want an absolute path", path)

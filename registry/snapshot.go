@@ -17,6 +17,7 @@ type Snapshot struct {
 	tsNames   []string            // sorted toolset names
 	aliases   map[string]string   // alias → toolset
 	byNameIdx map[string]int      // tool name → index in names
+	reader    string              // the bound tool that reads saved results back ("" = none)
 }
 
 // newSnapshot builds the derived indexes for a set of entries and aliases.
@@ -34,6 +35,9 @@ func newSnapshot(gen uint64, entries map[string]*Entry, aliases map[string]strin
 		s.byNameIdx[n] = i
 		ts := entries[n].Toolset
 		s.toolsets[ts] = append(s.toolsets[ts], n) // names are visited sorted, so each list is sorted
+		if e := entries[n]; e.ReadsSavedResults && e.Handler != nil && s.reader == "" {
+			s.reader = n
+		}
 	}
 	s.tsNames = slices.Sorted(maps.Keys(s.toolsets))
 	return s

@@ -20,12 +20,12 @@ import (
 // guards for verb ("Write", "Delete" or "Move"). On failure it returns the
 // message for the model (hermes's wording, from the workspace package):
 // a path outside the workspace, a sensitive system path, a credential file.
-func editTarget(env Env, raw, verb string) (workspace.Path, string) {
-	p, err := env.Workspace().Resolve(raw)
+func editTarget(env *session, raw, verb string) (workspace.Path, string) {
+	p, err := env.Workspace.Resolve(raw)
 	if err != nil {
 		return workspace.Path{}, err.Error()
 	}
-	if err := env.Workspace().CheckWrite(p, verb); err != nil {
+	if err := env.Workspace.CheckWrite(p, verb); err != nil {
 		return workspace.Path{}, err.Error()
 	}
 	return p, ""
@@ -34,8 +34,8 @@ func editTarget(env Env, raw, verb string) (workspace.Path, string) {
 // editRead returns the current content of p through the session's files
 // (the editor's buffer when it can serve it, else the disk). A missing file
 // is not an error: it reports exists false.
-func editRead(ctx context.Context, env Env, p workspace.Path) (content []byte, exists bool, err error) {
-	b, err := env.Files().Read(ctx, p)
+func editRead(ctx context.Context, env *session, p workspace.Path) (content []byte, exists bool, err error) {
+	b, err := env.Files.Read(ctx, p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
@@ -51,13 +51,13 @@ func editRead(ctx context.Context, env Env, p workspace.Path) (content []byte, e
 // editLint is the delta lint, by env's linter, of an edit of p from old
 // (nil for a new file) to new. When ctx is done it stops and returns a
 // skipped Result; the caller must then look at ctx before going on.
-func editLint(ctx context.Context, env Env, p workspace.Path, old []byte, exists bool, new []byte) lint.Result {
+func editLint(ctx context.Context, env *session, p workspace.Path, old []byte, exists bool, new []byte) lint.Result {
 	if !exists {
 		old = nil
 	} else if old == nil {
 		old = []byte{}
 	}
-	r, err := env.Linter().DeltaFileContext(ctx, p.Abs(), old, new)
+	r, err := env.Linter.DeltaFileContext(ctx, p.Abs(), old, new)
 	if err != nil {
 		return lint.Result{Language: lint.LanguageFor(p.Abs()), Skipped: true, SkipReason: "lint cancelled"}
 	}
@@ -68,8 +68,8 @@ func editLint(ctx context.Context, env Env, p workspace.Path, old []byte, exists
 // refuse. It returns hermes's refusal message when the session refuses new
 // lint errors and res introduces syntax errors into a JSON, YAML or TOML
 // file, and "" otherwise.
-func editGate(env Env, p workspace.Path, res lint.Result) string {
-	if !env.RefuseNewLintErrors() {
+func editGate(env *session, p workspace.Path, res lint.Result) string {
+	if !env.RefuseNewLintErrors {
 		return ""
 	}
 	if err := res.Gate(); err != nil {
@@ -108,9 +108,9 @@ func editWriteMessage(prefix string, err error) string {
 // (the file changed between the proposal and the write, so its conventions
 // did), the lint is recomputed. Lints see decoded text. It returns the lint
 // of what was written.
-func editWritten(env Env, callID string, p workspace.Path, info workspace.WriteInfo, planned []byte, res lint.Result) lint.Result {
-	env.State().RecordWrite(p, info.After)
-	ForgetReads(env, p)
+func editWritten(env *session, callID string, p workspace.Path, info workspace.WriteInfo, planned []byte, res lint.Result) lint.Result {
+	env.State.RecordWrite(p, info.After)
+	env.reads.forget(p)
 	after := []byte(editText(p, info.After))
 	if !bytes.Equal(info.After, planned) {
 		var before []byte
@@ -121,7 +121,7 @@ func editWritten(env Env, callID string, p workspace.Path, info workspace.WriteI
 		// when the turn was cancelled, so the editor sees the truth.
 		res = editLint(context.Background(), env, p, before, !info.Created, after)
 	}
-	env.ReportLint(callID, p, after, res)
+	env.Lint.ReportLint(callID, p, after, res)
 	return res
 }
 
@@ -155,4 +155,27 @@ func editPyType(v any) string {
 		return "dict"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// denialMessage tells the model why an edit was not approved and that
+// nothing was written.
+func denialMessage(d workspace.Decision) string {
+	const notModified = " No file was modified."
+	switch d.Denial {
+	case workspace.DenyNoChange:
+		return "Edit approval denied: the edit changes no file; nothing was written."
+	case workspace.DenyRejected:
+		return "Edit approval denied: the user rejected this edit." + notModified + " Do not retry the same edit; ask the user what they want instead."
+	case workspace.DenyTimeout:
+		return fmt.Sprintf("Edit approval denied: the user did not answer within %s (approvals.timeout).%s", d.Detail, notModified)
+	case workspace.DenyTurnCancelled:
+		return "Edit approval denied: the user cancelled the turn before answering." + notModified
+	case workspace.DenyEditorCancelled:
+		return "Edit approval denied: the request was cancelled by the editor." + notModified
+	case workspace.DenyRequestFailed:
+		return fmt.Sprintf("Edit approval denied: the permission request failed (%s).%s", d.Detail, notModified)
+	case workspace.DenyUnknownOption:
+		return fmt.Sprintf("Edit approval denied: the editor answered with an unknown option %q.%s", d.Detail, notModified)
+	}
+	return "Edit approval denied." + notModified
 }

@@ -3,6 +3,7 @@ package tools
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -22,21 +23,10 @@ import (
 // complete proposed change is linted and shown to the user for approval
 // before anything is written.
 var _ = register(registry.Entry{
-	Name:    "patch",
-	Toolset: "file",
-	Emoji:   "🔧",
-	Description: "Targeted find-and-replace edits in files. Use this instead of sed/awk in terminal. " +
-		"Uses fuzzy matching (9 strategies) so minor whitespace/indentation differences won't break it. " +
-		"Returns a unified diff. Every edit is shown to the user as a diff for approval before it is " +
-		"written, and the edited files are syntax-checked (.json/.yaml/.yml/.toml/.go, go.mod); only NEW " +
-		"errors introduced by the edit are reported. Files keep their encoding (UTF-8, UTF-16, Latin-1), BOM and line endings; binary files are refused.\n\n" +
-		"REPLACE MODE (mode='replace', default): find a unique string and replace it. " +
-		"REQUIRED PARAMETERS: mode, path, old_string, new_string.\n" +
-		"PATCH MODE (mode='patch'): apply V4A multi-file patches for bulk changes (update, add, delete " +
-		"and move files; nothing is written unless every operation validates). " +
-		"REQUIRED PARAMETERS: mode, patch. Example:\n" +
-		"*** Begin Patch\n*** Update File: src/app.py\n@@ def main(): @@\n     print(\"hello\")\n" +
-		"-    return 1\n+    return 0\n*** Add File: NOTES.md\n+# Notes\n*** End Patch",
+	Name:        "patch",
+	Toolset:     "file",
+	Emoji:       "🔧",
+	Description: patchDescription,
 	Schema: map[string]any{
 		"type": "object",
 		"properties": map[string]any{
@@ -70,19 +60,47 @@ var _ = register(registry.Entry{
 		},
 		"required": []any{"mode"},
 	},
-	Handler:        patchTool,
 	MaxResultChars: 100_000,
-})
+	Kind:           registry.KindEdit,
+	PathArg:        "path",
+	Title:          patchTitle,
+	Preview:        editPreview("patch"),
+	Render:         editRender("patch"),
+}, handle(patchTool))
+
+//go:embed patch.md
+var patchDescription string
+
+// patchParams are patch's arguments. Mode is any: hermes answers a mode
+// that is not a string with "Unknown mode".
+type patchParams struct {
+	Mode       any     `json:"mode"`
+	Path       string  `json:"path"`
+	OldString  *string `json:"old_string"`
+	NewString  *string `json:"new_string"`
+	ReplaceAll bool    `json:"replace_all"`
+	Patch      string  `json:"patch"`
+}
+
+// patchTitle is "patch (<mode>): <path>".
+func patchTitle(args map[string]any) string {
+	mode, _ := args["mode"].(string)
+	if mode == "" {
+		mode = "replace"
+	}
+	if p, _ := args["path"].(string); p != "" {
+		return fmt.Sprintf("patch (%s): %s", mode, p)
+	}
+	return fmt.Sprintf("patch (%s)", mode)
+}
 
 // Messages and limits; the wording and numbers are hermes-agent's.
 const (
-	patchHintNotFound = "old_string not found. Use read_file to verify the current content, or " +
-		"search_files to locate the text."
 	patchHintEscalatedFmt = "This is failure #%d patching %s. Stop retrying with variations of the " +
 		"same old_string. Either: (1) re-read the file fresh to verify current content, (2) use a " +
-		"longer / more unique old_string with surrounding context lines, or (3) use write_file to " +
-		"replace the entire file if the targeted region is hard to anchor."
-	patchVerifyFailedFmt = "Post-write verification failed for %s: on-disk content differs from " +
+		"longer / more unique old_string with surrounding context lines"
+	patchHintEscalatedWrite = ", or (3) use write_file to replace the entire file if the targeted region is hard to anchor"
+	patchVerifyFailedFmt    = "Post-write verification failed for %s: on-disk content differs from " +
 		"intended write (wrote %d chars, read back %d chars after normalizing line endings). The " +
 		"patch did not persist. Re-read the file and try again."
 	patchApplyFailed = "Apply phase failed (state may be inconsistent — run `git diff` to assess):"
@@ -132,54 +150,48 @@ type patchV4AResult struct {
 }
 
 // patchTool is patch's handler: it picks the mode.
-func patchTool(ctx context.Context, call *registry.Call) (string, error) {
-	env, err := envOf(call)
-	if err != nil {
-		return "", err
-	}
+func patchTool(ctx context.Context, env *session, call *registry.Call, p *patchParams) (registry.Result, error) {
 	mode := "replace"
-	if v, ok := call.Args["mode"]; ok && v != nil {
-		s, ok := v.(string)
+	if p.Mode != nil {
+		s, ok := p.Mode.(string)
 		if !ok {
-			return errorResult(fmt.Sprintf("Unknown mode: %v", v)), nil
+			return registry.Error(fmt.Sprintf("Unknown mode: %v", p.Mode)), nil
 		}
 		mode = s
 	}
 	switch mode {
 	case "replace":
-		return patchReplace(ctx, env, call)
+		return patchReplace(ctx, env, call, p)
 	case "patch":
-		return patchV4A(ctx, env, call)
+		return patchV4A(ctx, env, call, p)
 	}
-	return errorResult("Unknown mode: " + mode), nil
+	return registry.Error("Unknown mode: " + mode), nil
 }
 
 // patchReplace is replace mode: one fuzzy find-and-replace in one file.
-func patchReplace(ctx context.Context, env Env, call *registry.Call) (string, error) {
-	rawPath, _ := call.Args["path"].(string)
+func patchReplace(ctx context.Context, env *session, call *registry.Call, params *patchParams) (registry.Result, error) {
+	rawPath := params.Path
 	if rawPath == "" {
-		return errorResult("path required"), nil
+		return registry.Error("path required"), nil
 	}
-	oldString, okOld := call.Args["old_string"].(string)
-	newString, okNew := call.Args["new_string"].(string)
-	if !okOld || !okNew {
-		return errorResult("old_string and new_string required"), nil
+	if params.OldString == nil || params.NewString == nil {
+		return registry.Error("old_string and new_string required"), nil
 	}
-	replaceAll, _ := call.Bool("replace_all")
+	oldString, newString, replaceAll := *params.OldString, *params.NewString, params.ReplaceAll
 
 	p, msg := editTarget(env, rawPath, "Write")
 	if msg != "" {
-		return errorResult(msg), nil
+		return registry.Error(msg), nil
 	}
-	warning := env.State().CheckStale(p)
-	fail := func(msg string) string {
+	warning := env.State.CheckStale(p)
+	fail := func(msg string) registry.Result {
 		return patchFailed(env, rawPath, p, msg, warning, true)
 	}
 
 	raw, exists, err := editRead(ctx, env, p)
 	if err != nil {
 		if cerr := editCancelled(ctx, "patch", p); cerr != nil {
-			return "", cerr
+			return registry.Result{}, cerr
 		}
 		return fail("Failed to read file: " + err.Error()), nil
 	}
@@ -194,7 +206,7 @@ func patchReplace(ctx context.Context, env Env, call *registry.Call) (string, er
 	fr, err := FuzzyReplace(ctx, content, oldString, newString, replaceAll)
 	if err != nil {
 		if cerr := editCancelled(ctx, "patch", p); cerr != nil {
-			return "", cerr
+			return registry.Result{}, cerr
 		}
 		return fail(err.Error()), nil
 	}
@@ -209,35 +221,35 @@ func patchReplace(ctx context.Context, env Env, call *registry.Call) (string, er
 	oldText := editText(p, raw)
 	res := editLint(ctx, env, p, []byte(oldText), true, []byte(plan.text))
 	if cerr := editCancelled(ctx, "patch", p); cerr != nil {
-		return "", cerr
+		return registry.Result{}, cerr
 	}
 	if msg := editGate(env, p, res); msg != "" {
 		return fail("Failed to write changes: " + msg), nil
 	}
 	change := editChange(p, oldText, true, plan.text)
-	if err := env.ApproveEdit(ctx, call.ID, []workspace.Change{change}, []lint.Result{res}); err != nil {
+	if d := env.Approver.ApproveEdit(ctx, call.ID, []workspace.Change{change}, []lint.Result{res}); !d.Approved {
 		if cerr := editCancelled(ctx, "patch", p); cerr != nil {
-			return "", cerr
+			return registry.Result{}, cerr
 		}
-		return errorResult(err.Error()), nil
+		return registry.Error(denialMessage(d)), nil
 	}
 
-	info, err := env.Files().Write(ctx, p, []byte(newContent))
+	info, err := env.Files.Write(ctx, p, []byte(newContent))
 	if err != nil {
 		if cerr := editCancelled(ctx, "patch", p); cerr != nil {
-			return "", cerr
+			return registry.Result{}, cerr
 		}
 		return fail("Failed to write changes: " + editWriteMessage("", err)), nil
 	}
 	if msg := patchVerify(ctx, env, info, plan.text); msg != "" {
 		if cerr := editCancelled(ctx, "patch", p); cerr != nil {
-			return "", cerr
+			return registry.Result{}, cerr
 		}
 		return fail(msg), nil
 	}
 	res = editWritten(env, call.ID, p, info, plan.planned, res)
-	patchFailuresOf(env).reset(p.Abs())
-	return jsonResult(patchReplaceResult{
+	env.patches.reset(p.Abs())
+	return registry.OK(patchReplaceResult{
 		Success:       true,
 		Diff:          UnifiedDiff(p.Rel(), content, bomless(plan.text)),
 		FilesModified: []string{p.Abs()},
@@ -252,21 +264,25 @@ func patchReplace(ctx context.Context, env Env, call *registry.Call) (string, er
 // session's consecutive failures on p are counted and from the third on the
 // hint escalates; otherwise the plain hint is given unless msg already
 // offers "Did you mean" sections.
-func patchFailed(env Env, rawPath string, p workspace.Path, msg, warning string, count bool) string {
+func patchFailed(env *session, rawPath string, p workspace.Path, msg, warning string, count bool) registry.Result {
 	out := patchFailureResult{Error: msg, Warning: warning}
 	if strings.Contains(msg, "Could not find") {
 		n := 0
 		if count {
-			n = patchFailuresOf(env).record(p.Abs())
+			n = env.patches.record(p.Abs())
 		}
 		switch {
 		case n >= patchEscalateAfter:
 			out.Hint = fmt.Sprintf(patchHintEscalatedFmt, n, pyRepr(rawPath))
+			if env.Enabled("write_file") {
+				out.Hint += patchHintEscalatedWrite
+			}
+			out.Hint += "."
 		case !strings.Contains(msg, "Did you mean one of these sections?"):
-			out.Hint = patchHintNotFound
+			out.Hint = patchHintNotFound(env)
 		}
 	}
-	return jsonResult(out)
+	return registry.Failed(out)
 }
 
 // patchVerify re-reads the file a replace wrote, from where the write went
@@ -274,8 +290,8 @@ func patchFailed(env Env, rawPath string, p workspace.Path, msg, warning string,
 // compares it with what was meant to be written, line endings and BOM aside
 // (hermes's post-write verification). It returns the failure message, or
 // "". A write through an editor that cannot read is not verified.
-func patchVerify(ctx context.Context, env Env, info workspace.WriteInfo, intended string) string {
-	b, ok, err := env.Files().ReadBack(ctx, info)
+func patchVerify(ctx context.Context, env *session, info workspace.WriteInfo, intended string) string {
+	b, ok, err := env.Files.ReadBack(ctx, info)
 	if err != nil {
 		return "Post-write verification failed: could not re-read " + info.Path.Abs()
 	}
@@ -300,9 +316,6 @@ func patchNormalizeEndings(text, target string) string {
 	return lf
 }
 
-// patchFailuresKey is the session value key of the failure counters.
-type patchFailuresKey struct{}
-
 // patchFailures counts, for one session, the consecutive replace-mode
 // failures on each path (hermes's _patch_failure_tracker). It is safe for
 // concurrent use.
@@ -312,11 +325,23 @@ type patchFailures struct {
 	order  []string // the keys of counts, oldest first
 }
 
-// patchFailuresOf returns the session's failure counters.
-func patchFailuresOf(env Env) *patchFailures {
-	return env.Value(patchFailuresKey{}, func() any {
-		return &patchFailures{counts: map[string]int{}}
-	}).(*patchFailures)
+func newPatchFailures() *patchFailures {
+	return &patchFailures{counts: map[string]int{}}
+}
+
+// patchHintNotFound is hermes's hint after old_string was not found; it
+// names only the tools the session enables.
+func patchHintNotFound(env *session) string {
+	read, search := env.Enabled(readFileName), env.Enabled(searchFilesName)
+	switch {
+	case read && search:
+		return "old_string not found. Use read_file to verify the current content, or search_files to locate the text."
+	case read:
+		return "old_string not found. Use read_file to verify the current content."
+	case search:
+		return "old_string not found. Use search_files to locate the text."
+	}
+	return "old_string not found. Verify the current content of the file."
 }
 
 // record counts one more failure on path and returns the count. When
@@ -355,20 +380,20 @@ func (f *patchFailures) reset(paths ...string) {
 
 // patchV4A is patch mode: a V4A patch, validated as a whole, approved as a
 // whole and then applied operation by operation.
-func patchV4A(ctx context.Context, env Env, call *registry.Call) (string, error) {
-	text, _ := call.Args["patch"].(string)
+func patchV4A(ctx context.Context, env *session, call *registry.Call, params *patchParams) (registry.Result, error) {
+	text := params.Patch
 	if text == "" {
-		return errorResult("patch content required"), nil
+		return registry.Error("patch content required"), nil
 	}
 	for _, hp := range V4APaths(text) {
 		if hasTraversal(hp) {
 			_, err := ParseV4A(text) // reports the traversal in hermes's words
-			return errorResult(err.Error()), nil
+			return registry.Error(err.Error()), nil
 		}
 	}
 	ops, err := ParseV4A(text)
 	if err != nil {
-		return jsonResult(patchFailureResult{Error: "Failed to parse patch: " + err.Error()}), nil
+		return registry.Failed(patchFailureResult{Error: "Failed to parse patch: " + err.Error()}), nil
 	}
 
 	// Resolve and check every path, both ends of moves, before anything is
@@ -404,12 +429,12 @@ func patchV4A(ctx context.Context, env Env, call *registry.Call) (string, error)
 			msg = check(op.Path, "Write")
 		}
 		if msg != "" {
-			return errorResult(msg), nil
+			return registry.Error(msg), nil
 		}
 	}
 	var warnings []string
 	for _, p := range touched {
-		if w := env.State().CheckStale(p); w != "" {
+		if w := env.State.CheckStale(p); w != "" {
 			warnings = append(warnings, w)
 		}
 	}
@@ -417,19 +442,19 @@ func patchV4A(ctx context.Context, env Env, call *registry.Call) (string, error)
 
 	for _, op := range ops {
 		if msg := fsys.refusal(op); msg != "" {
-			return jsonResult(patchFailureResult{Error: msg, Warning: warning}), nil
+			return registry.Failed(patchFailureResult{Error: msg, Warning: warning}), nil
 		}
 	}
 	changes, err := ApplyV4A(ctx, ops, fsys)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
-			return "", fmt.Errorf("patch: %w", cerr)
+			return registry.Result{}, fmt.Errorf("patch: %w", cerr)
 		}
 		return patchFailed(env, "", workspace.Path{}, err.Error(), warning, false), nil
 	}
 	plan, refusals := patchPlan(ctx, env, fsys, changes)
 	if cerr := ctx.Err(); cerr != nil {
-		return "", fmt.Errorf("patch: %w", cerr)
+		return registry.Result{}, fmt.Errorf("patch: %w", cerr)
 	}
 	for _, s := range plan {
 		if s.linted {
@@ -439,18 +464,18 @@ func patchV4A(ctx context.Context, env Env, call *registry.Call) (string, error)
 		}
 	}
 	if len(refusals) > 0 {
-		return jsonResult(patchFailureResult{Error: strings.Join(refusals, "\n"), Warning: warning}), nil
+		return registry.Failed(patchFailureResult{Error: strings.Join(refusals, "\n"), Warning: warning}), nil
 	}
 	proposal := make([]workspace.Change, len(plan))
 	lints := make([]lint.Result, len(plan))
 	for i, s := range plan {
 		proposal[i], lints[i] = s.change, s.res
 	}
-	if err := env.ApproveEdit(ctx, call.ID, proposal, lints); err != nil {
+	if d := env.Approver.ApproveEdit(ctx, call.ID, proposal, lints); !d.Approved {
 		if cerr := ctx.Err(); cerr != nil {
-			return "", fmt.Errorf("patch: %w", cerr)
+			return registry.Result{}, fmt.Errorf("patch: %w", cerr)
 		}
-		return errorResult(err.Error()), nil
+		return registry.Error(denialMessage(d)), nil
 	}
 
 	// Once anything may have been written, the result reports what was
@@ -466,9 +491,9 @@ func patchV4A(ctx context.Context, env Env, call *registry.Call) (string, error)
 		if len(abs) == 1 {
 			out.ResolvedPath = abs[0]
 		}
-		patchFailuresOf(env).reset(abs...)
+		env.patches.reset(abs...)
 	}
-	return jsonResult(out), nil
+	return registry.Result{Value: out, IsError: !out.Success}, nil
 }
 
 // patchStep is one change of a validated V4A patch, ready for approval
@@ -491,7 +516,7 @@ type patchStep struct {
 // a delete followed by an add), and applies each file's conventions to what
 // will be written. It also returns the refusals of updates whose new text
 // the file's encoding cannot hold.
-func patchPlan(ctx context.Context, env Env, fsys *patchFS, changes []FileChange) ([]patchStep, []string) {
+func patchPlan(ctx context.Context, env *session, fsys *patchFS, changes []FileChange) ([]patchStep, []string) {
 	var refusals []string
 	type state struct {
 		content []byte
@@ -555,7 +580,7 @@ func patchPlan(ctx context.Context, env Env, fsys *patchFS, changes []FileChange
 // so a file changed meanwhile is reported instead of overwritten. A failed
 // step does not stop the later ones, as in hermes; the result then carries
 // hermes's "state may be inconsistent" error.
-func patchApply(ctx context.Context, env Env, callID string, plan []patchStep) patchV4AResult {
+func patchApply(ctx context.Context, env *session, callID string, plan []patchStep) patchV4AResult {
 	out := patchV4AResult{Success: true}
 	var diffs, errs []string
 	for _, s := range plan {
@@ -604,7 +629,7 @@ func patchVerb(k OpKind) string {
 
 // patchApplyWrite applies an add or an update and returns the lint of what
 // it wrote, or why it failed.
-func patchApplyWrite(ctx context.Context, env Env, callID string, s patchStep) (lint.Result, string) {
+func patchApplyWrite(ctx context.Context, env *session, callID string, s patchStep) (lint.Result, string) {
 	cur, exists, err := editRead(ctx, env, s.path)
 	switch {
 	case err != nil && s.fc.Kind == OpAdd:
@@ -618,7 +643,7 @@ func patchApplyWrite(ctx context.Context, env Env, callID string, s patchStep) (
 	case s.fc.Kind == OpUpdate && s.fc.OldText != nil && !patchSameText(editText(s.path, cur), *s.fc.OldText):
 		return lint.Result{}, s.fc.Path + ": file changed after the patch was validated; re-read it and retry"
 	}
-	info, err := env.Files().Write(ctx, s.path, []byte(s.fc.NewText))
+	info, err := env.Files.Write(ctx, s.path, []byte(s.fc.NewText))
 	if err != nil {
 		return lint.Result{}, editWriteMessage("", err)
 	}
@@ -633,20 +658,20 @@ func patchSameText(cur, validated string) bool {
 }
 
 // patchApplyDelete removes a file from disk.
-func patchApplyDelete(ctx context.Context, env Env, s patchStep) string {
+func patchApplyDelete(ctx context.Context, env *session, s patchStep) string {
 	if _, exists, err := editRead(ctx, env, s.path); err != nil || !exists {
 		return "Cannot delete " + s.fc.Path + ": file not found"
 	}
-	if err := env.Workspace().Remove(s.path); err != nil {
+	if err := env.Workspace.Remove(s.path); err != nil {
 		return editWriteMessage("", err)
 	}
-	env.State().Forget(s.path)
-	ForgetReads(env, s.path)
+	env.State.Forget(s.path)
+	env.reads.forget(s.path)
 	return ""
 }
 
 // patchApplyMove moves a file; see [patchApply].
-func patchApplyMove(ctx context.Context, env Env, callID string, s patchStep) string {
+func patchApplyMove(ctx context.Context, env *session, callID string, s patchStep) string {
 	_, exists, err := editRead(ctx, env, s.to)
 	switch {
 	case err != nil:
@@ -654,18 +679,18 @@ func patchApplyMove(ctx context.Context, env Env, callID string, s patchStep) st
 	case exists:
 		return s.fc.MoveTo + ": destination already exists — move would overwrite"
 	}
-	disk, diskErr := env.Workspace().ReadFile(s.path)
+	disk, diskErr := env.Workspace.ReadFile(s.path)
 	var info workspace.WriteInfo
 	if diskErr == nil && bytes.Equal(disk, s.planned) {
-		if info, err = env.Workspace().Rename(s.path, s.to); err != nil {
+		if info, err = env.Workspace.Rename(s.path, s.to); err != nil {
 			return editWriteMessage("", err)
 		}
 	} else {
-		if info, err = env.Files().Write(ctx, s.to, s.planned); err != nil {
+		if info, err = env.Files.Write(ctx, s.to, s.planned); err != nil {
 			return editWriteMessage("", err)
 		}
 		if diskErr == nil {
-			if err := env.Workspace().Remove(s.path); err != nil {
+			if err := env.Workspace.Remove(s.path); err != nil {
 				return editWriteMessage("", err)
 			}
 		}
@@ -673,8 +698,8 @@ func patchApplyMove(ctx context.Context, env Env, callID string, s patchStep) st
 	if info.After == nil {
 		info.After = s.planned // a rename moved exactly the approved bytes
 	}
-	env.State().Forget(s.path)
-	ForgetReads(env, s.path)
+	env.State.Forget(s.path)
+	env.reads.forget(s.path)
 	editWritten(env, callID, s.to, info, s.planned, editLint(context.WithoutCancel(ctx), env, s.to, s.planned, true, s.planned))
 	return ""
 }
@@ -693,7 +718,7 @@ type patchRead struct {
 // proposals. It is used by one goroutine.
 type patchFS struct {
 	ctx     context.Context
-	env     Env
+	env     *session
 	targets map[string]workspace.Path // by the path as written in the patch
 	reads   map[string]patchRead      // by absolute path
 }

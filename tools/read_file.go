@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,15 +35,10 @@ import (
 // the disk, so the first page of a huge file costs one pass of newline
 // counting, not a full read.
 var _ = register(registry.Entry{
-	Name:    "read_file",
-	Toolset: "file",
-	Emoji:   "📖",
-	Description: "Read a text file with line numbers and pagination. Use this instead of cat/head/tail in terminal. " +
-		"Output format: 'LINE_NUM|CONTENT'. Suggests similar filenames if not found. Use offset and limit for " +
-		"large files. A read returns at most ~100K characters: a longer window is cut at a line boundary with " +
-		"truncated=true and next_offset telling where to continue. Shows the editor's unsaved changes when the " +
-		"file is open there. Jupyter notebooks (.ipynb) are auto-extracted to readable text. NOTE: Cannot read " +
-		"images or other binary files — use vision_analyze for images.",
+	Name:        readFileName,
+	Toolset:     "file",
+	Emoji:       "📖",
+	Description: readFileDescription,
 	Schema: map[string]any{
 		"type": "object",
 		"properties": map[string]any{
@@ -65,9 +61,32 @@ var _ = register(registry.Entry{
 		},
 		"required": []any{"path"},
 	},
-	Handler:        readFile,
-	MaxResultChars: registry.Unlimited,
-})
+	MaxResultChars:    registry.Unlimited,
+	Kind:              registry.KindRead,
+	ReadOnly:          true,
+	Idempotent:        true,
+	ParallelSafe:      true,
+	PathArg:           "path",
+	LineArgs:          []string{"offset"},
+	ReadsSavedResults: true,
+	Title:             readFileTitle,
+	Preview:           func(map[string]any) string { return "" },
+	Render:            readFileRender,
+}, handle(readFile))
+
+//go:embed read_file.md
+var readFileDescription string
+
+// readFileName is the tool's name, for other tools' hints.
+const readFileName = "read_file"
+
+// readFileParams are read_file's arguments. Offset and limit are any:
+// hermes takes "20" as 20 and anything unusable as the default.
+type readFileParams struct {
+	Path   string `json:"path"`
+	Offset any    `json:"offset"`
+	Limit  any    `json:"limit"`
+}
 
 // Limits, hermes-agent's defaults.
 const (
@@ -99,8 +118,6 @@ const (
 	readFileMsgUnchanged = "File unchanged since last read. The content from the earlier read_file result in " +
 		"this conversation is still current — refer to that instead of re-reading."
 	readFileMsgBinary = "Binary file - cannot display as text. Use appropriate tools to handle this file type."
-	readFileMsgImage  = "Image file detected. read_file cannot show images; use vision_analyze with this " +
-		"file path to inspect the image contents."
 )
 
 // readFileResult is read_file's answer for a text file (hermes's
@@ -123,19 +140,15 @@ type readFileResult struct {
 	EncodingNote string `json:"encoding_note,omitempty"`
 }
 
-func readFile(ctx context.Context, call *registry.Call) (string, error) {
-	env, err := envOf(call)
-	if err != nil {
-		return "", err
-	}
-	raw, _ := call.String("path")
-	offset, limit := readFilePagination(call.Args["offset"], call.Args["limit"])
-	ws := env.Workspace()
+func readFile(ctx context.Context, env *session, _ *registry.Call, params *readFileParams) (registry.Result, error) {
+	raw := params.Path
+	offset, limit := readFilePagination(params.Offset, params.Limit)
+	ws := env.Workspace
 
 	// A result the session's budget saved lies outside the workspace; its
 	// note tells the model to page through it with read_file.
-	if sr, ok := env.(savedResults); ok {
-		if real, ok := sr.SavedResult(raw); ok {
+	if env.SavedResult != nil {
+		if real, ok := env.SavedResult(raw); ok {
 			return readSavedResult(ctx, raw, real, offset, limit)
 		}
 	}
@@ -150,55 +163,58 @@ func readFile(ctx context.Context, call *registry.Call) (string, error) {
 	notebook := ext == ".ipynb"
 	switch {
 	case ext == ".docx" || ext == ".xlsx":
-		return errorResult(fmt.Sprintf("Cannot read '%s': extracting text from %s files is not supported yet. "+
-			"Use the terminal to convert it to text (for example with pandoc or a short script) and read the result.", raw, ext)), nil
+		msg := fmt.Sprintf("Cannot read '%s': extracting text from %s files is not supported yet.", raw, ext)
+		if env.Enabled("terminal") {
+			msg += " Use the terminal to convert it to text (for example with pandoc or a short script) and read the result."
+		}
+		return registry.Error(msg), nil
 	case workspace.IsImageExt(p.Base()):
 		fi, err := ws.Stat(p)
 		if err != nil {
 			if readFileMissing(err) {
 				return readFileNotFound(ws, raw, p), nil
 			}
-			return errorResult(err.Error()), nil
+			return registry.Error(err.Error()), nil
 		}
-		return jsonResult(struct {
+		return registry.OK(struct {
 			IsImage  bool   `json:"is_image"`
 			IsBinary bool   `json:"is_binary"`
 			FileSize int64  `json:"file_size"`
 			Hint     string `json:"hint"`
-		}{true, true, fi.Size(), readFileMsgImage}), nil
+		}{true, true, fi.Size(), readFileImageHint(env)}), nil
 	case workspace.IsBinaryExt(p.Base()):
-		return errorResult(fmt.Sprintf("Cannot read binary file '%s' (%s). Use vision_analyze for images, or terminal to inspect binary files.", raw, ext)), nil
+		return registry.Error(fmt.Sprintf("Cannot read binary file '%s' (%s).%s", raw, ext, readFileBinaryHint(env))), nil
 	}
 
 	if err := ws.CheckRead(p); err != nil {
-		return errorResult(err.Error()), nil
+		return registry.Error(err.Error()), nil
 	}
 
 	src, msg, err := readFileOpen(ctx, env, raw, p, notebook)
 	if err != nil {
-		return "", fmt.Errorf("read_file %s: %w", p.Abs(), err)
+		return registry.Result{}, fmt.Errorf("read_file %s: %w", p.Abs(), err)
 	}
-	if msg != "" {
+	if msg.Value != nil {
 		return msg, nil
 	}
 	defer src.close()
 
-	tr := readFileTrackerOf(env)
+	tr := env.reads
 	key := readFileDedupKey{path: p.Abs(), offset: offset, limit: limit}
 	if out, hit := tr.dedupHit(key, src.stamp(tr.seed), raw); hit {
 		return out, nil
 	}
 
-	res, recorded, msg, err := readFileRender(ctx, src, offset, limit)
+	res, recorded, msg, err := readFileWindow(ctx, src, offset, limit)
 	if err != nil {
-		return "", fmt.Errorf("read_file %s: %w", p.Abs(), err)
+		return registry.Result{}, fmt.Errorf("read_file %s: %w", p.Abs(), err)
 	}
-	if msg != "" {
+	if msg.Value != nil {
 		return msg, nil
 	}
 
 	count := tr.recordRead(key, src.stamp(tr.seed))
-	env.State().RecordRead(p, recorded, offset > 1 || res.Truncated)
+	env.State.RecordRead(p, recorded, offset > 1 || res.Truncated)
 	if src.raw != nil && !src.notebook {
 		// A file the model reads is a file it may edit next; the lint of
 		// an edit sees the decoded text.
@@ -206,10 +222,10 @@ func readFile(ctx context.Context, call *registry.Call) (string, error) {
 		if src.encoding != "" {
 			learn = src.data
 		}
-		env.LearnLint(p, learn)
+		env.Lint.LearnLint(p, learn)
 	}
 	if count >= 4 {
-		return jsonResult(struct {
+		return registry.Failed(struct {
 			Error       string `json:"error"`
 			Path        string `json:"path"`
 			AlreadyRead int    `json:"already_read"`
@@ -221,7 +237,7 @@ func readFile(ctx context.Context, call *registry.Call) (string, error) {
 			"changed since your last read. Use the information you already have. If you are stuck in a loop, stop "+
 			"reading and proceed with writing or responding.", count)
 	}
-	return jsonResult(res), nil
+	return registry.OK(res), nil
 }
 
 // readFilePagination normalises offset and limit as hermes does: a value
@@ -270,15 +286,15 @@ func readFileInt(v any, def int) int {
 
 // readFileResolveError renders a Resolve failure: hermes's device message
 // for device paths and special files, the workspace's message otherwise.
-func readFileResolveError(raw string, err error) string {
+func readFileResolveError(raw string, err error) registry.Result {
 	if errors.Is(err, workspace.ErrSpecialFile) {
 		msg := err.Error()
 		if strings.Contains(msg, "named pipe") || strings.Contains(msg, "socket") {
-			return errorResult(fmt.Sprintf("Cannot read '%s': not a regular file (directory, FIFO, socket, or device). Reading it could block indefinitely.", raw))
+			return registry.Error(fmt.Sprintf("Cannot read '%s': not a regular file (directory, FIFO, socket, or device). Reading it could block indefinitely.", raw))
 		}
-		return errorResult(fmt.Sprintf("Cannot read '%s': this is a device file that would block or produce infinite output.", raw))
+		return registry.Error(fmt.Sprintf("Cannot read '%s': this is a device file that would block or produce infinite output.", raw))
 	}
-	return errorResult(err.Error())
+	return registry.Error(err.Error())
 }
 
 // readFileSource is the text read_file pages through: either content held
@@ -318,20 +334,20 @@ func (s *readFileSource) stamp(seed maphash.Seed) readFileStamp {
 // when it serves reads) for notebooks, editor-served files and files up to
 // readFileStreamBytes, else as a stream from the disk. On failure it
 // returns the result to show the model, or an error when ctx is done.
-func readFileOpen(ctx context.Context, env Env, raw string, p workspace.Path, notebook bool) (*readFileSource, string, error) {
-	ws := env.Workspace()
-	files := env.Files()
+func readFileOpen(ctx context.Context, env *session, raw string, p workspace.Path, notebook bool) (*readFileSource, registry.Result, error) {
+	ws := env.Workspace
+	files := env.Files
 	fi, statErr := ws.Stat(p)
 	var size int64
 	switch {
 	case statErr == nil && fi.IsDir():
-		return nil, errorResult(fmt.Sprintf("Cannot read '%s': it is a directory, not a regular file. Use search_files with target='files' to list its contents.", raw)), nil
+		return nil, registry.Error(fmt.Sprintf("Cannot read '%s': it is a directory, not a regular file.%s", raw, readFileDirHint(env))), nil
 	case statErr == nil && !fi.Mode().IsRegular():
 		return nil, readFileSpecial(raw, fi.Mode()), nil
 	case statErr == nil:
 		size = fi.Size()
 	case !readFileMissing(statErr):
-		return nil, errorResult(statErr.Error()), nil
+		return nil, registry.Error(statErr.Error()), nil
 	case !files.ReadsFromEditor():
 		return nil, readFileNotFound(ws, raw, p), nil
 	}
@@ -349,9 +365,9 @@ func readFileOpen(ctx context.Context, env Env, raw string, p workspace.Path, no
 			if !src.notebook {
 				readFileEncoding(ctx, env, p, src)
 			}
-			return src, "", nil
+			return src, registry.Result{}, nil
 		case ctx.Err() != nil:
-			return nil, "", ctx.Err()
+			return nil, registry.Result{}, ctx.Err()
 		case readFileMissing(err):
 			return nil, readFileNotFound(ws, raw, p), nil
 		case errors.Is(err, workspace.ErrTooLarge) && !notebook && statErr == nil:
@@ -359,9 +375,9 @@ func readFileOpen(ctx context.Context, env Env, raw string, p workspace.Path, no
 		default:
 			var we *workspace.Error
 			if errors.As(err, &we) {
-				return nil, errorResult(we.Msg), nil
+				return nil, registry.Error(we.Msg), nil
 			}
-			return nil, errorResult(fmt.Sprintf("Failed to read file: %v", err)), nil
+			return nil, registry.Error(fmt.Sprintf("Failed to read file: %v", err)), nil
 		}
 	}
 
@@ -370,11 +386,11 @@ func readFileOpen(ctx context.Context, env Env, raw string, p workspace.Path, no
 		if readFileMissing(err) {
 			return nil, readFileNotFound(ws, raw, p), nil
 		}
-		return nil, errorResult(fmt.Sprintf("Failed to read file: %v", err)), nil
+		return nil, registry.Error(fmt.Sprintf("Failed to read file: %v", err)), nil
 	}
 	src := &readFileSource{file: f, closer: f, size: sfi.Size(), modNano: sfi.ModTime().UnixNano()}
 	readFileStreamEncoding(src)
-	return src, "", nil
+	return src, registry.Result{}, nil
 }
 
 // readFileEncoding decodes src, a whole file held in memory, from its text
@@ -382,7 +398,7 @@ func readFileOpen(ctx context.Context, env Env, raw string, p workspace.Path, no
 // A binary file is left alone for the scan to refuse. Text the editor
 // served is UTF-8 already; it is noted when the editor could not decode
 // the file (see editorLossy).
-func readFileEncoding(ctx context.Context, env Env, p workspace.Path, src *readFileSource) {
+func readFileEncoding(ctx context.Context, env *session, p workspace.Path, src *readFileSource) {
 	if lossy, enc := editorLossy(ctx, env, p, string(src.data)); lossy {
 		src.encoding = enc.String()
 		src.encNote = "The editor decoded this file as UTF-8 and shows \ufffd for the bytes it could not decode; on disk it is " +
@@ -421,11 +437,11 @@ func readFileStreamEncoding(src *readFileSource) {
 }
 
 // readFileSpecial is hermes's refusal of a file that is not regular.
-func readFileSpecial(raw string, mode fs.FileMode) string {
+func readFileSpecial(raw string, mode fs.FileMode) registry.Result {
 	if mode&(fs.ModeNamedPipe|fs.ModeSocket) != 0 {
-		return errorResult(fmt.Sprintf("Cannot read '%s': not a regular file (directory, FIFO, socket, or device). Reading it could block indefinitely.", raw))
+		return registry.Error(fmt.Sprintf("Cannot read '%s': not a regular file (directory, FIFO, socket, or device). Reading it could block indefinitely.", raw))
 	}
-	return errorResult(fmt.Sprintf("Cannot read '%s': this is a device file that would block or produce infinite output.", raw))
+	return registry.Error(fmt.Sprintf("Cannot read '%s': this is a device file that would block or produce infinite output.", raw))
 }
 
 // readFileMissing reports whether err says the file (or a parent
@@ -438,17 +454,17 @@ func readFileMissing(err error) bool {
 // the session state records as read (the whole file when it was read
 // whole). A non-empty msg is a complete result to return instead (a binary
 // file). err reports a broken stream or a cancelled call.
-func readFileRender(ctx context.Context, src *readFileSource, offset, limit int) (res readFileResult, recorded []byte, msg string, err error) {
+func readFileWindow(ctx context.Context, src *readFileSource, offset, limit int) (res readFileResult, recorded []byte, msg registry.Result, err error) {
 	r := src.file
 	if src.data != nil || r == nil {
 		r = bytes.NewReader(src.data)
 	}
 	pg, err := readFileScan(ctx, r, offset, limit, readFileMaxChars, !src.notebook)
 	if err != nil {
-		return res, nil, "", err
+		return res, nil, registry.Result{}, err
 	}
 	if pg.binary {
-		return res, nil, jsonResult(struct {
+		return res, nil, registry.Failed(struct {
 			Error    string `json:"error"`
 			IsBinary bool   `json:"is_binary"`
 			FileSize int64  `json:"file_size"`
@@ -465,11 +481,11 @@ func readFileRender(ctx context.Context, src *readFileSource, offset, limit int)
 	switch {
 	case src.size == 0:
 		res.Hint = fmt.Sprintf("File is empty (%d bytes).", src.size)
-		return res, recorded, "", nil
+		return res, recorded, registry.Result{}, nil
 	case offset > pg.total:
 		res.Hint = fmt.Sprintf("Note: offset %d is beyond the end of the file (%d lines total). Retry with offset <= %d.",
 			offset, pg.total, pg.total)
-		return res, recorded, "", nil
+		return res, recorded, registry.Result{}, nil
 	}
 	res.Content = strings.Join(pg.entries, "\n")
 	if pg.budgetHit {
@@ -490,7 +506,7 @@ func readFileRender(ctx context.Context, src *readFileSource, offset, limit int)
 		res.LargeHint = fmt.Sprintf("This file is large (%s bytes). Consider reading only the section you need with "+
 			"offset and limit to keep context usage efficient.", readFileThousands(src.size))
 	}
-	return res, recorded, "", nil
+	return res, recorded, registry.Result{}, nil
 }
 
 // readFilePage is one scanned window of a text.
@@ -724,8 +740,8 @@ func readFileNotebookSource(raw json.RawMessage) string {
 
 // readFileNotFound is hermes's missing-file result: the error and up to
 // five similar names from the same directory.
-func readFileNotFound(ws *workspace.Workspace, raw string, p workspace.Path) string {
-	return jsonResult(struct {
+func readFileNotFound(ws *workspace.Workspace, raw string, p workspace.Path) registry.Result {
+	return registry.Failed(struct {
 		Error        string   `json:"error"`
 		SimilarFiles []string `json:"similar_files"`
 	}{"File not found: " + raw, readFileSimilar(ws, raw, p)})
@@ -825,9 +841,6 @@ func readFileCommonChars(a, b string) int {
 // The per-session read tracker, shared by read_file and search_files (as
 // hermes's per-task read tracker is).
 
-// readFileTrackerKey is the env.Value key of the session's tracker.
-type readFileTrackerKey struct{}
-
 // readFileDedupKey identifies one read window.
 type readFileDedupKey struct {
 	path          string
@@ -861,31 +874,29 @@ type readFileTracker struct {
 	seq         uint64
 }
 
-func readFileTrackerOf(env Env) *readFileTracker {
-	return env.Value(readFileTrackerKey{}, func() any {
-		return &readFileTracker{
-			seed:  maphash.MakeSeed(),
-			dedup: make(map[readFileDedupKey]readFileDedupEntry),
-			hits:  make(map[readFileDedupKey]int),
-		}
-	}).(*readFileTracker)
+func newReadTracker() *readFileTracker {
+	return &readFileTracker{
+		seed:  maphash.MakeSeed(),
+		dedup: make(map[readFileDedupKey]readFileDedupEntry),
+		hits:  make(map[readFileDedupKey]int),
+	}
 }
 
 // dedupHit returns hermes's unchanged stub (first repeat) or BLOCKED error
 // (later repeats) when window key was read before and its content has not
 // changed since.
-func (t *readFileTracker) dedupHit(key readFileDedupKey, stamp readFileStamp, raw string) (string, bool) {
+func (t *readFileTracker) dedupHit(key readFileDedupKey, stamp readFileStamp, raw string) (registry.Result, bool) {
 	t.mu.Lock()
 	e, ok := t.dedup[key]
 	if !ok || e.stamp != stamp {
 		t.mu.Unlock()
-		return "", false
+		return registry.Result{}, false
 	}
 	t.hits[key]++
 	hits := t.hits[key]
 	t.mu.Unlock()
 	if hits >= 2 {
-		return jsonResult(struct {
+		return registry.Failed(struct {
 			Error       string `json:"error"`
 			Path        string `json:"path"`
 			AlreadyRead int    `json:"already_read"`
@@ -893,7 +904,7 @@ func (t *readFileTracker) dedupHit(key readFileDedupKey, stamp readFileStamp, ra
 			"STOP calling read_file for this path — the content from your earlier read_file result in this conversation "+
 			"is still current. Proceed with your task using the information you already have.", hits+1), raw, hits + 1}), true
 	}
-	return jsonResult(struct {
+	return registry.OK(struct {
 		Status          string `json:"status"`
 		Message         string `json:"message"`
 		Path            string `json:"path"`
@@ -940,28 +951,26 @@ func (t *readFileTracker) noteLocked(key string) int {
 	return t.consecutive
 }
 
-// NoteToolCall tells the read and search loop guards that the session ran
-// the tool name. The agent's tool pipeline calls it for every tool call (a
-// pre- or post-hook). Any tool other than read_file and search_files breaks
-// a run of identical reads or searches: the consecutive counters restart
-// and the unchanged-file stubs count from zero again (hermes's
+// noteToolCall tells the read and search loop guards that the session ran
+// the tool name. The session's tool pipeline calls it for every tool call
+// (the hook [Bind] returns). Any tool other than read_file and search_files
+// breaks a run of identical reads or searches: the consecutive counters
+// restart and the unchanged-file stubs count from zero again (hermes's
 // notify_other_tool_call). It is safe for concurrent use.
-func NoteToolCall(env Env, name string) {
-	if name == "read_file" || name == "search_files" {
+func (t *readFileTracker) noteToolCall(name string) {
+	if name == readFileName || name == searchFilesName {
 		return
 	}
-	t := readFileTrackerOf(env)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.lastKey, t.consecutive = "", 0
 	clear(t.hits)
 }
 
-// ForgetReads drops read_file's unchanged-file dedup for every window of
-// p, so the next read of p returns its content. The write tools call it
-// after changing p. It is safe for concurrent use.
-func ForgetReads(env Env, p workspace.Path) {
-	t := readFileTrackerOf(env)
+// forget drops read_file's unchanged-file dedup for every window of p, so
+// the next read of p returns its content. The write tools call it after
+// changing p. It is safe for concurrent use.
+func (t *readFileTracker) forget(p workspace.Path) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for k := range t.dedup {
@@ -972,24 +981,36 @@ func ForgetReads(env Env, p workspace.Path) {
 	}
 }
 
-// ResetReadDedup drops read_file's whole unchanged-file dedup for the
-// session. The agent calls it after compressing the conversation, when the
-// earlier read results are no longer in the model's context. It is safe
-// for concurrent use.
-func ResetReadDedup(env Env) {
-	t := readFileTrackerOf(env)
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	clear(t.dedup)
-	clear(t.hits)
+// readFileBinaryHint is what to do with a binary file instead, naming only
+// the tools the session enables.
+func readFileBinaryHint(env *session) string {
+	vision, term := env.Enabled("vision_analyze"), env.Enabled("terminal")
+	switch {
+	case vision && term:
+		return " Use vision_analyze for images, or terminal to inspect binary files."
+	case vision:
+		return " Use vision_analyze for images."
+	case term:
+		return " Use terminal to inspect binary files."
+	}
+	return ""
 }
 
-// savedResults is implemented by a session environment whose result
-// budget saves oversized results to files (registry's <persisted-output>
-// notes): SavedResult reports whether path names exactly one of the files
-// this session saved and returns its real path.
-type savedResults interface {
-	SavedResult(path string) (real string, ok bool)
+// readFileImageHint is hermes's answer for an image file; it names
+// vision_analyze only when the session enables it.
+func readFileImageHint(env *session) string {
+	if env.Enabled("vision_analyze") {
+		return "Image file detected. read_file cannot show images; use vision_analyze with this file path to inspect the image contents."
+	}
+	return "Image file detected. read_file cannot show images."
+}
+
+// readFileDirHint is how to list a directory instead.
+func readFileDirHint(env *session) string {
+	if env.Enabled(searchFilesName) {
+		return " Use search_files with target='files' to list its contents."
+	}
+	return ""
 }
 
 // readSavedResult pages through real, a result file the session's budget
@@ -1002,32 +1023,32 @@ type savedResults interface {
 // characters continues on the next rows; offset and limit count rows.
 // The rows joined without separators are the indented value, so nothing
 // of the result is out of reach.
-func readSavedResult(ctx context.Context, raw, real string, offset, limit int) (string, error) {
+func readSavedResult(ctx context.Context, raw, real string, offset, limit int) (registry.Result, error) {
 	li, err := os.Lstat(real)
 	if err != nil {
-		return errorResult(fmt.Sprintf("Cannot read saved result '%s': %v", raw, unwrapOSError(err))), nil
+		return registry.Error(fmt.Sprintf("Cannot read saved result '%s': %v", raw, unwrapOSError(err))), nil
 	}
 	if li.Mode()&fs.ModeSymlink != 0 {
-		return errorResult(fmt.Sprintf("Cannot read saved result '%s': it has been replaced by a symbolic link", raw)), nil
+		return registry.Error(fmt.Sprintf("Cannot read saved result '%s': it has been replaced by a symbolic link", raw)), nil
 	}
 	f, err := os.Open(real)
 	if err != nil {
-		return errorResult(fmt.Sprintf("Cannot read saved result '%s': %v", raw, unwrapOSError(err))), nil
+		return registry.Error(fmt.Sprintf("Cannot read saved result '%s': %v", raw, unwrapOSError(err))), nil
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return "", fmt.Errorf("read_file %s: %w", real, err)
+		return registry.Result{}, fmt.Errorf("read_file %s: %w", real, err)
 	}
 	if !os.SameFile(li, fi) { // swapped between the check and the open
-		return errorResult(fmt.Sprintf("Cannot read saved result '%s': it has been replaced by a symbolic link", raw)), nil
+		return registry.Error(fmt.Sprintf("Cannot read saved result '%s': it has been replaced by a symbolic link", raw)), nil
 	}
 	if !fi.Mode().IsRegular() {
 		return readFileSpecial(raw, fi.Mode()), nil
 	}
 	data, err := io.ReadAll(f)
 	if err != nil {
-		return "", fmt.Errorf("read_file %s: %w", real, err)
+		return registry.Result{}, fmt.Errorf("read_file %s: %w", real, err)
 	}
 	if json.Valid(data) {
 		var b bytes.Buffer
@@ -1036,14 +1057,14 @@ func readSavedResult(ctx context.Context, raw, real string, offset, limit int) (
 		}
 	}
 	src := &readFileSource{data: wrapLongLines(data, readFileMaxLineChars), size: fi.Size()}
-	res, _, msg, err := readFileRender(ctx, src, offset, limit)
+	res, _, msg, err := readFileWindow(ctx, src, offset, limit)
 	if err != nil {
-		return "", fmt.Errorf("read_file %s: %w", real, err)
+		return registry.Result{}, fmt.Errorf("read_file %s: %w", real, err)
 	}
-	if msg != "" {
+	if msg.Value != nil {
 		return msg, nil
 	}
-	return jsonResult(res), nil
+	return registry.OK(res), nil
 }
 
 // wrapLongLines splits every line of data longer than max characters into

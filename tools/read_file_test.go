@@ -333,7 +333,7 @@ func TestReadFileDedup(t *testing.T) {
 		{"another file is not deduplicated", nil, "b.txt", 1, nil},
 		{"another tool resets the block to a stub", func() { NoteToolCall(env, "terminal") }, "a.txt", 1, stub},
 		{"a write invalidates every region of the path", func() {
-			ForgetReads(env, env.Resolve(t, "a.txt"))
+			env.reads.forget(env.Resolve(t, "a.txt"))
 		}, "a.txt", 1, nil},
 		{"region 6 is forgotten too", nil, "a.txt", 6, nil},
 		{"other paths keep their dedup", nil, "b.txt", 1, map[string]any{"status": "unchanged",

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"container/heap"
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -37,15 +38,10 @@ import (
 // cleaned of read-denied files. The whole search stops after 60 seconds
 // with what it found.
 var _ = register(registry.Entry{
-	Name:    "search_files",
-	Toolset: "file",
-	Emoji:   "🔎",
-	Description: "Search file contents or find files by name. Use this instead of grep/rg/find/ls in terminal. " +
-		"Respects .gitignore; skips hidden directories, node_modules and binary files.\n\n" +
-		"Content search (target='content'): Regex search inside files (line by line). Output modes: full matches " +
-		"with line numbers, file paths only, or match counts.\n\n" +
-		"File search (target='files'): Find files by glob pattern (e.g., '*.py', '*config*'). Also use this " +
-		"instead of ls — results sorted by modification time.",
+	Name:        searchFilesName,
+	Toolset:     "file",
+	Emoji:       "🔎",
+	Description: searchFilesDescription,
 	Schema: map[string]any{
 		"type": "object",
 		"properties": map[string]any{
@@ -92,9 +88,34 @@ var _ = register(registry.Entry{
 		},
 		"required": []any{"pattern"},
 	},
-	Handler:        searchFiles,
 	MaxResultChars: 100_000,
-})
+	Kind:           registry.KindSearch,
+	ReadOnly:       true,
+	Idempotent:     true,
+	ParallelSafe:   true,
+	Title:          searchFilesTitle,
+	Preview:        searchFilesPreview,
+	Render:         searchFilesRender,
+}, handle(searchFiles))
+
+//go:embed search_files.md
+var searchFilesDescription string
+
+// searchFilesName is the tool's name, for other tools' hints.
+const searchFilesName = "search_files"
+
+// searchFilesParams are search_files's arguments. The numbers are any:
+// hermes takes "20" as 20 and anything unusable as the default.
+type searchFilesParams struct {
+	Pattern    string `json:"pattern"`
+	Target     string `json:"target"`
+	Path       string `json:"path"`
+	FileGlob   string `json:"file_glob"`
+	OutputMode string `json:"output_mode"`
+	Limit      any    `json:"limit"`
+	Offset     any    `json:"offset"`
+	Context    any    `json:"context"`
+}
 
 // Limits.
 const (
@@ -165,22 +186,18 @@ type searchMatchOut struct {
 	Content string `json:"content"`
 }
 
-func searchFiles(ctx context.Context, call *registry.Call) (string, error) {
-	return searchFilesRun(ctx, call, searchDefaultConfig())
+func searchFiles(ctx context.Context, env *session, _ *registry.Call, p *searchFilesParams) (registry.Result, error) {
+	return searchFilesRun(ctx, env, p, searchDefaultConfig())
 }
 
-func searchFilesRun(ctx context.Context, call *registry.Call, cfg searchConfig) (string, error) {
-	env, err := envOf(call)
-	if err != nil {
-		return "", err
-	}
-	a := searchParseArgs(call)
+func searchFilesRun(ctx context.Context, env *session, p *searchFilesParams, cfg searchConfig) (registry.Result, error) {
+	a := searchParseArgs(p)
 
-	tr := readFileTrackerOf(env)
+	tr := env.reads
 	count := tr.note(strings.Join([]string{"search", a.pattern, a.target, a.path, a.glob,
 		strconv.Itoa(a.limit), strconv.Itoa(a.offset)}, "\x00"))
 	if count >= 4 {
-		return jsonResult(struct {
+		return registry.Failed(struct {
 			Error           string `json:"error"`
 			Pattern         string `json:"pattern"`
 			AlreadySearched int    `json:"already_searched"`
@@ -188,36 +205,36 @@ func searchFilesRun(ctx context.Context, call *registry.Call, cfg searchConfig) 
 			"You already have this information. STOP re-searching and proceed with your task.", count), a.pattern, count}), nil
 	}
 
-	ws := env.Workspace()
+	ws := env.Workspace
 	root, err := ws.Resolve(a.path)
 	if err != nil {
-		return errorResult(err.Error()), nil
+		return registry.Error(err.Error()), nil
 	}
 	if err := ws.CheckRead(root); err != nil {
-		return errorResult(err.Error()), nil
+		return registry.Error(err.Error()), nil
 	}
 
 	res, err := searchDo(ctx, ws, root, a, cfg)
 	if err != nil {
-		return "", fmt.Errorf("search_files %s: %w", root.Abs(), err)
+		return registry.Result{}, fmt.Errorf("search_files %s: %w", root.Abs(), err)
 	}
 	if count == 3 {
 		res.LoopWarning = fmt.Sprintf("You have run this exact search %d times consecutively. The results have not "+
 			"changed. Use the information you already have.", count)
 	}
-	out := jsonResult(res)
+	out := registry.Result{Value: res, IsError: res.Error != ""}
 	if res.Truncated {
-		out += fmt.Sprintf("\n\n[Hint: Results truncated. Use offset=%d to see more, or narrow with a more specific pattern or file_glob.]", a.offset+a.limit)
+		out.Hint = fmt.Sprintf("[Hint: Results truncated. Use offset=%d to see more, or narrow with a more specific pattern or file_glob.]", a.offset+a.limit)
 	}
 	return out, nil
 }
 
 // searchParseArgs normalises the arguments as hermes does: legacy targets
 // mapped (grep → content, find → files), offset ≥ 0, limit ≥ 1.
-func searchParseArgs(call *registry.Call) searchArgs {
+func searchParseArgs(p *searchFilesParams) searchArgs {
 	a := searchArgs{target: "content", path: ".", mode: "content"}
-	a.pattern, _ = call.String("pattern")
-	if t, ok := call.String("target"); ok {
+	a.pattern = p.Pattern
+	if t := p.Target; t != "" {
 		switch t {
 		case "grep":
 			a.target = "content"
@@ -227,16 +244,16 @@ func searchParseArgs(call *registry.Call) searchArgs {
 			a.target = t
 		}
 	}
-	if p, ok := call.String("path"); ok && strings.TrimSpace(p) != "" {
-		a.path = p
+	if strings.TrimSpace(p.Path) != "" {
+		a.path = p.Path
 	}
-	a.glob, _ = call.String("file_glob")
-	if m, ok := call.String("output_mode"); ok && (m == "files_only" || m == "count") {
+	a.glob = p.FileGlob
+	if m := p.OutputMode; m == "files_only" || m == "count" {
 		a.mode = m
 	}
-	a.offset = max(0, readFileInt(call.Args["offset"], 0))
-	a.limit = max(1, readFileInt(call.Args["limit"], searchDefaultLimit))
-	a.context = min(searchMaxContext, max(0, readFileInt(call.Args["context"], 0)))
+	a.offset = max(0, readFileInt(p.Offset, 0))
+	a.limit = max(1, readFileInt(p.Limit, searchDefaultLimit))
+	a.context = min(searchMaxContext, max(0, readFileInt(p.Context, 0)))
 	return a
 }
 

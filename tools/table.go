@@ -1,45 +1,108 @@
 package tools
 
 import (
+	"context"
+	"errors"
 	"slices"
+	"strings"
+	"text/template"
 
 	"github.com/hermes-acp/hermes-acp/registry"
 )
 
+// tool is one built-in tool: its entry (every fact, the schema, the
+// description template) and how to make its handler for a session.
+type tool struct {
+	entry registry.Entry
+	desc  *template.Template // the entry's Description, rendered per session
+	bind  func(s *session) registry.Handler
+}
+
 // builtins is the built-in tool table. Each tool file adds its entry at
 // package initialisation with [register] — the one deliberate use of
 // registration at init (like database/sql drivers); nothing changes it
-// afterwards. The runtime registry is built from it with [RegisterAll].
-var builtins []registry.Entry
+// afterwards.
+var builtins []tool
 
 // register adds a tool to the built-in table; it is called only from the
-// top-level var declarations of tool files.
-func register(e registry.Entry) struct{} {
-	builtins = append(builtins, e)
+// top-level var declarations of tool files. The entry's Description is a
+// text/template: {{if enabled "terminal"}}…{{end}} keeps a sentence only
+// for sessions that enable that tool (put the sentence's trailing space
+// inside the block).
+func register(e registry.Entry, bind func(s *session) registry.Handler) struct{} {
+	t := template.Must(template.New(e.Name).Funcs(template.FuncMap{"enabled": func(string) bool { return true }}).Parse(e.Description))
+	builtins = append(builtins, tool{entry: e, desc: t, bind: bind})
 	return struct{}{}
 }
 
-// Builtins returns a copy of the built-in tool table, sorted by name.
-func Builtins() []registry.Entry {
-	out := slices.Clone(builtins)
-	slices.SortFunc(out, func(a, b registry.Entry) int {
-		switch {
-		case a.Name < b.Name:
-			return -1
-		case a.Name > b.Name:
-			return 1
-		}
-		return 0
-	})
+// Entries returns the built-in tools' entries, sorted by name, declared but
+// not bound to a session (no handler): what a registry lists before any
+// session exists. Descriptions are as for a session with every tool enabled.
+func Entries() []registry.Entry {
+	out := make([]registry.Entry, 0, len(builtins))
+	all := newSession(Deps{})
+	for _, t := range sorted() {
+		e := t.entry
+		e.Description = t.description(all)
+		out = append(out, e)
+	}
 	return out
 }
 
-// RegisterAll adds every built-in tool to r.
-func RegisterAll(r *registry.Registry) error {
-	for _, e := range Builtins() {
-		if err := r.Register(e); err != nil {
-			return err
+// Bind returns the built-in tools bound to one session's dependencies: the
+// entries of the tools the session enables, with handlers and descriptions
+// for that session, and the hooks their per-session state needs. The agent
+// registers them over the declared entries of the session's registry.
+func Bind(d Deps) ([]registry.Entry, []registry.Hook) {
+	s := newSession(d)
+	var out []registry.Entry
+	for _, t := range sorted() {
+		if !s.Enabled(t.entry.Name) {
+			continue
+		}
+		e := t.entry
+		e.Description = t.description(s)
+		e.Handler = t.bind(s)
+		out = append(out, e)
+	}
+	return out, []registry.Hook{registry.HookFuncs{PreFunc: func(_ context.Context, c *registry.Call) (bool, string) {
+		s.reads.noteToolCall(c.Name)
+		return false, ""
+	}}}
+}
+
+// sorted returns the table sorted by name.
+func sorted() []tool {
+	out := slices.Clone(builtins)
+	slices.SortFunc(out, func(a, b tool) int { return strings.Compare(a.entry.Name, b.entry.Name) })
+	return out
+}
+
+// description renders t's description for session s.
+func (t tool) description(s *session) string {
+	var b strings.Builder
+	tpl := template.Must(t.desc.Clone()).Funcs(template.FuncMap{"enabled": s.Enabled})
+	if err := tpl.Execute(&b, nil); err != nil {
+		return t.entry.Description // a template that parsed at init cannot fail on a bool func
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// handle makes a handler constructor from a tool's run function: the call's
+// arguments are decoded once into the tool's typed parameters P; an
+// argument of the wrong type is an error result naming it.
+func handle[P any](run func(ctx context.Context, s *session, call *registry.Call, p *P) (registry.Result, error)) func(*session) registry.Handler {
+	return func(s *session) registry.Handler {
+		return func(ctx context.Context, call *registry.Call) (registry.Result, error) {
+			var p P
+			if err := registry.DecodeArgs(call, &p); err != nil {
+				var ae *registry.ArgError
+				if errors.As(err, &ae) {
+					return registry.Error(ae.Error()), nil
+				}
+				return registry.Result{}, err
+			}
+			return run(ctx, s, call, &p)
 		}
 	}
-	return nil
 }

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	_ "embed"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -18,15 +19,10 @@ import (
 // can) with the file's encoding, BOM and line endings kept, and a delta
 // lint. An existing binary file is refused as read_file refuses it.
 var _ = register(registry.Entry{
-	Name:    "write_file",
-	Toolset: "file",
-	Emoji:   "✍️",
-	Description: "Write content to a file, completely replacing existing content. Use this instead of " +
-		"echo/cat heredoc in terminal. Creates parent directories automatically. OVERWRITES the entire " +
-		"file — use 'patch' for targeted edits. The file must be inside the workspace. The change is shown " +
-		"to the user as a diff for approval before anything is written. The existing file's encoding " +
-		"(UTF-8, UTF-16, Latin-1), BOM and line endings are kept; binary files are refused. Auto-runs syntax checks on .json/.yaml/.yml/.toml/.go and go.mod files; only " +
-		"NEW errors introduced by this write are surfaced (pre-existing errors are filtered out).",
+	Name:        "write_file",
+	Toolset:     "file",
+	Emoji:       "✍️",
+	Description: writeFileDescription,
 	Schema: map[string]any{
 		"type": "object",
 		"properties": map[string]any{
@@ -41,9 +37,24 @@ var _ = register(registry.Entry{
 		},
 		"required": []any{"path", "content"},
 	},
-	Handler:        writeFile,
 	MaxResultChars: 100_000,
-})
+	Kind:           registry.KindEdit,
+	PathArg:        "path",
+	Title:          func(args map[string]any) string { return titleWithArg("write: ", args, "path", "write_file") },
+	Preview:        editPreview("write_file"),
+	Render:         editRender("write_file"),
+}, handle(writeFile))
+
+//go:embed write_file.md
+var writeFileDescription string
+
+// writeFileParams are write_file's arguments; Content is any so that a
+// missing content and a content of the wrong type get hermes's distinct
+// messages.
+type writeFileParams struct {
+	Path    string `json:"path"`
+	Content any    `json:"content"`
+}
 
 // Messages the model reads verbatim; the wording is hermes-agent's.
 const (
@@ -51,9 +62,9 @@ const (
 		"both 'path' and 'content' set."
 	writeFileMsgNoContent = "write_file: missing required field 'content'. The tool call included a " +
 		"path but no content argument — this is almost always a dropped-arg bug under context " +
-		"pressure. Re-emit the tool call with the full content payload, or use execute_code with " +
-		"hermes_tools.write_file() for very large files."
-	writeFileMsgDisplayText = "Refusing to write internal read_file display text as file content. " +
+		"pressure. Re-emit the tool call with the full content payload"
+	writeFileMsgNoContentCode = ", or use execute_code with hermes_tools.write_file() for very large files"
+	writeFileMsgDisplayText   = "Refusing to write internal read_file display text as file content. " +
 		"Strip read_file line-number prefixes or reconstruct the intended file contents before writing."
 )
 
@@ -68,75 +79,75 @@ type writeFileResult struct {
 }
 
 // writeFile is write_file's handler.
-func writeFile(ctx context.Context, call *registry.Call) (string, error) {
-	env, err := envOf(call)
-	if err != nil {
-		return "", err
-	}
-	rawPath, ok := call.Args["path"].(string)
-	if !ok || rawPath == "" {
-		return errorResult(writeFileMsgNoPath), nil
+func writeFile(ctx context.Context, env *session, call *registry.Call, params *writeFileParams) (registry.Result, error) {
+	rawPath := params.Path
+	if rawPath == "" {
+		return registry.Error(writeFileMsgNoPath), nil
 	}
 	rawContent, present := call.Args["content"]
 	if !present {
-		return errorResult(writeFileMsgNoContent), nil
+		msg := writeFileMsgNoContent
+		if env.Enabled("execute_code") {
+			msg += writeFileMsgNoContentCode
+		}
+		return registry.Error(msg + "."), nil
 	}
 	content, ok := rawContent.(string)
 	if !ok {
-		return errorResult("write_file: 'content' must be a string, got " + editPyType(rawContent) + "."), nil
+		return registry.Error("write_file: 'content' must be a string, got " + editPyType(rawContent) + "."), nil
 	}
 
 	p, msg := editTarget(env, rawPath, "Write")
 	if msg != "" {
-		return errorResult(msg), nil
+		return registry.Error(msg), nil
 	}
 	if writeFileIsDisplayText(content) {
-		return errorResult(writeFileMsgDisplayText), nil
+		return registry.Error(writeFileMsgDisplayText), nil
 	}
-	warning := env.State().CheckStale(p)
+	warning := env.State.CheckStale(p)
 
 	old, exists, err := editRead(ctx, env, p)
 	if err != nil {
 		if cerr := editCancelled(ctx, "write_file", p); cerr != nil {
-			return "", cerr
+			return registry.Result{}, cerr
 		}
-		return errorResult("Failed to read file: " + err.Error()), nil
+		return registry.Error("Failed to read file: " + err.Error()), nil
 	}
 	var oldText string
 	if exists {
 		if _, msg := editDecode(ctx, env, rawPath, p, old); msg != "" {
-			return errorResult(msg), nil
+			return registry.Error(msg), nil
 		}
 		oldText = editText(p, old)
 	}
 	plan, msg := editPlanFor(rawPath, p, old, exists, content)
 	if msg != "" {
-		return errorResult(msg), nil
+		return registry.Error(msg), nil
 	}
 	res := editLint(ctx, env, p, []byte(oldText), exists, []byte(plan.text))
 	if cerr := editCancelled(ctx, "write_file", p); cerr != nil {
-		return "", cerr
+		return registry.Result{}, cerr
 	}
 	if msg := editGate(env, p, res); msg != "" {
-		return errorResult(msg), nil
+		return registry.Error(msg), nil
 	}
 	change := editChange(p, oldText, exists, plan.text)
-	if err := env.ApproveEdit(ctx, call.ID, []workspace.Change{change}, []lint.Result{res}); err != nil {
+	if d := env.Approver.ApproveEdit(ctx, call.ID, []workspace.Change{change}, []lint.Result{res}); !d.Approved {
 		if cerr := editCancelled(ctx, "write_file", p); cerr != nil {
-			return "", cerr
+			return registry.Result{}, cerr
 		}
-		return errorResult(err.Error()), nil
+		return registry.Error(denialMessage(d)), nil
 	}
 
-	info, err := env.Files().Write(ctx, p, []byte(content))
+	info, err := env.Files.Write(ctx, p, []byte(content))
 	if err != nil {
 		if cerr := editCancelled(ctx, "write_file", p); cerr != nil {
-			return "", cerr
+			return registry.Result{}, cerr
 		}
-		return errorResult(editWriteMessage("Failed to write file: ", err)), nil
+		return registry.Error(editWriteMessage("Failed to write file: ", err)), nil
 	}
 	res = editWritten(env, call.ID, p, info, plan.planned, res)
-	return jsonResult(writeFileResult{
+	return registry.OK(writeFileResult{
 		BytesWritten:  info.Bytes,
 		DirsCreated:   len(info.DirsCreated) > 0,
 		Lint:          res.ModelLint(),

@@ -22,3 +22,26 @@ type Change struct {
 	Old    *string
 	New    string
 }
+
+// Denial says why an edit was not approved.
+type Denial int
+
+// The reasons an edit approval can deny.
+const (
+	DenyNothing         Denial = iota // approved
+	DenyNoChange                      // the edit changes no file
+	DenyRejected                      // the user rejected it
+	DenyTimeout                       // the user did not answer in time (Detail: the timeout)
+	DenyTurnCancelled                 // the user cancelled the turn before answering
+	DenyEditorCancelled               // the editor cancelled the request
+	DenyRequestFailed                 // the permission request failed (Detail: why)
+	DenyUnknownOption                 // the editor answered an option it was not offered (Detail: the option)
+)
+
+// Decision is the outcome of asking to make some changes. The tool that
+// asked turns a denial into the message its model reads.
+type Decision struct {
+	Approved bool
+	Denial   Denial // why not, when !Approved
+	Detail   string // the timeout, the request's error or the unknown option
+}

@@ -36,7 +36,6 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/hermes-acp/hermes-acp/lint"
@@ -86,14 +85,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	env, err := newEnv(dir)
+	ws, err := workspace.Open(dir, nil, workspace.Options{})
 	if err != nil {
 		return err
 	}
-	defer env.ws.Close()
-	handler := searchHandler()
+	defer ws.Close()
+	handler, other := searchHandler(ws)
 	if handler == nil {
-		return errors.New("no search_files tool in tools.Builtins()")
+		return errors.New("no search_files tool in tools.Bind")
 	}
 
 	if *cpuprofile != "" {
@@ -117,7 +116,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		ours, rgs := make([]time.Duration, 0, *runs), make([]time.Duration, 0, *runs)
 		var nOurs, nRg int
 		for i := 0; i <= *runs; i++ { // run 0 is the warm-up
-			d, n, err := runOurs(handler, env, dir, q)
+			d, n, err := runOurs(handler, other, dir, q)
 			if err != nil {
 				return fmt.Errorf("%s: ours: %w", q.name, err)
 			}
@@ -145,19 +144,22 @@ func run(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func runOurs(h registry.Handler, env *benchEnv, dir string, q query) (time.Duration, int, error) {
-	tools.NoteToolCall(env, "bench") // keep the repeated-search guard from blocking the runs
+// runOurs runs one search; other tells the session another tool ran, to
+// keep the repeated-search guard from blocking the runs.
+func runOurs(h registry.Handler, other func(), dir string, q query) (time.Duration, int, error) {
+	other()
 	args := map[string]any{"pattern": q.pattern, "path": dir}
 	if q.glob != "" {
 		args["file_glob"] = q.glob
 	}
-	call := &registry.Call{ID: "bench", Name: "search_files", Args: args, Env: env}
+	call := &registry.Call{ID: "bench", Name: "search_files", Args: args}
 	start := time.Now()
-	out, err := h(context.Background(), call)
+	r, err := h(context.Background(), call)
 	d := time.Since(start)
 	if err != nil {
 		return 0, 0, err
 	}
+	out := r.Encode()
 	if i := strings.Index(out, "\n\n[Hint:"); i >= 0 {
 		out = out[:i]
 	}
@@ -227,58 +229,37 @@ func median(ds []time.Duration) time.Duration {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-func searchHandler() registry.Handler {
-	for _, e := range tools.Builtins() {
-		if e.Name == "search_files" {
-			return e.Handler
+// searchHandler binds the built-in tools to a session of ws that can only
+// read, and returns search_files's handler and a func that tells the
+// session another tool ran.
+func searchHandler(ws *workspace.Workspace) (registry.Handler, func()) {
+	entries, hooks := tools.Bind(tools.Deps{
+		Workspace: ws,
+		Files:     workspace.NewFiles(ws, nil, false, false),
+		State:     workspace.NewState(ws),
+		Approver:  readOnly{},
+		Lint:      readOnly{},
+	})
+	other := func() {
+		for _, h := range hooks {
+			h.Pre(context.Background(), &registry.Call{Name: "bench"})
 		}
 	}
-	return nil
-}
-
-// benchEnv is the smallest session environment that runs search_files:
-// a workspace on the searched tree, disk-only file access, no edits.
-type benchEnv struct {
-	ws    *workspace.Workspace
-	files *workspace.Files
-	state *workspace.State
-
-	mu     sync.Mutex // guards values
-	values map[any]any
-}
-
-func newEnv(dir string) (*benchEnv, error) {
-	ws, err := workspace.Open(dir, nil, workspace.Options{})
-	if err != nil {
-		return nil, err
+	for _, e := range entries {
+		if e.Name == "search_files" {
+			return e.Handler, other
+		}
 	}
-	return &benchEnv{ws: ws, files: workspace.NewFiles(ws, nil, false, false),
-		state: workspace.NewState(ws), values: map[any]any{}}, nil
+	return nil, other
 }
 
-func (e *benchEnv) Workspace() *workspace.Workspace { return e.ws }
-func (e *benchEnv) Files() *workspace.Files         { return e.files }
-func (e *benchEnv) State() *workspace.State         { return e.state }
+// readOnly refuses edits and drops lint: the benchmark only searches.
+type readOnly struct{}
 
-func (e *benchEnv) Value(key any, init func() any) any {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	v, ok := e.values[key]
-	if !ok {
-		v = init()
-		e.values[key] = v
-	}
-	return v
+func (readOnly) ApproveEdit(context.Context, string, []workspace.Change, []lint.Result) workspace.Decision {
+	return workspace.Decision{Denial: workspace.DenyRejected}
 }
 
-func (e *benchEnv) ApproveEdit(context.Context, string, []workspace.Change, []lint.Result) error {
-	return errors.New("the benchmark does not edit")
-}
+func (readOnly) ReportLint(string, workspace.Path, []byte, lint.Result) {}
 
-func (e *benchEnv) ReportLint(string, workspace.Path, []byte, lint.Result) {}
-
-func (e *benchEnv) RefuseNewLintErrors() bool { return false }
-
-func (e *benchEnv) Linter() *lint.Linter { return nil }
-
-func (e *benchEnv) LearnLint(workspace.Path, []byte) {}
+func (readOnly) LearnLint(workspace.Path, []byte) {}

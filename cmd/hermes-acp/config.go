@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/hermes-acp/hermes-acp/registry"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -47,6 +48,18 @@ type fileConfig struct {
 	FS         struct {
 		Timeout int `yaml:"timeout"` // seconds to wait for the editor's fs/* answer
 	} `yaml:"fs"`
+	// ToolLoopGuardrails is hermes's per-turn loop controller; 0 or absent
+	// thresholds keep hermes's defaults.
+	ToolLoopGuardrails struct {
+		WarningsEnabled          *bool `yaml:"warnings_enabled"`
+		HardStopEnabled          bool  `yaml:"hard_stop_enabled"`
+		ExactFailureWarnAfter    int   `yaml:"exact_failure_warn_after"`
+		ExactFailureBlockAfter   int   `yaml:"exact_failure_block_after"`
+		SameToolFailureWarnAfter int   `yaml:"same_tool_failure_warn_after"`
+		SameToolFailureHaltAfter int   `yaml:"same_tool_failure_halt_after"`
+		NoProgressWarnAfter      int   `yaml:"no_progress_warn_after"`
+		NoProgressBlockAfter     int   `yaml:"no_progress_block_after"`
+	} `yaml:"tool_loop_guardrails"`
 }
 
 // mcpServerConfig configures an MCP server in config.yaml (hermes's shape).
@@ -93,6 +106,7 @@ type config struct {
 	File            string // config file path
 	FileErr         error  // a config file that exists but is broken (logged)
 	FSTimeout       time.Duration
+	Guardrails      registry.GuardrailConfig // tool_loop_guardrails
 	// Problems are the file's bad values and syntax errors in plain words,
 	// each naming its key; shown in the chat once (configNotice).
 	Problems []string
@@ -193,6 +207,17 @@ func loadConfig(getenv func(string) string, flagModel, flagBaseURL string) confi
 	c.MCPServers = fc.MCPServers
 	if fc.FS.Timeout > 0 {
 		c.FSTimeout = time.Duration(fc.FS.Timeout) * time.Second
+	}
+	g := fc.ToolLoopGuardrails
+	c.Guardrails = registry.GuardrailConfig{
+		WarningsOff:              g.WarningsEnabled != nil && !*g.WarningsEnabled,
+		HardStop:                 g.HardStopEnabled,
+		ExactFailureWarnAfter:    g.ExactFailureWarnAfter,
+		ExactFailureBlockAfter:   g.ExactFailureBlockAfter,
+		SameToolFailureWarnAfter: g.SameToolFailureWarnAfter,
+		SameToolFailureHaltAfter: g.SameToolFailureHaltAfter,
+		NoProgressWarnAfter:      g.NoProgressWarnAfter,
+		NoProgressBlockAfter:     g.NoProgressBlockAfter,
 	}
 	return c
 }

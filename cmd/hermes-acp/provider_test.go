@@ -29,7 +29,7 @@ func TestHermesExampleConfigLoads(t *testing.T) {
 		c.APIKey != "or-key" || c.APIKeySource != "OPENROUTER_API_KEY" || c.MaxTurns != 60 || c.ReasoningEffort != "medium" {
 		t.Errorf("model settings not applied: %+v", c)
 	}
-	want := []string{"_config_version", "database", "runtime", "attachments", "plugins", "kanban", "cron", "terminal", "browser", "tool_loop_guardrails"}
+	want := []string{"_config_version", "database", "runtime", "attachments", "plugins", "kanban", "cron", "terminal", "browser", "tool_loop_guardrails.non_interactive_hard_stop_enabled"}
 	if diff := cmp.Diff(want, c.Ignored); diff != "" {
 		t.Errorf("ignored (-want +got):\n%s", diff)
 	}

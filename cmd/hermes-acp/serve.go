@@ -46,11 +46,12 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		log.Info(note)
 	}
 	setup := modelSetup(cfg, o.record, log)
-	reg := registry.New(log)
-	if err := tools.RegisterAll(reg); err != nil {
+	reg, err := declaredTools(log)
+	if err != nil {
 		log.Error("register built-in tools", "error", err)
 		return 1
 	}
+	resultChars, turnChars := registry.BudgetForContextWindow(cfg.ContextLength)
 	ag := agent.New(agent.Options{
 		Version: buildVersion(),
 		Model:   setup,
@@ -58,10 +59,25 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 			return modelSetup(loadConfig(os.Getenv, o.model, o.baseURL), o.record, log), nil
 		},
 		Registry: reg,
+		BindTools: func(env *agent.Env) ([]registry.Entry, []registry.Hook) {
+			return tools.Bind(tools.Deps{
+				Workspace:           env.Workspace(),
+				Files:               env.Files(),
+				State:               env.State(),
+				Approver:            env,
+				Lint:                env,
+				Linter:              env.Linter(),
+				RefuseNewLintErrors: cfg.LintRefuse,
+				SavedResult:         env.SavedResult,
+				Enabled:             env.Enabled,
+			})
+		},
 		Pipeline: registry.PipelineOptions{
-			ResultsDir: filepath.Join(cfg.Home, "results"),
-			Hooks:      []registry.Hook{loopGuardHook},
-			Log:        log,
+			ResultsDir:     filepath.Join(cfg.Home, "results"),
+			Guardrails:     cfg.Guardrails,
+			MaxResultChars: resultChars,
+			TurnBudget:     turnChars,
+			Log:            log,
 		},
 		Toolsets:         cfg.Toolsets,
 		DisabledToolsets: cfg.Disabled,
@@ -106,17 +122,15 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 	return 0
 }
 
-// The agent's per-session environment is what tools run in.
-var _ tools.Env = (*agent.Env)(nil)
-
-// loopGuardHook tells read_file's and search_files's loop guards about every
-// tool call, so that another tool breaks a run of identical reads.
-var loopGuardHook = registry.HookFuncs{PreFunc: func(_ context.Context, c *registry.Call) (bool, string) {
-	if env, ok := c.Env.(tools.Env); ok {
-		tools.NoteToolCall(env, c.Name)
+// declaredTools is the registry of every built-in tool and the agent's own,
+// declared: each session binds them to itself.
+func declaredTools(log *slog.Logger) (*registry.Registry, error) {
+	reg := registry.New(log)
+	if err := reg.RegisterAll(append(tools.Entries(), agent.Tools()...)...); err != nil {
+		return nil, err
 	}
-	return false, ""
-}}
+	return reg, nil
+}
 
 // modelSetup builds the model provider from the configuration. A missing or
 // broken model is not fatal: the agent explains it when prompted.

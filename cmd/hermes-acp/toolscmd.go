@@ -9,8 +9,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/hermes-acp/hermes-acp/registry"
-	"github.com/hermes-acp/hermes-acp/tools"
 	"github.com/hermes-acp/hermes-acp/toolsets"
 )
 
@@ -22,8 +20,8 @@ func runToolsCmd(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	reg := registry.New(nil)
-	if err := tools.RegisterAll(reg); err != nil {
+	reg, err := declaredTools(nil)
+	if err != nil {
 		fmt.Fprintf(stderr, "hermes-acp tools: %v\n", err)
 		return 1
 	}

@@ -1,0 +1,74 @@
+package tools
+
+import (
+	"context"
+
+	"github.com/hermes-acp/hermes-acp/lint"
+	"github.com/hermes-acp/hermes-acp/workspace"
+)
+
+// Deps is what the built-in tools need from the session they run in. The
+// agent supplies one per session (the composition root wires it); tests
+// build their own. Every field must be set, except Enabled (nil: every
+// tool is enabled).
+type Deps struct {
+	// Workspace is the session's workspace: its roots and path rules.
+	Workspace *workspace.Workspace
+	// Files reads and writes through the editor when it can, else the disk.
+	Files *workspace.Files
+	// State records what the agent read and wrote, for staleness checks.
+	State *workspace.State
+	// Approver shows proposed edits to the user and decides.
+	Approver EditApprover
+	// Lint receives the lint of what the tools read and wrote.
+	Lint LintSink
+	// Linter lints edits. It is shared (the agent's sessions share one) and
+	// remembers the Go declarations it has parsed clean.
+	Linter *lint.Linter
+	// RefuseNewLintErrors is lint.on_new_errors: refuse — a JSON, YAML or
+	// TOML write that introduces syntax errors is refused before writing.
+	RefuseNewLintErrors bool
+	// SavedResult reports whether path names exactly a file in which this
+	// session's result budget saved an oversized result, and returns its
+	// real path: read_file opens those, and only those, outside the
+	// workspace. Nil means none.
+	SavedResult func(path string) (real string, ok bool)
+	// Enabled reports whether a tool is enabled in the session: descriptions
+	// and result hints name only enabled tools.
+	Enabled func(tool string) bool
+}
+
+// EditApprover shows the proposed changes of tool call callID to the user
+// (as diffs on the tool call) and decides, by the session's mode or by
+// asking, whether they may be made. lints holds the lint of each change's
+// new content, in the same order (a zero Result when not linted).
+type EditApprover interface {
+	ApproveEdit(ctx context.Context, callID string, changes []workspace.Change, lints []lint.Result) workspace.Decision
+}
+
+// LintSink receives lint results for the editor.
+type LintSink interface {
+	// ReportLint records the lint of a file the call wrote: it goes on the
+	// completing tool_call_update and, as the file's full diagnostics, to
+	// the editor. content is the file's new text.
+	ReportLint(callID string, path workspace.Path, content []byte, res lint.Result)
+	// LearnLint lets the Linter learn content, the text of path that the
+	// model just read, off the call: the lint of a later edit of it then
+	// parses only what the edit changed. content is not modified after.
+	LearnLint(path workspace.Path, content []byte)
+}
+
+// session is one session's binding of the built-in tools: its dependencies
+// and the tools' per-session state.
+type session struct {
+	Deps
+	reads   *readFileTracker // read_file's dedup and loop guard
+	patches *patchFailures   // patch's consecutive failure counters
+}
+
+func newSession(d Deps) *session {
+	if d.Enabled == nil {
+		d.Enabled = func(string) bool { return true }
+	}
+	return &session{Deps: d, reads: newReadTracker(), patches: newPatchFailures()}
+}
