@@ -83,15 +83,6 @@ func (e *Error) Error() string {
 // Unwrap returns the underlying cause.
 func (e *Error) Unwrap() error { return e.Err }
 
-// KindOf returns the kind of the first [*Error] in err's chain, or "" when
-// there is none.
-func KindOf(err error) ErrorKind {
-	if e, ok := errors.AsType[*Error](err); ok {
-		return e.Kind
-	}
-	return ""
-}
-
 // truncate shortens s to at most n runes, marking the cut with "…", and
 // folds it onto one line.
 func truncate(s string, n int) string {

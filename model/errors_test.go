@@ -140,3 +140,11 @@ func FuzzParseScript(f *testing.F) {
 		}
 	})
 }
+
+// KindOf returns the kind of the first *Error in err's chain, or "".
+func KindOf(err error) ErrorKind {
+	if e, ok := errors.AsType[*Error](err); ok {
+		return e.Kind
+	}
+	return ""
+}

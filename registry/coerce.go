@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// Coerce repairs a tool call's arguments against the tool's JSON Schema, as
+// coerce repairs a tool call's arguments against the tool's JSON Schema, as
 // hermes's coerce_tool_args does: models often send "42" for 42, "true" for
 // true, a JSON-encoded string for an array or object, or a bare value where
 // the schema wants a list. Each top-level property with a schema is tried:
@@ -27,15 +27,12 @@ import (
 //   - JSON-encoded elements and sub-fields are repaired recursively, guided by
 //     items, properties and anyOf/oneOf/allOf.
 //
-// Properties without a schema are untouched. Coerce never mutates args or
+// Properties without a schema are untouched. Without inPlace it never mutates args or
 // anything inside it: when something changes it returns a new map (and new
 // containers along the changed path), otherwise args itself.
-func Coerce(args map[string]any, schema map[string]any) map[string]any {
-	return coerce(args, schema, false)
-}
-
-// coerce is [Coerce]; with inPlace it updates args itself, for maps the
-// pipeline has just decoded and nobody else holds.
+//
+// With inPlace it updates args itself, for maps the pipeline has just
+// decoded and nobody else holds.
 func coerce(args map[string]any, schema map[string]any, inPlace bool) map[string]any {
 	if len(args) == 0 {
 		return args

@@ -101,7 +101,7 @@ func TestCoerce(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			args := map[string]any{"v": tc.in, "other": "7"}
-			got := Coerce(args, schemaWith(t, tc.prop))
+			got := coerce(args, schemaWith(t, tc.prop), false)
 			want := map[string]any{"v": tc.want, "other": "7"}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("Coerce(%#v) against %s (-want +got):\n%s", tc.in, tc.prop, diff)
@@ -117,16 +117,16 @@ func TestCoerceLeavesUnknownPropertiesAndEmptySchemas(t *testing.T) {
 	t.Parallel()
 	args := map[string]any{"limit": "5", "extra": "5"}
 	schema := mustSchema(t, `{"type":"object","properties":{"limit":{"type":"integer"}}}`)
-	if diff := cmp.Diff(map[string]any{"limit": 5, "extra": "5"}, Coerce(args, schema)); diff != "" {
+	if diff := cmp.Diff(map[string]any{"limit": 5, "extra": "5"}, coerce(args, schema, false)); diff != "" {
 		t.Errorf("Coerce (-want +got):\n%s", diff)
 	}
 	for _, s := range []map[string]any{nil, {}, {"type": "object"}} {
-		got := Coerce(args, s)
+		got := coerce(args, s, false)
 		if diff := cmp.Diff(args, got); diff != "" {
 			t.Errorf("Coerce with schema %v changed args (-want +got):\n%s", s, diff)
 		}
 	}
-	if got := Coerce(nil, schema); got != nil {
+	if got := coerce(nil, schema, false); got != nil {
 		t.Errorf("Coerce(nil) = %v, want nil", got)
 	}
 }
@@ -136,7 +136,7 @@ func TestCoerceNestedInputNotMutated(t *testing.T) {
 	inner := []any{`{"id":"1"}`}
 	args := map[string]any{"todos": inner}
 	schema := mustSchema(t, `{"type":"object","properties":{"todos":{"type":"array","items":{"type":"object"}}}}`)
-	got := Coerce(args, schema)
+	got := coerce(args, schema, false)
 	if _, ok := got["todos"].([]any)[0].(map[string]any); !ok {
 		t.Fatalf("Coerce = %#v, want the element decoded", got)
 	}
@@ -155,7 +155,7 @@ func FuzzCoerce(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		args := map[string]any{"i": s, "n": s, "b": s, "a": s, "o": s, "u": s}
-		got := Coerce(args, schema)
+		got := coerce(args, schema, false)
 		for k, v := range args {
 			if v != s {
 				t.Fatalf("Coerce mutated input key %s: %#v", k, v)

@@ -128,7 +128,7 @@ func TestRegisterCopiesEntry(t *testing.T) {
 	if diff := cmp.Diff(map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"type": "integer", "minimum": 1}}}, e.Schema); diff != "" {
 		t.Errorf("Go-typed schema normalised (-want +got):\n%s", diff)
 	}
-	if got := Coerce(map[string]any{"n": "7"}, e.Schema); got["n"] != 7 {
+	if got := coerce(map[string]any{"n": "7"}, e.Schema, false); got["n"] != 7 {
 		t.Errorf("Coerce against a normalised Go-typed schema = %v, want n=7", got)
 	}
 	mustRegister(t, r, Entry{Name: "t2", Toolset: "t"})

@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -72,12 +71,6 @@ func KeepConventions(name string, existing, content []byte) ([]byte, error) {
 		text = strings.TrimLeft(text, "\ufeff")
 	}
 	return ft.Encoding.Encode(KeepEndings(ft.Text, text))
-}
-
-// StripBOM returns b without one leading UTF-8 BOM, for showing a file's
-// text to the model (hermes strips it on read and restores it on write).
-func StripBOM(b []byte) []byte {
-	return bytes.TrimPrefix(b, []byte(utf8BOM))
 }
 
 // WriteFile atomically replaces (or creates) the file p with content,

@@ -348,3 +348,6 @@ func BenchmarkWriteFile1MB(b *testing.B) {
 		}
 	}
 }
+
+// StripBOM returns b without one leading UTF-8 BOM.
+func StripBOM(b []byte) []byte { return bytes.TrimPrefix(b, []byte(utf8BOM)) }

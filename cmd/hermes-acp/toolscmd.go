@@ -63,6 +63,20 @@ func runToolsCmd(args []string, stdout, stderr io.Writer) int {
 	if len(absent) > 0 {
 		fmt.Fprintf(stdout, "\nNamed by the toolsets but not built into hermes-acp (not offered): %s\n", strings.Join(absent, ", "))
 	}
-	fmt.Fprintf(stdout, "\nToolsets: %s\n", strings.Join(toolsets.Names(), ", "))
+	fmt.Fprintf(stdout, "\nToolsets with tools built into hermes-acp:\n")
+	tw = tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	var empty []string
+	for _, name := range toolsets.Names() {
+		resolved, _ := toolsets.Resolve(name, snap)
+		built := slices.DeleteFunc(resolved, func(n string) bool { return !snap.Has(n) })
+		if len(built) == 0 {
+			empty = append(empty, name)
+			continue
+		}
+		fmt.Fprintf(tw, "  %s\t%s\n", name, strings.Join(built, ", "))
+	}
+	tw.Flush()
+	fmt.Fprintf(stdout, "\nToolsets without built tools yet: %s\n", strings.Join(empty, ", "))
+	fmt.Fprintf(stdout, "Legacy toolset names also accepted: %s\n", strings.Join(toolsets.LegacyNames(), ", "))
 	return 0
 }
