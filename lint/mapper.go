@@ -3,18 +3,12 @@ package lint
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
-	"fmt"
 	"math/bits"
 	"sort"
 	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
 )
-
-// ErrOutOfRange is returned by [Mapper] methods for an offset or position that
-// lies outside the content.
-var ErrOutOfRange = errors.New("lint: position out of range")
 
 // Mapper converts byte offsets in one content to LSP positions and back. It
 // is the only place in hermes-acp's lint that counts UTF-16 code units.
@@ -54,10 +48,6 @@ func NewMapper(content []byte) *Mapper {
 	return &Mapper{content: content, lineStarts: starts}
 }
 
-// LineCount returns the number of lines; it is at least 1 (empty content has
-// one empty line).
-func (m *Mapper) LineCount() int { return len(m.lineStarts) }
-
 // lineOf returns the line holding byte offset off (0 <= off <= len).
 func (m *Mapper) lineOf(off int) int {
 	// The first line start greater than off is on the next line.
@@ -77,23 +67,6 @@ func (m *Mapper) lineEnd(line int) int {
 		end--
 	}
 	return end
-}
-
-// Position returns the LSP position of byte offset off, 0 <= off <= len(content).
-// An offset inside a multi-byte rune maps to the start of that rune; an offset
-// inside a line break (the "\n" of "\r\n") maps to the end of the line's text.
-func (m *Mapper) Position(off int) (protocol.Position, error) {
-	if off < 0 || off > len(m.content) {
-		return protocol.Position{}, fmt.Errorf("offset %d of %d bytes: %w", off, len(m.content), ErrOutOfRange)
-	}
-	return m.position(off), nil
-}
-
-// position is Position for an offset already known to be in range.
-func (m *Mapper) position(off int) protocol.Position {
-	line := m.lineOf(off)
-	pos, _ := m.positionFrom(line, m.lineStarts[line], 0, min(off, m.lineEnd(line)))
-	return pos
 }
 
 // positionFrom returns the position of off on line (off at most the line's
@@ -117,46 +90,6 @@ func (m *Mapper) positionFrom(line, from int, units uint32, off int) (protocol.P
 		i += size
 	}
 	return protocol.Position{Line: uint32(line), Character: units}, i
-}
-
-// Offset returns the byte offset of an LSP position. As LSP specifies, a
-// character past the end of the line means the end of the line; a character
-// in the middle of a surrogate pair means the start of that rune. A line past
-// the last one is an error.
-func (m *Mapper) Offset(p protocol.Position) (int, error) {
-	if int64(p.Line) >= int64(len(m.lineStarts)) {
-		return 0, fmt.Errorf("line %d of %d: %w", p.Line, len(m.lineStarts), ErrOutOfRange)
-	}
-	line := int(p.Line)
-	end := m.lineEnd(line)
-	var units uint32
-	i := m.lineStarts[line]
-	for i < end && units < p.Character {
-		r, size := utf8.DecodeRune(m.content[i:end])
-		n := utf16Len(r)
-		if units+n > p.Character {
-			break
-		}
-		units += n
-		i += size
-	}
-	return i, nil
-}
-
-// Range returns the LSP range of the bytes [start, end).
-func (m *Mapper) Range(start, end int) (protocol.Range, error) {
-	if start > end {
-		return protocol.Range{}, fmt.Errorf("range %d-%d is reversed: %w", start, end, ErrOutOfRange)
-	}
-	s, err := m.Position(start)
-	if err != nil {
-		return protocol.Range{}, err
-	}
-	e, err := m.Position(end)
-	if err != nil {
-		return protocol.Range{}, err
-	}
-	return protocol.Range{Start: s, End: e}, nil
 }
 
 // rangeCursor maps the ranges of one content's findings, in order of their

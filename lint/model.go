@@ -207,16 +207,6 @@ func (r Result) Gate() error {
 	return &SyntaxError{Language: r.Language, Diagnostics: errs}
 }
 
-// Gate runs the syntax gate on an edit from before (nil for a new file) to
-// after; see [Result.Gate]. Go and go.mod files are never refused, and are
-// not even parsed here.
-func Gate(lang Language, before, after []byte) error {
-	if !gated(lang) {
-		return nil
-	}
-	return Delta(lang, before, after).Gate()
-}
-
 // gated reports whether the syntax gate may refuse files of lang.
 func gated(lang Language) bool {
 	switch lang {

@@ -226,3 +226,14 @@ func TestRefusalMessage(t *testing.T) {
 		t.Errorf("RefusalMessage(a.YML) = %q, want the lower-cased extension", got)
 	}
 }
+
+// Gate runs the syntax gate (a test helper: the product gates the result
+// of Linter.DeltaFileContext) on an edit from before (nil for a new file) to
+// after; see [Result.Gate]. Go and go.mod files are never refused, and are
+// not even parsed here.
+func Gate(lang Language, before, after []byte) error {
+	if !gated(lang) {
+		return nil
+	}
+	return Delta(lang, before, after).Gate()
+}
