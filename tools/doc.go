@@ -1,10 +1,26 @@
 // Package tools implements the hermes-acp tool set: the tools the model calls
 // (reading, writing and patching files, searching, running commands, …),
-// re-implemented in Go from hermes-agent's hermes-acp toolset. Each tool lives
-// in its own file and adds itself to the built-in table at initialisation;
-// the runtime registry is built from that table. Tools reach files only
-// through the workspace package, report lint through the lint package and see
-// the editor only through small interfaces the agent implements.
+// re-implemented in Go from hermes-agent's hermes-acp toolset. Tools reach
+// files only through the workspace package, report lint through the lint
+// package and see the editor only through small interfaces the agent
+// implements ([EditApprover], [LintSink]).
+//
+// # Adding a tool
+//
+// A tool is one file (plus its description, <name>.md, embedded beside it).
+// At package initialisation the file declares the tool with register: its
+// registry.Entry holds every fact about it — ACP kind, read-only,
+// idempotent, parallel-safe, the argument that names the file it touches,
+// its title, preview and render functions for the editor — and
+// handle(run) makes its handler. run receives the call's arguments decoded
+// once into the tool's own params struct, and the session it is bound to
+// (its [Deps] and per-session state); it returns a registry.Result: the
+// value the model reads and the tool's own IsError verdict. Nothing else
+// changes: the registry, the planner, the guardrails and the agent read the
+// entry. [Entries] lists the declared tools; [Bind] binds those a session
+// enables to its dependencies. Descriptions are text/templates in which
+// {{if enabled "tool"}}…{{end}} keeps a sentence only for sessions that
+// offer that tool; hints in results do the same with Deps.Enabled.
 //
 // # Patch engines
 //
