@@ -67,7 +67,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 				Approver:            env,
 				Lint:                env,
 				Linter:              env.Linter(),
-				RefuseNewLintErrors: cfg.LintRefuse,
+				RefuseNewLintErrors: env.RefuseNewLintErrors(),
 				SavedResult:         env.SavedResult,
 				Enabled:             env.Enabled,
 			})
