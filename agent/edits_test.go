@@ -20,56 +20,61 @@ import (
 	"github.com/hermes-acp/hermes-acp/workspace"
 )
 
-// editRegistry registers a minimal write_file that goes through the agent's
-// edit approval, file access and lint reporting, as the real tool does.
-func editRegistry(t *testing.T) *registry.Registry {
-	t.Helper()
-	reg := registry.New(nil)
-	err := reg.Register(registry.Entry{
-		Name: "write_file", Toolset: "test",
-		Schema: map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}, "content": map[string]any{"type": "string"}}},
-		Handler: func(ctx context.Context, c *registry.Call) (string, error) {
-			env := c.Env.(*agent.Env)
-			path, _ := c.String("path")
-			content, _ := c.String("content")
-			p, err := env.Workspace().Resolve(path)
-			if err != nil {
-				return errJSON(err.Error()), nil
-			}
-			var old *string
-			if b, err := env.Files().Read(ctx, p); err == nil {
-				s := string(b)
-				old = &s
-			} else if !errors.Is(err, fs.ErrNotExist) {
-				return "", err
-			}
-			kind := workspace.ChangeEdit
-			var before []byte
-			if old == nil {
-				kind = workspace.ChangeCreate
-			} else {
-				before = []byte(*old)
-			}
-			res := lint.DeltaFile(p.Abs(), before, []byte(content))
-			if err := env.ApproveEdit(ctx, c.ID, []workspace.Change{{Kind: kind, Path: p, Old: old, New: content}}, []lint.Result{res}); err != nil {
-				return errJSON(err.Error()), nil
-			}
-			if _, err := env.Files().Write(ctx, p, []byte(content)); err != nil {
-				return errJSON(err.Error()), nil
-			}
-			env.ReportLint(c.ID, p, []byte(content), res)
-			return `{"bytes_written":` + jsonNum(len(content)) + `}`, nil
+// editTools is a minimal write_file that goes through the agent's edit
+// approval, file access and lint reporting, as the real tool does. Its
+// entry carries the facts the editor shows: an edit of the file "path".
+func editTools() []envTool {
+	return []envTool{{
+		entry: registry.Entry{
+			Name: "write_file", Toolset: "test", Kind: registry.KindEdit, PathArg: "path",
+			Schema: map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}, "content": map[string]any{"type": "string"}}},
 		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return reg
+		handler: func(env *agent.Env) registry.Handler {
+			return func(ctx context.Context, c *registry.Call) (registry.Result, error) {
+				path, _ := c.String("path")
+				content, _ := c.String("content")
+				p, err := env.Workspace().Resolve(path)
+				if err != nil {
+					return registry.Error(err.Error()), nil
+				}
+				var old *string
+				if b, err := env.Files().Read(ctx, p); err == nil {
+					s := string(b)
+					old = &s
+				} else if !errors.Is(err, fs.ErrNotExist) {
+					return registry.Result{}, err
+				}
+				kind := workspace.ChangeEdit
+				var before []byte
+				if old == nil {
+					kind = workspace.ChangeCreate
+				} else {
+					before = []byte(*old)
+				}
+				res := lint.DeltaFile(p.Abs(), before, []byte(content))
+				if d := env.ApproveEdit(ctx, c.ID, []workspace.Change{{Kind: kind, Path: p, Old: old, New: content}}, []lint.Result{res}); !d.Approved {
+					return registry.Errorf("edit denied: %s %s; no file was modified", denialWords[d.Denial], d.Detail), nil
+				}
+				if _, err := env.Files().Write(ctx, p, []byte(content)); err != nil {
+					return registry.Error(err.Error()), nil
+				}
+				env.ReportLint(c.ID, p, []byte(content), res)
+				return registry.OK(map[string]int{"bytes_written": len(content)}), nil
+			}
+		},
+	}}
 }
 
-func errJSON(msg string) string {
-	b, _ := json.Marshal(map[string]string{"error": msg})
-	return string(b)
+// denialWords names the agent's edit denials in the test tool's results.
+var denialWords = map[workspace.Denial]string{
+	workspace.DenyNothing:         "approved",
+	workspace.DenyNoChange:        "no_change",
+	workspace.DenyRejected:        "rejected",
+	workspace.DenyTimeout:         "timeout",
+	workspace.DenyTurnCancelled:   "turn_cancelled",
+	workspace.DenyEditorCancelled: "editor_cancelled",
+	workspace.DenyRequestFailed:   "request_failed",
+	workspace.DenyUnknownOption:   "unknown_option",
 }
 
 func jsonNum(n int) string { b, _ := json.Marshal(n); return string(b) }
@@ -116,7 +121,7 @@ func TestEditApprovedThroughEditor(t *testing.T) {
 	t.Parallel()
 	ws := t.TempDir()
 	fm := writeModel([2]string{"config.json", "{\"a\": 1,}\n"})
-	h := newHarness(t, fm, harnessOptions{reg: editRegistry(t), caps: fsCaps, perm: pick("allow")})
+	h := newHarness(t, fm, harnessOptions{bound: editTools(), caps: fsCaps, perm: pick("allow")})
 	sid := h.newSession(ws)
 	if stop := h.prompt(sid, "write config"); stop != acp.StopEndTurn {
 		t.Fatalf("stop = %s", stop)
@@ -212,14 +217,14 @@ func TestEditRejectedWritesNothing(t *testing.T) {
 	t.Parallel()
 	ws := t.TempDir()
 	fm := writeModel([2]string{"a.txt", "new"})
-	h := newHarness(t, fm, harnessOptions{reg: editRegistry(t), perm: pick("reject")})
+	h := newHarness(t, fm, harnessOptions{bound: editTools(), perm: pick("reject")})
 	sid := h.newSession(ws)
 	h.prompt(sid, "write")
 	if _, err := os.Stat(filepath.Join(ws, "a.txt")); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("rejected edit was written: %v", err)
 	}
 	res := toolResults(fm)
-	if len(res) != 1 || !strings.Contains(res[0], "rejected") || !strings.Contains(res[0], "No file was modified") {
+	if len(res) != 1 || res[0] != `{"error":"edit denied: rejected ; no file was modified"}` {
 		t.Errorf("tool result = %v", res)
 	}
 	var failed bool
@@ -238,7 +243,7 @@ func TestAllowAllEditsSwitchesMode(t *testing.T) {
 	ws := t.TempDir()
 	fm := writeModel([2]string{"a.txt", "1"}, [2]string{"b.txt", "2"}, [2]string{".env", "SECRET=1"})
 	var asked []string
-	h := newHarness(t, fm, harnessOptions{reg: editRegistry(t), perm: func(_ context.Context, r *acp.RequestPermissionRequest) acp.PermissionOutcome {
+	h := newHarness(t, fm, harnessOptions{bound: editTools(), perm: func(_ context.Context, r *acp.RequestPermissionRequest) acp.PermissionOutcome {
 		asked = append(asked, *r.ToolCall.Title)
 		return acp.PermissionOutcome{OptionID: "allow_session"}
 	}})
@@ -268,10 +273,10 @@ func TestEditApprovalTimeoutAndCancel(t *testing.T) {
 		<-ctx.Done()
 		return acp.PermissionOutcome{Cancelled: true}
 	}
-	h := newHarness(t, fm, harnessOptions{reg: editRegistry(t), perm: never, opts: agent.Options{ApprovalTimeout: 50 * time.Millisecond}})
+	h := newHarness(t, fm, harnessOptions{bound: editTools(), perm: never, opts: agent.Options{ApprovalTimeout: 50 * time.Millisecond}})
 	sid := h.newSession(ws)
 	h.prompt(sid, "write")
-	if res := toolResults(fm); len(res) != 1 || !strings.Contains(res[0], "did not answer within") {
+	if res := toolResults(fm); len(res) != 1 || !strings.Contains(res[0], "edit denied: timeout ") {
 		t.Errorf("timeout result = %v", res)
 	}
 	if _, err := os.Stat(filepath.Join(ws, "slow.txt")); err == nil {
@@ -286,7 +291,7 @@ func TestEditApprovalTimeoutAndCancel(t *testing.T) {
 		<-ctx.Done()
 		return acp.PermissionOutcome{Cancelled: true}
 	}
-	h2 := newHarness(t, fm2, harnessOptions{reg: editRegistry(t), perm: wait})
+	h2 := newHarness(t, fm2, harnessOptions{bound: editTools(), perm: wait})
 	sid2 := h2.newSession(ws)
 	result := make(chan acp.StopReason, 1)
 	go func() { result <- h2.prompt(sid2, "write") }()
@@ -306,7 +311,7 @@ func TestDiagnosticsClearedWhenFixed(t *testing.T) {
 	t.Parallel()
 	ws := t.TempDir()
 	fm := writeModel([2]string{"c.json", "{\"a\": 1,}"}, [2]string{"c.json", "{\"a\": 1}"})
-	h := newHarness(t, fm, harnessOptions{reg: editRegistry(t), opts: agent.Options{ApprovalsOff: true}})
+	h := newHarness(t, fm, harnessOptions{bound: editTools(), opts: agent.Options{ApprovalsOff: true}})
 	sid := h.newSession(ws)
 	h.prompt(sid, "write twice")
 	uri := "file://" + filepath.Join(ws, "c.json")
@@ -325,7 +330,7 @@ func TestExternalFixIsRelinted(t *testing.T) {
 	t.Parallel()
 	ws := t.TempDir()
 	fm := writeModel([2]string{"bad.json", "[1,]"})
-	h := newHarness(t, fm, harnessOptions{reg: editRegistry(t), opts: agent.Options{ApprovalsOff: true}})
+	h := newHarness(t, fm, harnessOptions{bound: editTools(), opts: agent.Options{ApprovalsOff: true}})
 	sid := h.newSession(ws)
 	h.prompt(sid, "write")
 	uri := "file://" + filepath.Join(ws, "bad.json")

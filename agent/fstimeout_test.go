@@ -14,32 +14,29 @@ import (
 	"github.com/hermes-acp/hermes-acp/registry"
 )
 
-// readRegistry returns editRegistry plus a "read" tool that reads a file
+// readTools returns editTools plus a "read" tool that reads a file
 // through the session's file access (the editor when it can read).
-func readRegistry(t *testing.T) *registry.Registry {
-	t.Helper()
-	reg := editRegistry(t)
-	err := reg.Register(registry.Entry{
-		Name: "read", Toolset: "test",
-		Schema: map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}},
-		Handler: func(ctx context.Context, c *registry.Call) (string, error) {
-			env := c.Env.(*agent.Env)
-			path, _ := c.String("path")
-			p, err := env.Workspace().Resolve(path)
-			if err != nil {
-				return errJSON(err.Error()), nil
+func readTools() []envTool {
+	return append(editTools(), envTool{
+		entry: registry.Entry{
+			Name: "read", Toolset: "test", Kind: registry.KindRead, ReadOnly: true, PathArg: "path",
+			Schema: map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}},
+		},
+		handler: func(env *agent.Env) registry.Handler {
+			return func(ctx context.Context, c *registry.Call) (registry.Result, error) {
+				path, _ := c.String("path")
+				p, err := env.Workspace().Resolve(path)
+				if err != nil {
+					return registry.Error(err.Error()), nil
+				}
+				b, err := env.Files().Read(ctx, p)
+				if err != nil {
+					return registry.Error(err.Error()), nil
+				}
+				return registry.Text(string(b), false), nil
 			}
-			b, err := env.Files().Read(ctx, p)
-			if err != nil {
-				return errJSON(err.Error()), nil
-			}
-			return string(b), nil
 		},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return reg
 }
 
 // TestEditorFSTimeout: an editor that never answers fs/read_text_file or
@@ -62,7 +59,7 @@ func TestEditorFSTimeout(t *testing.T) {
 				return textReply("ok", emit), nil
 			}}
 			h := newHarness(t, fm, harnessOptions{
-				reg:   readRegistry(t),
+				bound: readTools(),
 				caps:  acp.ClientCapabilities{FS: acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}},
 				opts:  agent.Options{FSTimeout: 300 * time.Millisecond, ApprovalsOff: true},
 				stall: func(m string) bool { return m == tc.method },

@@ -2,7 +2,6 @@ package agent_test
 
 import (
 	"context"
-	"encoding/json"
 	"sync"
 	"testing"
 	"time"
@@ -71,6 +70,42 @@ type harnessOptions struct {
 	noModel bool
 	home    string
 	stall   func(method string) bool // editor requests left unanswered
+	// bound are tools bound to each session's Env: the harness declares
+	// them in reg (a new registry when nil) and binds them through
+	// Options.BindTools, as the composition root binds the built-in tools.
+	bound []envTool
+}
+
+// envTool is a test tool that needs its session: entry declares it (its
+// Handler is ignored) and handler binds it to one session's Env.
+type envTool struct {
+	entry   registry.Entry
+	handler func(env *agent.Env) registry.Handler
+}
+
+// bindEnvTools declares tools in reg and returns the BindTools that binds
+// the ones a session enables to that session's Env.
+func bindEnvTools(t *testing.T, reg *registry.Registry, tools []envTool) func(env *agent.Env) ([]registry.Entry, []registry.Hook) {
+	t.Helper()
+	for _, tool := range tools {
+		decl := tool.entry
+		decl.Handler = nil
+		if err := reg.Register(decl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return func(env *agent.Env) ([]registry.Entry, []registry.Hook) {
+		var out []registry.Entry
+		for _, tool := range tools {
+			if !env.Enabled(tool.entry.Name) {
+				continue
+			}
+			e := tool.entry
+			e.Handler = tool.handler(env)
+			out = append(out, e)
+		}
+		return out, nil
+	}
 }
 
 func newHarness(t *testing.T, fm *fakeModel, ho harnessOptions) *harness {
@@ -83,6 +118,12 @@ func newHarness(t *testing.T, fm *fakeModel, ho harnessOptions) *harness {
 	o.HermesHome = ho.home
 	if !ho.noModel {
 		o.Model = agent.ModelSetup{Provider: fm, Name: "fake-model", Choices: []string{"other-model"}}
+	}
+	if len(ho.bound) > 0 {
+		if ho.reg == nil {
+			ho.reg = registry.New(nil)
+		}
+		o.BindTools = bindEnvTools(t, ho.reg, ho.bound)
 	}
 	if ho.reg != nil {
 		o.Registry = ho.reg
@@ -146,10 +187,9 @@ func echoRegistry(t *testing.T) *registry.Registry {
 	err := reg.Register(registry.Entry{
 		Name: "echo", Toolset: "test", Description: "Echo text back.",
 		Schema: map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string"}}, "required": []any{"text"}},
-		Handler: func(ctx context.Context, c *registry.Call) (string, error) {
+		Handler: func(ctx context.Context, c *registry.Call) (registry.Result, error) {
 			s, _ := c.String("text")
-			b, _ := json.Marshal(map[string]string{"echo": s})
-			return string(b), nil
+			return registry.OK(map[string]string{"echo": s}), nil
 		},
 	})
 	if err != nil {

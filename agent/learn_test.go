@@ -16,33 +16,30 @@ import (
 	"github.com/hermes-acp/hermes-acp/registry"
 )
 
-// learnRegistry registers "learn", a tool that reads a file from the disk
-// and hands it to the session's LearnLint, as read_file does.
-func learnRegistry(t *testing.T) *registry.Registry {
-	t.Helper()
-	reg := registry.New(nil)
-	err := reg.Register(registry.Entry{
-		Name: "learn", Toolset: "test",
-		Schema: map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}},
-		Handler: func(ctx context.Context, c *registry.Call) (string, error) {
-			env := c.Env.(*agent.Env)
-			path, _ := c.String("path")
-			p, err := env.Workspace().Resolve(path)
-			if err != nil {
-				return errJSON(err.Error()), nil
-			}
-			b, err := env.Files().Read(ctx, p)
-			if err != nil {
-				return errJSON(err.Error()), nil
-			}
-			env.LearnLint(p, b)
-			return `{"ok":true}`, nil
+// learnTools is "learn", a tool that reads a file from the disk and hands
+// it to the session's LearnLint, as read_file does.
+func learnTools() []envTool {
+	return []envTool{{
+		entry: registry.Entry{
+			Name: "learn", Toolset: "test", Kind: registry.KindRead, ReadOnly: true, PathArg: "path",
+			Schema: map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}},
 		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return reg
+		handler: func(env *agent.Env) registry.Handler {
+			return func(ctx context.Context, c *registry.Call) (registry.Result, error) {
+				path, _ := c.String("path")
+				p, err := env.Workspace().Resolve(path)
+				if err != nil {
+					return registry.Error(err.Error()), nil
+				}
+				b, err := env.Files().Read(ctx, p)
+				if err != nil {
+					return registry.Error(err.Error()), nil
+				}
+				env.LearnLint(p, b)
+				return registry.OK(map[string]bool{"ok": true}), nil
+			}
+		},
+	}}
 }
 
 // goSource returns a Go file of 300 one-line functions named tag0, tag1, …:
@@ -79,7 +76,7 @@ func TestLearnLintFeedsTheAgentsLinter(t *testing.T) {
 		return textReply("done", emit), nil
 	}}
 	linter := &lint.Linter{}
-	h := newHarness(t, fm, harnessOptions{reg: learnRegistry(t), opts: agent.Options{Linter: linter}})
+	h := newHarness(t, fm, harnessOptions{bound: learnTools(), opts: agent.Options{Linter: linter}})
 	sid := h.newSession(dir)
 	h.prompt(sid, "read them")
 	if err := h.agent.Close(); err != nil {

@@ -10,9 +10,6 @@ import (
 	"github.com/hermes-acp/hermes-acp/registry"
 )
 
-// kindThink is the kind of the agent's own reasoning shown as a tool call.
-const kindThink = "_thinking"
-
 // toolCallTracker follows one tool call from its announcement to its end and
 // sends the matching updates. Its methods are safe for concurrent use.
 type toolCallTracker struct {

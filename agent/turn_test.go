@@ -432,7 +432,7 @@ func TestParallelToolCalls(t *testing.T) {
 	for _, name := range []string{"probe_a", "probe_b", "probe_c"} {
 		err := reg.Register(registry.Entry{Name: name, Toolset: "probes", ParallelSafe: true,
 			Schema: map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"type": "integer"}}},
-			Handler: func(ctx context.Context, c *registry.Call) (string, error) {
+			Handler: func(ctx context.Context, c *registry.Call) (registry.Result, error) {
 				mu.Lock()
 				startedN++
 				if startedN == 3 {
@@ -442,17 +442,19 @@ func TestParallelToolCalls(t *testing.T) {
 				select {
 				case <-allStarted:
 				case <-time.After(10 * time.Second):
-					return `{"error":"not run in parallel"}`, nil
+					return registry.Error("not run in parallel"), nil
 				}
 				n, _ := c.Int("n")
-				return fmt.Sprintf(`{"n":%d}`, n), nil
+				return registry.OK(map[string]int{"n": n}), nil
 			}})
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
 	if err := reg.Register(registry.Entry{Name: "barrier", Toolset: "probes",
-		Handler: func(ctx context.Context, c *registry.Call) (string, error) { return `{"ok":true}`, nil }}); err != nil {
+		Handler: func(ctx context.Context, c *registry.Call) (registry.Result, error) {
+			return registry.OK(map[string]bool{"ok": true}), nil
+		}}); err != nil {
 		t.Fatal(err)
 	}
 	fm := &fakeModel{reply: func(ctx context.Context, n int, req model.Request, emit func(model.Delta)) (*model.Reply, error) {

@@ -27,7 +27,7 @@ var editUpdate = flag.Bool("edit.update", false, "rewrite want.json and want/dif
 //
 //	tool: write_file | patch     the tool to call (required)
 //	refuse: true                 lint.on_new_errors is refuse
-//	deny: true                   ApproveEdit denies with editDenial
+//	deny: true                   the user rejects the edit (the model reads editDenial)
 //	approvals: N                 how many ApproveEdit calls to expect (required)
 //	unchanged: true              the workspace must end exactly as it began
 //
@@ -99,6 +99,10 @@ func loadEditFixtures(t *testing.T, dir string) []editFixture {
 	return out
 }
 
+// editLegacyDenial is the denial text the fixtures of testdata/patch were
+// written with, before ApproveEdit returned a decision.
+const editLegacyDenial = "Edit approval denied by ACP client; file was not modified."
+
 // editExpand replaces "${ROOT}" in every string inside v.
 func editExpand(v any, root string) any {
 	switch x := v.(type) {
@@ -127,10 +131,7 @@ func runEditFixtures(t *testing.T, dir string) {
 	for _, fx := range loadEditFixtures(t, dir) {
 		t.Run(fx.name, func(t *testing.T) {
 			t.Parallel()
-			o := editEnvOptions{refuse: fx.meta["refuse"] == "true"}
-			if fx.meta["deny"] == "true" {
-				o.deny = editDenial
-			}
+			o := editEnvOptions{refuse: fx.meta["refuse"] == "true", deny: fx.meta["deny"] == "true"}
 			env := newEditEnv(t, o)
 			editWriteTree(t, env.root, fx.before)
 			args := editExpand(fx.args, env.root).(map[string]any)
@@ -148,6 +149,10 @@ func runEditFixtures(t *testing.T, dir string) {
 				}
 			}
 			var want map[string]any
+			// The denial fixtures still spell the denial in the words of
+			// the approver's former error text; the model now reads the
+			// message of the user's decision (denialMessage).
+			fx.want = strings.ReplaceAll(fx.want, editLegacyDenial, editDenial)
 			if err := json.Unmarshal([]byte(fx.want), &want); err != nil {
 				t.Fatalf("want.json: %v", err)
 			}
@@ -249,7 +254,7 @@ func TestEditTarget(t *testing.T) {
 		{"ssh move", ".ssh/known_hosts", "Move", "Move denied: '"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, msg := editTarget(env, tc.path, tc.verb)
+			p, msg := editTarget(env.session, tc.path, tc.verb)
 			if tc.want == "" {
 				if msg != "" || p.IsZero() {
 					t.Fatalf("editTarget(%q) = %v, %q; want accepted", tc.path, p, msg)
@@ -281,11 +286,8 @@ func TestEditRead(t *testing.T) {
 		{"missing.txt", "", false, false},
 		{"dir", "", false, true},
 	} {
-		p, msg := editTarget(env, tc.path, "Write")
-		if msg != "" {
-			t.Fatalf("editTarget(%q): %s", tc.path, msg)
-		}
-		got, exists, err := editRead(t.Context(), env, p)
+		p := env.target(t, tc.path)
+		got, exists, err := editRead(t.Context(), env.session, p)
 		if string(got) != tc.want || exists != tc.wantExists || (err != nil) != tc.wantErr {
 			t.Errorf("editRead(%q) = %q, %v, %v; want %q, %v, error %v", tc.path, got, exists, err, tc.want, tc.wantExists, tc.wantErr)
 		}
@@ -298,7 +300,7 @@ func TestEditRead(t *testing.T) {
 func TestEditChange(t *testing.T) {
 	t.Parallel()
 	env := newEditEnv(t, editEnvOptions{})
-	p, _ := editTarget(env, "a.txt", "Write")
+	p := env.target(t, "a.txt")
 	old := "old\n"
 	for _, tc := range []struct {
 		name   string

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -17,7 +18,8 @@ import (
 )
 
 // fakeEnvOptions configures newFakeEnv. The zero value gives a disk-only
-// session (no editor) on an empty workspace that approves every edit.
+// session (no editor) on an empty workspace that approves every edit and
+// enables every tool.
 type fakeEnvOptions struct {
 	// Files are written to the workspace before the test starts, by slash
 	// path relative to the workspace root.
@@ -30,9 +32,11 @@ type fakeEnvOptions struct {
 	// the workspace root. Setting it implies Editor.
 	Buffers map[string]string
 	// Approve decides edit approvals; nil approves everything.
-	Approve func(callID string, changes []workspace.Change) error
-	// RefuseLint is what RefuseNewLintErrors returns.
+	Approve func(callID string, changes []workspace.Change) workspace.Decision
+	// RefuseLint is Deps.RefuseNewLintErrors.
 	RefuseLint bool
+	// Enabled is Deps.Enabled; nil enables every tool.
+	Enabled func(tool string) bool
 	// Workspace is passed to workspace.Open; Home and HermesHome default to
 	// folders inside a temporary home so tests never see the real ones.
 	Workspace workspace.Options
@@ -53,33 +57,34 @@ type fakeLintReport struct {
 	Result  lint.Result
 }
 
-// fakeEnv is a test Env over a real workspace in a temporary folder. It is
-// safe for concurrent use. Tests inspect the recorded approvals and lint
-// reports, and the editor's calls through Editor.
+// fakeEnv is a test session of the built-in tools over a real workspace in
+// a temporary folder: it embeds the session the handlers run in (its Deps
+// and per-session state) and is itself the session's EditApprover and
+// LintSink. It is safe for concurrent use. Tests inspect the recorded
+// approvals and lint reports, and the editor's calls through Editor.
 type fakeEnv struct {
+	*session
 	Root   string // the workspace root (the session cwd), symlinks resolved
 	Home   string // the fake home directory
 	Editor *fakeEditor
 
-	ws         *workspace.Workspace
-	files      *workspace.Files
-	state      *workspace.State
-	approve    func(string, []workspace.Change) error
-	refuseLint bool
-	linter     lint.Linter
+	approve func(string, []workspace.Change) workspace.Decision
+	linter  lint.Linter
 
-	mu        sync.Mutex // guards values, approvals, lints, learned
-	values    map[any]any
+	mu        sync.Mutex // guards approvals, lints, learned
 	approvals []fakeApproval
 	lints     []fakeLintReport
 	learned   []string
 }
 
-var _ Env = (*fakeEnv)(nil)
+var (
+	_ EditApprover = (*fakeEnv)(nil)
+	_ LintSink     = (*fakeEnv)(nil)
+)
 
 // newFakeEnv opens a workspace on a new temporary folder, writes
-// opts.Files into it and returns the session environment. The workspace is
-// closed when the test ends.
+// opts.Files into it and returns the session. The workspace is closed when
+// the test ends.
 func newFakeEnv(t testing.TB, opts fakeEnvOptions) *fakeEnv {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
@@ -105,24 +110,27 @@ func newFakeEnv(t testing.TB, opts fakeEnvOptions) *fakeEnv {
 		t.Fatalf("workspace.Open(%q) = %v", root, err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	e := &fakeEnv{
-		Root:       root,
-		Home:       wo.Home,
-		ws:         ws,
-		state:      workspace.NewState(ws),
-		approve:    opts.Approve,
-		refuseLint: opts.RefuseLint,
-		values:     make(map[any]any),
-	}
+	e := &fakeEnv{Root: root, Home: wo.Home, approve: opts.Approve}
+	var files *workspace.Files
 	if opts.Editor || opts.Buffers != nil {
 		e.Editor = &fakeEditor{buffers: make(map[string]string)}
 		for rel, text := range opts.Buffers {
 			e.Editor.buffers[filepath.Join(root, filepath.FromSlash(rel))] = text
 		}
-		e.files = workspace.NewFiles(ws, e.Editor, true, true)
+		files = workspace.NewFiles(ws, e.Editor, true, true)
 	} else {
-		e.files = workspace.NewFiles(ws, nil, false, false)
+		files = workspace.NewFiles(ws, nil, false, false)
 	}
+	e.session = newSession(Deps{
+		Workspace:           ws,
+		Files:               files,
+		State:               workspace.NewState(ws),
+		Approver:            e,
+		Lint:                e,
+		Linter:              &e.linter,
+		RefuseNewLintErrors: opts.RefuseLint,
+		Enabled:             opts.Enabled,
+	})
 	return e
 }
 
@@ -137,30 +145,13 @@ func fakeWriteFile(t testing.TB, abs, content string) {
 	}
 }
 
-func (e *fakeEnv) Workspace() *workspace.Workspace { return e.ws }
-func (e *fakeEnv) Files() *workspace.Files         { return e.files }
-func (e *fakeEnv) State() *workspace.State         { return e.state }
-
-// Value returns the session value for key, creating it with init (called
-// under the lock, so it must not call back into the env).
-func (e *fakeEnv) Value(key any, init func() any) any {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	v, ok := e.values[key]
-	if !ok {
-		v = init()
-		e.values[key] = v
-	}
-	return v
-}
-
-func (e *fakeEnv) ApproveEdit(ctx context.Context, callID string, changes []workspace.Change, lints []lint.Result) error {
+func (e *fakeEnv) ApproveEdit(ctx context.Context, callID string, changes []workspace.Change, lints []lint.Result) workspace.Decision {
 	e.mu.Lock()
 	e.approvals = append(e.approvals, fakeApproval{CallID: callID, Changes: changes, Lints: lints})
 	approve := e.approve
 	e.mu.Unlock()
 	if approve == nil {
-		return nil
+		return workspace.Decision{Approved: true}
 	}
 	return approve(callID, changes)
 }
@@ -170,10 +161,6 @@ func (e *fakeEnv) ReportLint(callID string, p workspace.Path, content []byte, re
 	defer e.mu.Unlock()
 	e.lints = append(e.lints, fakeLintReport{CallID: callID, Path: p, Content: string(content), Result: res})
 }
-
-func (e *fakeEnv) RefuseNewLintErrors() bool { return e.refuseLint }
-
-func (e *fakeEnv) Linter() *lint.Linter { return &e.linter }
 
 // LearnLint records the call and has the linter learn content at once.
 func (e *fakeEnv) LearnLint(p workspace.Path, content []byte) {
@@ -227,46 +214,73 @@ func (e *fakeEnv) ReadFile(t testing.TB, rel string) string {
 // Resolve resolves s in the workspace, failing the test on error.
 func (e *fakeEnv) Resolve(t testing.TB, s string) workspace.Path {
 	t.Helper()
-	p, err := e.ws.Resolve(s)
+	p, err := e.Workspace.Resolve(s)
 	if err != nil {
 		t.Fatalf("Resolve(%q) = %v", s, err)
 	}
 	return p
 }
 
+// noteToolCall tells the session's read tracker that the tool name ran, as
+// the pre-call hook [Bind] returns does for every call of the session.
+func (e *fakeEnv) noteToolCall(name string) { e.reads.noteToolCall(name) }
+
 // Run calls the built-in tool name with args (already decoded JSON values)
 // as the registry would after coercion, and returns its result. A handler
-// error fails the test.
-func (e *fakeEnv) Run(t testing.TB, name string, args map[string]any) string {
+// error, or a result whose IsError disagrees with its "error" key, fails
+// the test.
+func (e *fakeEnv) Run(t testing.TB, name string, args map[string]any) registry.Result {
 	t.Helper()
-	out, err := e.RunCtx(t.Context(), name, args)
+	r, err := e.RunCtx(t.Context(), name, args)
 	if err != nil {
 		t.Fatalf("%s(%v) returned error %v", name, args, err)
 	}
-	return out
+	checkIsError(t, name, r)
+	return r
 }
 
 // RunCtx is Run with an explicit context, returning the handler's error.
-func (e *fakeEnv) RunCtx(ctx context.Context, name string, args map[string]any) (string, error) {
-	h := fakeHandler(name)
-	if h == nil {
-		return "", fmt.Errorf("no built-in tool %q with a handler", name)
-	}
+func (e *fakeEnv) RunCtx(ctx context.Context, name string, args map[string]any) (registry.Result, error) {
+	return runBuiltin(ctx, e.session, "call-"+name, name, args)
+}
+
+// runBuiltin calls the built-in tool name bound to session s, as call id
+// with args. It is an error when no built-in tool has that name.
+func runBuiltin(ctx context.Context, s *session, id, name string, args map[string]any) (registry.Result, error) {
 	if args == nil {
 		args = map[string]any{}
 	}
-	call := &registry.Call{ID: "call-" + name, Name: name, Args: args, Env: e}
-	return h(ctx, call)
-}
-
-// fakeHandler returns the handler of the built-in tool name, or nil.
-func fakeHandler(name string) registry.Handler {
-	for _, b := range Builtins() {
-		if b.Name == name {
-			return b.Handler
+	for _, b := range builtins {
+		if b.entry.Name == name {
+			return b.bind(s)(ctx, &registry.Call{ID: id, Name: name, Args: args})
 		}
 	}
-	return nil
+	return registry.Result{}, fmt.Errorf("no built-in tool %q", name)
+}
+
+// resultObject returns the value of r as the model reads it (without the
+// hint), decoded as a JSON object.
+func resultObject(t testing.TB, r registry.Result) map[string]any {
+	t.Helper()
+	out := registry.Result{Value: r.Value}.Encode()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatalf("result is not a JSON object: %v\n%s", err, out)
+	}
+	return m
+}
+
+// checkIsError fails the test unless r's IsError says what its value says:
+// every built-in tool's failure carries an "error" message and every
+// success has none, so a failure the model reads is a failure the editor,
+// the guardrails and the budget see.
+func checkIsError(t testing.TB, name string, r registry.Result) {
+	t.Helper()
+	m := resultObject(t, r)
+	msg, _ := m["error"].(string)
+	if r.IsError != (msg != "") {
+		t.Errorf("%s result %.300s has IsError %v, want %v", name, registry.Result{Value: r.Value}.Encode(), r.IsError, msg != "")
+	}
 }
 
 // fakeEditor serves fs/read_text_file and fs/write_text_file from memory,

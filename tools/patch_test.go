@@ -34,7 +34,7 @@ func TestPatchReplaceApproval(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			env := newEditEnv(t, editEnvOptions{deny: tc.deny})
+			env := newEditEnv(t, editEnvOptions{deny: tc.deny != ""})
 			editWriteTree(t, env.root, map[string]string{"greek.txt": "alpha\nbeta\n"})
 
 			got := env.run(t, "patch", map[string]any{"path": "greek.txt", "old_string": "beta", "new_string": "gamma"})
@@ -193,16 +193,16 @@ func TestPatchFailureEscalation(t *testing.T) {
 		args map[string]any
 		hint string // "" means success expected
 	}{
-		{"a fails once", env, miss("a.txt"), patchHintNotFound},
-		{"a fails twice", env, miss("a.txt"), patchHintNotFound},
-		{"b fails once", env, miss("b.txt"), patchHintNotFound},
+		{"a fails once", env, miss("a.txt"), patchHintNotFoundText},
+		{"a fails twice", env, miss("a.txt"), patchHintNotFoundText},
+		{"b fails once", env, miss("b.txt"), patchHintNotFoundText},
 		{"a fails a third time", env, miss("a.txt"), escalated(3, "a.txt")},
 		{"a fails a fourth time", env, miss("./a.txt"), escalated(4, "./a.txt")},
-		{"b still counts separately", env, miss("b.txt"), patchHintNotFound},
+		{"b still counts separately", env, miss("b.txt"), patchHintNotFoundText},
 		{"a succeeds", env, map[string]any{"path": "a.txt", "old_string": "beta", "new_string": "gamma"}, ""},
-		{"a fails after the reset", env, miss("a.txt"), patchHintNotFound},
+		{"a fails after the reset", env, miss("a.txt"), patchHintNotFoundText},
 		{"b third failure", env, miss("b.txt"), escalated(3, "b.txt")},
-		{"another session starts fresh", newEditEnvWithFiles(t, map[string]string{"b.txt": "one\n"}), miss("b.txt"), patchHintNotFound},
+		{"another session starts fresh", newEditEnvWithFiles(t, map[string]string{"b.txt": "one\n"}), miss("b.txt"), patchHintNotFoundText},
 	}
 	for _, s := range steps {
 		got := s.env.run(t, "patch", s.args)
@@ -220,6 +220,10 @@ func TestPatchFailureEscalation(t *testing.T) {
 		}
 	}
 }
+
+// patchHintNotFoundText is hermes's hint after old_string was not found,
+// in a session that enables read_file and search_files.
+const patchHintNotFoundText = "old_string not found. Use read_file to verify the current content, or search_files to locate the text."
 
 // A "Did you mean" section replaces the plain hint, but not the escalated
 // one.
@@ -354,9 +358,9 @@ func TestPatchStaleness(t *testing.T) {
 	env := newEditEnv(t, editEnvOptions{})
 	editWriteTree(t, env.root, map[string]string{"a.txt": "one\ntwo\n", "b.txt": "x\n"})
 	for _, rel := range []string{"a.txt", "b.txt"} {
-		p, _ := editTarget(env, rel, "Write")
+		p := env.target(t, rel)
 		b, _ := os.ReadFile(env.abs(rel))
-		env.State().RecordRead(p, b, false)
+		env.State.RecordRead(p, b, false)
 	}
 	if err := os.WriteFile(env.abs("a.txt"), []byte("one\ntwo\nthree\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -411,7 +415,7 @@ func TestPatchV4AApproval(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			env := newEditEnv(t, editEnvOptions{deny: tc.deny})
+			env := newEditEnv(t, editEnvOptions{deny: tc.deny != ""})
 			editWriteTree(t, env.root, files)
 
 			got := env.run(t, "patch", map[string]any{"mode": "patch", "patch": patch})
@@ -633,7 +637,7 @@ func BenchmarkPatchReplace5000(b *testing.B) {
 		{"path": "big.go", "old_string": "value2500 := recompute(2500,", "new_string": "value2500 := compute(2500,"},
 	}
 	for i := 0; b.Loop(); i++ {
-		if out := env.runRaw(b, "patch", args[i%2]); !strings.Contains(out, `"success":true`) {
+		if out := env.bench(b, "patch", args[i%2]); !strings.Contains(out, `"success":true`) {
 			b.Fatalf("patch failed: %.300s", out)
 		}
 	}
@@ -650,7 +654,7 @@ func BenchmarkPatchV4A5000(b *testing.B) {
 			"@@ value4000 @@\n-\tvalue4000 := compute(4001, \"item 4000\")\n+\tvalue4000 := compute(4000, \"item 4000\")\n",
 	}
 	for i := 0; b.Loop(); i++ {
-		if out := env.runRaw(b, "patch", map[string]any{"mode": "patch", "patch": patches[i%2]}); !strings.Contains(out, `"success":true`) {
+		if out := env.bench(b, "patch", map[string]any{"mode": "patch", "patch": patches[i%2]}); !strings.Contains(out, `"success":true`) {
 			b.Fatalf("patch failed: %.300s", out)
 		}
 	}

@@ -17,14 +17,14 @@ import (
 )
 
 // readFileDecode decodes a tool result into a generic JSON object.
-func readFileDecode(t testing.TB, out string) map[string]any {
+func readFileDecode(t testing.TB, r registry.Result) map[string]any {
 	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal([]byte(out), &m); err != nil {
-		t.Fatalf("result is not a JSON object: %v\n%s", err, out)
-	}
-	return m
+	return resultObject(t, r)
 }
+
+// readFileMsgImage is hermes's answer for an image file in a session that
+// enables vision_analyze.
+const readFileMsgImage = "Image file detected. read_file cannot show images; use vision_analyze with this file path to inspect the image contents."
 
 // readFileLines returns n numbered lines "line 1\n" ... "line n\n".
 func readFileLines(n int) string {
@@ -144,8 +144,7 @@ func TestReadFile(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			NoteToolCall(env, "test") // every case starts afresh
-			ResetReadDedup(env)
+			env.reads = newReadTracker() // every case starts afresh
 			got := readFileDecode(t, env.Run(t, "read_file", tc.args))
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("read_file(%v) mismatch (-want +got):\n%s", tc.args, diff)
@@ -331,7 +330,7 @@ func TestReadFileDedup(t *testing.T) {
 		{"third repeat stays blocked", nil, "a.txt", 1, blocked(4)},
 		{"another region is not deduplicated", nil, "a.txt", 6, nil},
 		{"another file is not deduplicated", nil, "b.txt", 1, nil},
-		{"another tool resets the block to a stub", func() { NoteToolCall(env, "terminal") }, "a.txt", 1, stub},
+		{"another tool resets the block to a stub", func() { env.noteToolCall("terminal") }, "a.txt", 1, stub},
 		{"a write invalidates every region of the path", func() {
 			env.reads.forget(env.Resolve(t, "a.txt"))
 		}, "a.txt", 1, nil},
@@ -340,7 +339,6 @@ func TestReadFileDedup(t *testing.T) {
 			"message": readFileMsgUnchanged, "path": "b.txt", "dedup": true, "content_returned": false}},
 		{"then deduplicated again", nil, "a.txt", 1, stub},
 		{"a changed file is read again", func() { env.WriteFile(t, "a.txt", readFileLines(21)) }, "a.txt", 1, nil},
-		{"reset after compression", func() { ResetReadDedup(env) }, "a.txt", 1, nil},
 	}
 	for _, st := range steps {
 		if st.before != nil {
@@ -390,7 +388,7 @@ func TestReadFileLoopGuard(t *testing.T) {
 		{"3rd warns", nil, "a.txt", warning, ""},
 		{"4th blocks", nil, "a.txt", "", blocked(4)},
 		{"5th blocks", nil, "a.txt", "", blocked(5)},
-		{"another tool resets", func() { NoteToolCall(env, "write_file") }, "a.txt", "", ""},
+		{"another tool resets", func() { env.noteToolCall("write_file") }, "a.txt", "", ""},
 		{"2nd after reset", nil, "a.txt", "", ""},
 		{"a read of another file breaks the run", nil, "b.txt", "", ""},
 		{"back to 1", nil, "a.txt", "", ""},
@@ -399,8 +397,8 @@ func TestReadFileLoopGuard(t *testing.T) {
 			env.Run(t, "search_files", map[string]any{"pattern": "zzz"})
 		}, "a.txt", "", ""},
 		{"read_file and search_files do not reset", func() {
-			NoteToolCall(env, "read_file")
-			NoteToolCall(env, "search_files")
+			env.noteToolCall("read_file")
+			env.noteToolCall("search_files")
 		}, "a.txt", "", ""},
 		{"3 again warns", nil, "a.txt", warning, ""},
 	}
@@ -588,19 +586,26 @@ func TestReadFileRecordsState(t *testing.T) {
 	env := newFakeEnv(t, fakeEnvOptions{Files: map[string]string{"full.txt": "a\nb\n", "part.txt": readFileLines(10)}})
 	env.Run(t, "read_file", map[string]any{"path": "full.txt"})
 	env.Run(t, "read_file", map[string]any{"path": "part.txt", "offset": 2, "limit": 3})
-	if got := env.State().CheckStale(env.Resolve(t, "full.txt")); got != "" {
+	if got := env.State.CheckStale(env.Resolve(t, "full.txt")); got != "" {
 		t.Errorf("CheckStale(full.txt) after a whole read = %q, want none", got)
 	}
-	if got := env.State().CheckStale(env.Resolve(t, "part.txt")); !strings.Contains(got, "partial view") {
+	if got := env.State.CheckStale(env.Resolve(t, "part.txt")); !strings.Contains(got, "partial view") {
 		t.Errorf("CheckStale(part.txt) after a partial read = %q, want the partial-view warning", got)
 	}
 }
 
+// TestReadFileNoEnv checks that read_file cannot run outside a session: the
+// declared entry has no handler, and a registry holding only the declared
+// entries answers a call with an error result, having read nothing.
 func TestReadFileNoEnv(t *testing.T) {
 	t.Parallel()
-	h := fakeHandler("read_file")
-	if _, err := h(context.Background(), &registry.Call{Name: "read_file", Args: map[string]any{"path": "x"}}); err == nil {
-		t.Error("read_file without a session environment returned no error")
+	reg := registry.New(nil)
+	if err := reg.RegisterAll(Entries()...); err != nil {
+		t.Fatal(err)
+	}
+	r := reg.Dispatch(context.Background(), &registry.Call{Name: "read_file", Args: map[string]any{"path": "x"}})
+	if want := `{"error":"read_file is not enabled in this session; nothing was run"}`; r.Encode() != want || !r.IsError {
+		t.Errorf("read_file without a session = %s (IsError %v), want %s as an error", r.Encode(), r.IsError, want)
 	}
 }
 
@@ -611,7 +616,7 @@ func TestReadFileCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if out, err := env.RunCtx(ctx, "read_file", map[string]any{"path": "big.txt"}); err == nil {
-		t.Errorf("read_file with a cancelled context = %.100q, want an error", out)
+		t.Errorf("read_file with a cancelled context = %.100q, want an error", out.Encode())
 	}
 }
 
@@ -637,9 +642,12 @@ func BenchmarkReadFileFirstPage100MB(b *testing.B) {
 	b.SetBytes(100 << 20)
 	b.ResetTimer()
 	for b.Loop() {
-		NoteToolCall(env, "bench")
-		ResetReadDedup(env)
-		out := env.Run(b, "read_file", args)
+		env.reads = newReadTracker()
+		r, err := env.RunCtx(b.Context(), "read_file", args)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out := r.Encode()
 		if !strings.Contains(out, `"truncated":true`) {
 			b.Fatalf("unexpected result %.200s", out)
 		}

@@ -18,12 +18,13 @@ import (
 
 // registrationHelperFiles are the files of package tools that define no
 // tool: the package's plumbing and the engines and helpers tools share.
-// Every other non-test file is a tool file: <tool>.go registering <tool>.
+// Every other non-test file is a tool file: <tool>.go registering <tool>,
+// with its description in <tool>.md.
 var registrationHelperFiles = []string{
 	"doc.go",      // package documentation
-	"env.go",      // the session environment interface
-	"table.go",    // the built-in table and register
-	"result.go",   // result encoding
+	"deps.go",     // a session's dependencies and per-session state
+	"table.go",    // the built-in table, register, Entries and Bind
+	"render.go",   // the editor's titles, previews and renderings
 	"fuzzy.go",    // the fuzzy find-and-replace engine
 	"reindent.go", // its re-indentation
 	"v4a.go",      // the V4A patch engine and unified diff
@@ -31,9 +32,11 @@ var registrationHelperFiles = []string{
 	"encoding.go", // binary files and text encodings for the editing tools
 }
 
-// registration is one top-level `var _ = register(registry.Entry{...})`.
+// registration is one top-level `var _ = register(registry.Entry{...}, handle(run))`.
 type registration struct {
-	name string // the Entry's Name literal ("" when it is not a literal)
+	name string // the Entry's Name: a string literal or a constant of the file ("" otherwise)
+	desc string // the file embedded (//go:embed) into the Entry's Description ("" otherwise)
+	run  string // the run function given to handle ("" otherwise)
 	pos  token.Position
 }
 
@@ -45,12 +48,50 @@ type registrationScan struct {
 
 // registrationScanFile parses one file and finds its registrations and every
 // misuse: register called (or referenced) anywhere but as the whole value
-// of a top-level `var _ =`, an Entry whose Name is not a string literal,
-// and a registry.Entry built outside such a call.
+// of a top-level `var _ =`, an Entry whose Name is neither a string literal
+// nor a string constant of the file, a Description that is not a variable
+// the file fills with //go:embed, a handler that is not handle(f) of a
+// function of the file, and a registry.Entry built outside such a call.
 func registrationScanFile(fset *token.FileSet, path string) (registrationScan, error) {
-	f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+	f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution|parser.ParseComments)
 	if err != nil {
 		return registrationScan{}, err
+	}
+	consts := map[string]string{} // string constants of the file
+	embeds := map[string]string{} // variables filled by //go:embed → file
+	funcs := map[string]bool{}    // top-level functions of the file
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv == nil {
+				funcs[d.Name.Name] = true
+			}
+		case *ast.GenDecl:
+			for _, spec := range d.Specs {
+				vs, ok := spec.(*ast.ValueSpec)
+				if !ok {
+					continue
+				}
+				switch d.Tok {
+				case token.CONST:
+					for i, n := range vs.Names {
+						if i < len(vs.Values) {
+							if s, ok := registrationString(vs.Values[i]); ok {
+								consts[n.Name] = s
+							}
+						}
+					}
+				case token.VAR:
+					doc := vs.Doc
+					if doc == nil && len(d.Specs) == 1 {
+						doc = d.Doc
+					}
+					if file := registrationEmbed(doc); file != "" && len(vs.Names) == 1 {
+						embeds[vs.Names[0].Name] = file
+					}
+				}
+			}
+		}
 	}
 	var s registrationScan
 	allowed := map[*ast.CallExpr]bool{}
@@ -73,13 +114,32 @@ func registrationScanFile(fset *token.FileSet, path string) (registrationScan, e
 			reg := registration{pos: fset.Position(call.Pos())}
 			lit, ok := registrationEntryLit(call)
 			if !ok {
-				s.problems = append(s.problems, fmt.Sprintf("%s: register's argument must be a registry.Entry{...} literal", reg.pos))
+				s.problems = append(s.problems, fmt.Sprintf("%s: register's first argument must be a registry.Entry{...} literal", reg.pos))
 			} else {
 				allowedLits[lit] = true
-				reg.name = registrationEntryName(lit)
+				reg.name = registrationEntryName(lit, consts)
 				if reg.name == "" {
-					s.problems = append(s.problems, fmt.Sprintf("%s: the registered Entry's Name must be a non-empty string literal", reg.pos))
+					s.problems = append(s.problems, fmt.Sprintf("%s: the registered Entry's Name must be a non-empty string literal or string constant of the file", reg.pos))
 				}
+				if id, ok := registrationField(lit, "Description").(*ast.Ident); ok {
+					reg.desc = embeds[id.Name]
+				}
+				if reg.desc == "" {
+					s.problems = append(s.problems, fmt.Sprintf("%s: the registered Entry's Description must be a variable of the file filled by //go:embed <tool>.md", reg.pos))
+				}
+				if registrationField(lit, "Handler") != nil {
+					s.problems = append(s.problems, fmt.Sprintf("%s: a built-in Entry declares no Handler; the session binds it (register's second argument)", reg.pos))
+				}
+			}
+			if len(call.Args) == 2 {
+				if h, ok := call.Args[1].(*ast.CallExpr); ok && registrationIsIdent(h.Fun, "handle") && len(h.Args) == 1 {
+					if id, ok := h.Args[0].(*ast.Ident); ok && funcs[id.Name] {
+						reg.run = id.Name
+					}
+				}
+			}
+			if reg.run == "" {
+				s.problems = append(s.problems, fmt.Sprintf("%s: register's second argument must be handle(run) with run a function of the same file", reg.pos))
 			}
 			s.registrations = append(s.registrations, reg)
 		}
@@ -103,12 +163,46 @@ func registrationScanFile(fset *token.FileSet, path string) (registrationScan, e
 			}
 		case *ast.Ident:
 			if n.Name == "register" && !selectors[n] {
-				s.problems = append(s.problems, fmt.Sprintf("%s: register used outside a top-level `var _ = register(registry.Entry{...})` declaration", fset.Position(n.Pos())))
+				s.problems = append(s.problems, fmt.Sprintf("%s: register used outside a top-level `var _ = register(registry.Entry{...}, handle(run))` declaration", fset.Position(n.Pos())))
 			}
 		}
 		return true
 	})
 	return s, nil
+}
+
+// registrationString returns the value of a string literal.
+func registrationString(e ast.Expr) (string, bool) {
+	bl, ok := e.(*ast.BasicLit)
+	if !ok || bl.Kind != token.STRING {
+		return "", false
+	}
+	s, err := strconv.Unquote(bl.Value)
+	return s, err == nil
+}
+
+// registrationEmbed returns the file a //go:embed directive in doc names,
+// or "".
+func registrationEmbed(doc *ast.CommentGroup) string {
+	if doc == nil {
+		return ""
+	}
+	for _, c := range doc.List {
+		if file, ok := strings.CutPrefix(c.Text, "//go:embed "); ok {
+			return strings.TrimSpace(file)
+		}
+	}
+	return ""
+}
+
+// registrationField returns the value of field key in an Entry literal, or nil.
+func registrationField(lit *ast.CompositeLit, key string) ast.Expr {
+	for _, el := range lit.Elts {
+		if kv, ok := el.(*ast.KeyValueExpr); ok && registrationIsIdent(kv.Key, key) {
+			return kv.Value
+		}
+	}
+	return nil
 }
 
 func registrationIsIdent(e ast.Expr, name string) bool {
@@ -121,9 +215,9 @@ func registrationIsEntry(e ast.Expr) bool {
 	return ok && registrationIsIdent(sel.X, "registry") && sel.Sel.Name == "Entry"
 }
 
-// entryLiteral returns the registry.Entry literal passed to register.
+// registrationEntryLit returns the registry.Entry literal passed to register.
 func registrationEntryLit(call *ast.CallExpr) (*ast.CompositeLit, bool) {
-	if len(call.Args) != 1 {
+	if len(call.Args) == 0 {
 		return nil, false
 	}
 	lit, ok := call.Args[0].(*ast.CompositeLit)
@@ -133,29 +227,23 @@ func registrationEntryLit(call *ast.CallExpr) (*ast.CompositeLit, bool) {
 	return lit, true
 }
 
-// entryName returns the string literal of an Entry's Name field, or "".
-func registrationEntryName(lit *ast.CompositeLit) string {
-	for _, el := range lit.Elts {
-		kv, ok := el.(*ast.KeyValueExpr)
-		if !ok || !registrationIsIdent(kv.Key, "Name") {
-			continue
-		}
-		bl, ok := kv.Value.(*ast.BasicLit)
-		if !ok || bl.Kind != token.STRING {
-			return ""
-		}
-		s, err := strconv.Unquote(bl.Value)
-		if err != nil {
-			return ""
-		}
+// registrationEntryName returns an Entry's Name: its string literal, or the
+// value of the file's string constant it names; "" otherwise.
+func registrationEntryName(lit *ast.CompositeLit, consts map[string]string) string {
+	switch v := registrationField(lit, "Name").(type) {
+	case *ast.BasicLit:
+		s, _ := registrationString(v)
 		return s
+	case *ast.Ident:
+		return consts[v.Name]
 	}
 	return ""
 }
 
 // TestToolFilesRegisterAtTopLevel is the Go form of hermes's AST pre-scan:
 // every tool file registers exactly the tool it is named after, at top
-// level, and nothing else calls register.
+// level with its description embedded from the .md file named after it,
+// and nothing else calls register.
 func TestToolFilesRegisterAtTopLevel(t *testing.T) {
 	t.Parallel()
 	paths, err := filepath.Glob("*.go")
@@ -165,6 +253,7 @@ func TestToolFilesRegisterAtTopLevel(t *testing.T) {
 	fset := token.NewFileSet()
 	byName := map[string][]string{} // tool name -> files registering it
 	fileOf := map[string]string{}
+	descOf := map[string]string{} // tool name -> its embedded description file
 	seenHelpers := map[string]bool{}
 	for _, path := range paths {
 		if strings.HasSuffix(path, "_test.go") {
@@ -189,10 +278,14 @@ func TestToolFilesRegisterAtTopLevel(t *testing.T) {
 		for _, r := range s.registrations {
 			byName[r.name] = append(byName[r.name], path)
 			fileOf[r.name] = path
+			descOf[r.name] = r.desc
+			if r.desc != "" && r.desc != stem+".md" {
+				t.Errorf("%s: %s's description is embedded from %s, want %s.md", r.pos, r.name, r.desc, stem)
+			}
 		}
 		switch n := len(s.registrations); {
 		case n == 0:
-			t.Errorf("%s registers no tool: a tool file must declare `var _ = register(registry.Entry{Name: %q, ...})` at top level, "+
+			t.Errorf("%s registers no tool: a tool file must declare `var _ = register(registry.Entry{Name: %q, ...}, handle(run))` at top level, "+
 				"and a file with no tool must be listed in registrationHelperFiles (registration_test.go)", path, stem)
 		case n > 1:
 			t.Errorf("%s registers %d tools; each tool lives in its own file named after it", path, n)
@@ -211,22 +304,33 @@ func TestToolFilesRegisterAtTopLevel(t *testing.T) {
 			t.Errorf("tool %q is registered by %d files: %v", name, len(files), files)
 		}
 	}
+	// Every description file belongs to the tool it is named after.
+	mds, err := filepath.Glob("*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, md := range mds {
+		name := strings.TrimSuffix(md, ".md")
+		if descOf[name] != md {
+			t.Errorf("%s is not the embedded description of a tool %q (a tool's description lives in <tool>.md, embedded by <tool>.go)", md, name)
+		}
+	}
 
 	// The AST and the runtime table must agree: no tool registered some
 	// other way, none declared but missing.
 	var built []string
-	for _, e := range Builtins() {
+	for _, e := range Entries() {
 		built = append(built, e.Name)
 		if _, ok := fileOf[e.Name]; !ok {
 			t.Errorf("built-in tool %q has no top-level register declaration in any tools/*.go file", e.Name)
 		}
 	}
 	if dup := registrationDuplicates(built); len(dup) > 0 {
-		t.Errorf("Builtins() lists %v more than once", dup)
+		t.Errorf("Entries() lists %v more than once", dup)
 	}
 	for name, file := range fileOf {
 		if !slices.Contains(built, name) {
-			t.Errorf("%s declares tool %q but Builtins() does not list it", file, name)
+			t.Errorf("%s declares tool %q but Entries() does not list it", file, name)
 		}
 	}
 
@@ -262,8 +366,8 @@ func TestToolsetsNameKnownTools(t *testing.T) {
 			known[name] = true
 		}
 	}
-	builtins := Builtins()
-	for _, e := range builtins {
+	declared := Entries()
+	for _, e := range declared {
 		known[e.Name] = true
 	}
 	for name := range known {
@@ -305,7 +409,7 @@ func TestToolsetsNameKnownTools(t *testing.T) {
 			t.Errorf("core tool %q is offered by no toolset", tool)
 		}
 	}
-	for _, e := range builtins {
+	for _, e := range declared {
 		if _, ok := toolsets.Lookup(e.Toolset); !ok {
 			t.Errorf("built-in tool %q declares toolset %q, which does not exist", e.Name, e.Toolset)
 			continue
@@ -320,24 +424,38 @@ func TestToolsetsNameKnownTools(t *testing.T) {
 // the checks above cannot pass by accident.
 func TestScanRegistrations(t *testing.T) {
 	t.Parallel()
-	const header = "package tools\n\nimport \"github.com/hermes-acp/hermes-acp/registry\"\n\n"
+	const header = "package tools\n\nimport (\n\t_ \"embed\"\n\n\t\"github.com/hermes-acp/hermes-acp/registry\"\n)\n\n" +
+		"//go:embed good.md\nvar desc string\n\nfunc run() {}\n\n"
 	for _, tc := range []struct {
 		name     string
 		src      string
 		names    []string
 		problems []string // substrings, one per expected problem
 	}{
-		{"top level", `var _ = register(registry.Entry{Name: "good", Toolset: "file"})`, []string{"good"}, nil},
-		{"grouped var", "var (\n\t_ = register(registry.Entry{Name: \"a\"})\n)", []string{"a"}, nil},
-		{"inside init", "func init() { register(registry.Entry{Name: \"x\"}) }", nil,
+		{"top level", `var _ = register(registry.Entry{Name: "good", Toolset: "file", Description: desc}, handle(run))`, []string{"good"}, nil},
+		{"grouped var", "var (\n\t_ = register(registry.Entry{Name: \"a\", Description: desc}, handle(run))\n)", []string{"a"}, nil},
+		{"name constant", "const n = \"x\"\n\nvar _ = register(registry.Entry{Name: n, Description: desc}, handle(run))", []string{"x"}, nil},
+		{"inside init", "func init() { register(registry.Entry{Name: \"x\", Description: desc}, handle(run)) }", nil,
 			[]string{"register used outside", "registry.Entry built outside"}},
-		{"named var", `var tool = register(registry.Entry{Name: "x"})`, nil,
+		{"named var", `var tool = register(registry.Entry{Name: "x", Description: desc}, handle(run))`, nil,
 			[]string{"register used outside", "registry.Entry built outside"}},
 		{"function value", "var _ = []any{register}", nil, []string{"register used outside"}},
-		{"name not literal", "const n = \"x\"\n\nvar _ = register(registry.Entry{Name: n})", []string{""},
-			[]string{"Name must be a non-empty string literal"}},
-		{"argument not a literal", "var e = registry.Entry{Name: \"x\"}\n\nvar _ = register(e)", []string{""},
-			[]string{"registry.Entry built outside", "argument must be a registry.Entry"}},
+		{"name a variable", "var n = \"x\"\n\nvar _ = register(registry.Entry{Name: n, Description: desc}, handle(run))", []string{""},
+			[]string{"Name must be a non-empty string literal or string constant"}},
+		{"argument not a literal", "var e = registry.Entry{Name: \"x\"}\n\nvar _ = register(e, handle(run))", []string{""},
+			[]string{"registry.Entry built outside", "first argument must be a registry.Entry"}},
+		{"description inline", `var _ = register(registry.Entry{Name: "x", Description: "Reads."}, handle(run))`, []string{"x"},
+			[]string{"Description must be a variable of the file filled by //go:embed"}},
+		{"description not embedded", "var plain = \"Reads.\"\n\nvar _ = register(registry.Entry{Name: \"x\", Description: plain}, handle(run))", []string{"x"},
+			[]string{"Description must be a variable of the file filled by //go:embed"}},
+		{"no handler", `var _ = register(registry.Entry{Name: "x", Description: desc})`, []string{"x"},
+			[]string{"second argument must be handle(run)"}},
+		{"handler of another file", `var _ = register(registry.Entry{Name: "x", Description: desc}, handle(other))`, []string{"x"},
+			[]string{"second argument must be handle(run)"}},
+		{"handler not through handle", `var _ = register(registry.Entry{Name: "x", Description: desc}, run)`, []string{"x"},
+			[]string{"second argument must be handle(run)"}},
+		{"entry with a handler", `var _ = register(registry.Entry{Name: "x", Description: desc, Handler: nil}, handle(run))`, []string{"x"},
+			[]string{"declares no Handler"}},
 		{"method named register is fine", "type r struct{}\n\nfunc (r) register() {}\n\nvar _ = r{}.register", nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -8,29 +8,26 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/hermes-acp/hermes-acp/registry"
 )
 
-// savedEnv is a session environment whose budget saved the files in saved
-// (as named → real path).
+// savedEnv is a session whose budget saved the files in saved (as named →
+// real path): its Deps.SavedResult reports them.
 type savedEnv struct {
 	*fakeEnv
 	saved map[string]string
 }
 
-func (e savedEnv) SavedResult(path string) (string, bool) {
-	real, ok := e.saved[path]
-	return real, ok
+func newSavedEnv(env *fakeEnv, saved map[string]string) savedEnv {
+	env.SavedResult = func(path string) (string, bool) {
+		real, ok := saved[path]
+		return real, ok
+	}
+	return savedEnv{env, saved}
 }
 
 func (e savedEnv) read(t *testing.T, args map[string]any) map[string]any {
 	t.Helper()
-	out, err := readFile(t.Context(), &registry.Call{ID: "c", Name: "read_file", Args: args, Env: e})
-	if err != nil {
-		t.Fatalf("read_file(%v) returned error %v", args, err)
-	}
-	return readFileDecode(t, out)
+	return readFileDecode(t, e.Run(t, "read_file", args))
 }
 
 // TestReadFileSavedResult checks read_file pages through a result the
@@ -57,7 +54,7 @@ func TestReadFileSavedResult(t *testing.T) {
 	other := filepath.Join(results, "s2_call1_11111111.txt")
 	fakeWriteFile(t, mine, string(raw))
 	fakeWriteFile(t, other, string(raw))
-	se := savedEnv{env, map[string]string{mine: mine}}
+	se := newSavedEnv(env, map[string]string{mine: mine})
 
 	got := se.read(t, map[string]any{"path": mine, "offset": 1, "limit": 2000})
 	content, _ := got["content"].(string)

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -40,19 +39,27 @@ func searchTreeEnv(t *testing.T) *fakeEnv {
 	return env
 }
 
-// searchCall calls search_files and splits off the hint trailer.
+// searchCall calls search_files and returns its value and its hint, the
+// trailer the model reads on a line of its own after the JSON.
 func searchCall(t *testing.T, env *fakeEnv, args map[string]any) (map[string]any, string) {
 	t.Helper()
-	out := env.Run(t, "search_files", args)
-	trailer := ""
-	if i := strings.Index(out, "\n\n[Hint:"); i >= 0 {
-		out, trailer = out[:i], out[i+2:]
+	r := env.Run(t, "search_files", args)
+	return resultObject(t, r), searchTrailer(t, r)
+}
+
+// searchTrailer returns r's hint, checking that the model reads it after the
+// value, separated by a blank line.
+func searchTrailer(t *testing.T, r registry.Result) string {
+	t.Helper()
+	value := registry.Result{Value: r.Value}.Encode()
+	want := value
+	if r.Hint != "" {
+		want += "\n\n" + r.Hint
 	}
-	var m map[string]any
-	if err := json.Unmarshal([]byte(out), &m); err != nil {
-		t.Fatalf("search_files(%v) result is not JSON: %v\n%s", args, err, out)
+	if got := r.Encode(); got != want {
+		t.Errorf("search_files result reads %q, want the value then the hint %q", got, want)
 	}
-	return m, trailer
+	return r.Hint
 }
 
 func searchMatches(rows ...string) []any {
@@ -162,7 +169,7 @@ func TestSearchFiles(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			NoteToolCall(env, "test")
+			env.noteToolCall("test")
 			got, trailer := searchCall(t, env, tc.args)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("search_files(%v) mismatch (-want +got):\n%s", tc.args, diff)
@@ -251,7 +258,7 @@ func TestSearchFilesLoopGuard(t *testing.T) {
 		{"another page is not a repeat", nil, map[string]any{"pattern": "x", "offset": 0, "limit": 10}, normal},
 		{"the same page again", nil, map[string]any{"pattern": "x", "offset": 0, "limit": 10}, normal},
 		{"output_mode is not part of the key", nil, map[string]any{"pattern": "x", "limit": 10, "output_mode": "content"}, withWarn},
-		{"another tool resets", func() { NoteToolCall(env, "patch") }, map[string]any{"pattern": "x", "limit": 10}, normal},
+		{"another tool resets", func() { env.noteToolCall("patch") }, map[string]any{"pattern": "x", "limit": 10}, normal},
 	}
 	for _, st := range steps {
 		if st.before != nil {
@@ -273,19 +280,21 @@ func TestSearchFilesTimeout(t *testing.T) {
 		// Every file takes longer than the search may: the first files
 		// block until the 60-second deadline passes.
 		cfg.beforeFile = func(ctx context.Context) { <-ctx.Done() }
-		call := &registry.Call{Name: "search_files", Args: map[string]any{"pattern": "x"}, Env: env}
 		start := time.Now()
-		out, err := searchFilesRun(t.Context(), call, cfg)
+		out, err := searchFilesRun(t.Context(), env.session, &searchFilesParams{Pattern: "x"}, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if took := time.Since(start); took != searchTimeout {
 			t.Errorf("search took %v of fake time, want exactly the %v timeout", took, searchTimeout)
 		}
-		res := strings.SplitN(out, "\n\n", 2)
-		var got map[string]any
-		if err := json.Unmarshal([]byte(res[0]), &got); err != nil {
-			t.Fatal(err)
+		checkIsError(t, "search_files", out)
+		if out.IsError {
+			t.Errorf("timed-out search IsError = true, want the partial result as a success")
+		}
+		got := resultObject(t, out)
+		if hint := searchTrailer(t, out); hint != "[Hint: Results truncated. Use offset=50 to see more, or narrow with a more specific pattern or file_glob.]" {
+			t.Errorf("timed-out search hint = %q, want the truncation hint", hint)
 		}
 		want := map[string]any{"total_count": 0.0, "truncated": true, "total_count_is_lower_bound": true, "limit_reason": "search_timeout"}
 		if diff := cmp.Diff(want, got); diff != "" {
@@ -300,7 +309,7 @@ func TestSearchFilesCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	if out, err := env.RunCtx(ctx, "search_files", map[string]any{"pattern": "x"}); err == nil {
-		t.Errorf("search_files with a cancelled context = %q, want an error", out)
+		t.Errorf("search_files with a cancelled context = %q, want an error", out.Encode())
 	}
 }
 

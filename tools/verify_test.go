@@ -16,7 +16,7 @@ import (
 func newSplitEnv(t *testing.T, ed *editEditor, canRead, canWrite bool) *editEnv {
 	t.Helper()
 	env := newEditEnv(t, editEnvOptions{})
-	env.files = workspace.NewFiles(env.ws, ed, canRead, canWrite)
+	env.Files = workspace.NewFiles(env.Workspace, ed, canRead, canWrite)
 	return env
 }
 
@@ -118,11 +118,8 @@ func TestPatchVerifyMismatch(t *testing.T) {
 			if tc.buffer != "" {
 				ed.buffers[env.abs("f.txt")] = tc.buffer
 			}
-			p, msg := editTarget(env, "f.txt", "Write")
-			if msg != "" {
-				t.Fatal(msg)
-			}
-			got := patchVerify(t.Context(), env, workspace.WriteInfo{Path: p, ViaEditor: tc.viaEditor}, intended)
+			p := env.target(t, "f.txt")
+			got := patchVerify(t.Context(), env.session, workspace.WriteInfo{Path: p, ViaEditor: tc.viaEditor}, intended)
 			switch {
 			case tc.want == "" && got != "":
 				t.Errorf("patchVerify = %q, want verified", got)
@@ -139,10 +136,10 @@ func TestPatchVerifyEditorReadBackFails(t *testing.T) {
 	t.Parallel()
 	ed := &failingReadEditor{editEditor: newEditEditor(nil)}
 	env := newEditEnv(t, editEnvOptions{})
-	env.files = workspace.NewFiles(env.ws, ed, true, true)
+	env.Files = workspace.NewFiles(env.Workspace, ed, true, true)
 	editWriteTree(t, env.root, map[string]string{"f.txt": "one\n2\nthree\n"})
-	p, _ := editTarget(env, "f.txt", "Write")
-	got := patchVerify(t.Context(), env, workspace.WriteInfo{Path: p, ViaEditor: true}, "one\n2\nthree\n")
+	p := env.target(t, "f.txt")
+	got := patchVerify(t.Context(), env.session, workspace.WriteInfo{Path: p, ViaEditor: true}, "one\n2\nthree\n")
 	if want := "Post-write verification failed: could not re-read " + p.Abs(); got != want {
 		t.Errorf("patchVerify = %q, want %q", got, want)
 	}

@@ -39,7 +39,7 @@ func TestWriteFileApproval(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			env := newEditEnv(t, editEnvOptions{deny: tc.deny})
+			env := newEditEnv(t, editEnvOptions{deny: tc.deny != ""})
 			if tc.existing != nil {
 				editWriteTree(t, env.root, map[string]string{"notes.txt": *tc.existing})
 			}
@@ -94,8 +94,10 @@ func TestWriteFileArguments(t *testing.T) {
 	}{
 		{"no path", map[string]any{"content": "x"}, writeFileMsgNoPath},
 		{"empty path", map[string]any{"path": "", "content": "x"}, writeFileMsgNoPath},
-		{"path not a string", map[string]any{"path": 3, "content": "x"}, writeFileMsgNoPath},
-		{"no content", map[string]any{"path": "a.txt"}, writeFileMsgNoContent},
+		{"path not a string", map[string]any{"path": 3, "content": "x"}, "write_file: 'path' must be a string, got int."},
+		{"no content", map[string]any{"path": "a.txt"}, "write_file: missing required field 'content'. The tool call included a " +
+			"path but no content argument — this is almost always a dropped-arg bug under context pressure. Re-emit the " +
+			"tool call with the full content payload, or use execute_code with hermes_tools.write_file() for very large files."},
 		{"content null", map[string]any{"path": "a.txt", "content": nil}, "write_file: 'content' must be a string, got NoneType."},
 		{"content number", map[string]any{"path": "a.txt", "content": 12}, "write_file: 'content' must be a string, got int."},
 		{"content list", map[string]any{"path": "a.txt", "content": []any{"a"}}, "write_file: 'content' must be a string, got list."},
@@ -256,9 +258,9 @@ func TestWriteFileStaleness(t *testing.T) {
 			t.Parallel()
 			env := newEditEnv(t, editEnvOptions{})
 			editWriteTree(t, env.root, map[string]string{"a.txt": "one\n"})
-			p, _ := editTarget(env, "a.txt", "Write")
+			p := env.target(t, "a.txt")
 			if tc.read {
-				env.State().RecordRead(p, []byte("one\n"), tc.partial)
+				env.State.RecordRead(p, []byte("one\n"), tc.partial)
 			}
 			if tc.change {
 				if err := os.WriteFile(env.abs("a.txt"), []byte("external edit\n"), 0o644); err != nil {
@@ -459,7 +461,7 @@ func BenchmarkWriteFile5000(b *testing.B) {
 		"package big\n\nfunc g() {\n" + editBenchFile(5000) + "}\n",
 	}
 	for i := 0; b.Loop(); i++ {
-		if out := env.runRaw(b, "write_file", map[string]any{"path": "big.go", "content": contents[i%2]}); !strings.Contains(out, `"bytes_written"`) {
+		if out := env.bench(b, "write_file", map[string]any{"path": "big.go", "content": contents[i%2]}); !strings.Contains(out, `"bytes_written"`) {
 			b.Fatalf("write_file failed: %.300s", out)
 		}
 	}

@@ -18,27 +18,27 @@ import (
 	"github.com/hermes-acp/hermes-acp/workspace"
 )
 
-// editDenial is the message the ACP agent returns for a denied edit
-// (hermes's wording); the fake uses it for scripted denials.
-const editDenial = "Edit approval denied by ACP client; file was not modified."
+// editDenial is what the model reads when the user rejects an edit
+// (ApproveEdit's decision DenyRejected); the fake denies with it when
+// editEnvOptions.deny is set.
+const editDenial = "Edit approval denied: the user rejected this edit. No file was modified. " +
+	"Do not retry the same edit; ask the user what they want instead."
 
-// editEnv is the fake [Env] of the write_file and patch tests: a real
+// editEnv is the fake session of the write_file and patch tests: a real
 // workspace in a temporary folder, files served by the disk or by an
-// editEditor, and a recording approver with a scripted decision.
+// editEditor, and a recording approver with a scripted decision. It embeds
+// the session the handlers run in; tests may replace its Deps (Files) before
+// the first call.
 type editEnv struct {
-	ws     *workspace.Workspace
-	files  *workspace.Files
-	state  *workspace.State
+	*session
 	root   string
 	home   string
-	refuse bool
 	linter lint.Linter
 
-	mu        sync.Mutex // guards values, approvals, reports, deny, onApprove
-	values    map[any]any
+	mu        sync.Mutex // guards approvals, reports, deny, onApprove
 	approvals []editApproval
 	reports   []editReport
-	deny      string
+	deny      workspace.Decision
 	onApprove func([]workspace.Change)
 }
 
@@ -59,14 +59,18 @@ type editReport struct {
 
 // editEnvOptions configures newEditEnv.
 type editEnvOptions struct {
-	root   string      // workspace root; "" means a new temporary folder
-	home   string      // the user's home; "" means a new temporary folder
-	editor *editEditor // serves reads and writes when set
-	refuse bool        // lint.on_new_errors: refuse
-	deny   string      // when set, ApproveEdit denies with this message
+	root    string      // workspace root; "" means a new temporary folder
+	home    string      // the user's home; "" means a new temporary folder
+	editor  *editEditor // serves reads and writes when set
+	refuse  bool        // lint.on_new_errors: refuse
+	deny    bool        // ApproveEdit denies: the user rejects (editDenial)
+	denial  workspace.Decision
+	enabled func(string) bool // Deps.Enabled; nil enables every tool
 }
 
 // newEditEnv opens a workspace for a test; it is closed when the test ends.
+// With deny, ApproveEdit answers o.denial, or DenyRejected when that is
+// zero.
 func newEditEnv(t testing.TB, o editEnvOptions) *editEnv {
 	t.Helper()
 	if o.root == "" {
@@ -87,33 +91,29 @@ func newEditEnv(t testing.TB, o editEnvOptions) *editEnv {
 	if o.editor != nil {
 		ed = o.editor
 	}
-	return &editEnv{
-		ws: ws, files: workspace.NewFiles(ws, ed, o.editor != nil, o.editor != nil),
-		state: workspace.NewState(ws), root: o.root, home: o.home, refuse: o.refuse,
-		values: map[any]any{}, deny: o.deny,
+	e := &editEnv{root: o.root, home: o.home, deny: workspace.Decision{Approved: true}}
+	if o.deny {
+		e.deny = o.denial
+		if e.deny.Denial == workspace.DenyNothing {
+			e.deny = workspace.Decision{Denial: workspace.DenyRejected}
+		}
 	}
+	e.session = newSession(Deps{
+		Workspace:           ws,
+		Files:               workspace.NewFiles(ws, ed, o.editor != nil, o.editor != nil),
+		State:               workspace.NewState(ws),
+		Approver:            e,
+		Lint:                e,
+		Linter:              &e.linter,
+		RefuseNewLintErrors: o.refuse,
+		Enabled:             o.enabled,
+	})
+	return e
 }
-
-func (e *editEnv) Workspace() *workspace.Workspace { return e.ws }
-func (e *editEnv) Files() *workspace.Files         { return e.files }
-func (e *editEnv) State() *workspace.State         { return e.state }
-func (e *editEnv) RefuseNewLintErrors() bool       { return e.refuse }
-func (e *editEnv) Linter() *lint.Linter            { return &e.linter }
 
 func (e *editEnv) LearnLint(p workspace.Path, content []byte) { e.linter.Learn(p.Abs(), content) }
 
-func (e *editEnv) Value(key any, init func() any) any {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	v, ok := e.values[key]
-	if !ok {
-		v = init()
-		e.values[key] = v
-	}
-	return v
-}
-
-func (e *editEnv) ApproveEdit(_ context.Context, callID string, changes []workspace.Change, lints []lint.Result) error {
+func (e *editEnv) ApproveEdit(_ context.Context, callID string, changes []workspace.Change, lints []lint.Result) workspace.Decision {
 	e.mu.Lock()
 	e.approvals = append(e.approvals, editApproval{callID, slices.Clone(changes), slices.Clone(lints)})
 	deny, hook := e.deny, e.onApprove
@@ -121,10 +121,7 @@ func (e *editEnv) ApproveEdit(_ context.Context, callID string, changes []worksp
 	if hook != nil {
 		hook(changes)
 	}
-	if deny != "" {
-		return errors.New(deny)
-	}
-	return nil
+	return deny
 }
 
 func (e *editEnv) ReportLint(callID string, p workspace.Path, content []byte, res lint.Result) {
@@ -143,39 +140,49 @@ func (e *editEnv) recorded() ([]editApproval, []editReport) {
 // abs returns the absolute path of rel inside the root.
 func (e *editEnv) abs(rel string) string { return filepath.Join(e.root, filepath.FromSlash(rel)) }
 
-// run calls the registered tool with args as call "call-1" and decodes its
-// result. A Go error from the handler fails the test.
-func (e *editEnv) run(t testing.TB, tool string, args map[string]any) map[string]any {
+// target resolves rel for writing, failing the test when it is refused.
+func (e *editEnv) target(t testing.TB, rel string) workspace.Path {
 	t.Helper()
-	out := e.runRaw(t, tool, args)
-	var got map[string]any
-	if err := json.Unmarshal([]byte(out), &got); err != nil {
-		t.Fatalf("%s result is not a JSON object: %v\n%s", tool, err, out)
+	p, msg := editTarget(e.session, rel, "Write")
+	if msg != "" {
+		t.Fatalf("editTarget(%q): %s", rel, msg)
 	}
-	return got
+	return p
 }
 
-// runRaw is run without decoding.
+// run calls the registered tool with args as call "call-1" and decodes its
+// result. A Go error from the handler, or an IsError that disagrees with
+// the result's "error" key, fails the test.
+func (e *editEnv) run(t testing.TB, tool string, args map[string]any) map[string]any {
+	t.Helper()
+	return resultObject(t, e.result(t, tool, args))
+}
+
+// runRaw is run returning the text the model reads.
 func (e *editEnv) runRaw(t testing.TB, tool string, args map[string]any) string {
 	t.Helper()
-	h := editHandler(t, tool)
-	out, err := h(t.Context(), &registry.Call{ID: "call-1", Name: tool, Args: args, Env: e})
+	return e.result(t, tool, args).Encode()
+}
+
+// bench is runRaw for benchmarks: the handler and the encoding the model
+// reads, without the test's checks.
+func (e *editEnv) bench(b *testing.B, tool string, args map[string]any) string {
+	r, err := runBuiltin(b.Context(), e.session, "call-1", tool, args)
+	if err != nil {
+		b.Fatalf("%s(%v) returned a Go error: %v", tool, args, err)
+	}
+	return r.Encode()
+}
+
+// result is run returning the typed result.
+func (e *editEnv) result(t testing.TB, tool string, args map[string]any) registry.Result {
+	t.Helper()
+	r, err := runBuiltin(t.Context(), e.session, "call-1", tool, args)
 	if err != nil {
 		t.Fatalf("%s(%v) returned a Go error: %v", tool, args, err)
 	}
-	return out
-}
-
-// editHandler returns the handler of a built-in tool.
-func editHandler(t testing.TB, name string) registry.Handler {
-	t.Helper()
-	for _, e := range Builtins() {
-		if e.Name == name {
-			return e.Handler
-		}
-	}
-	t.Fatalf("tool %q is not registered", name)
-	return nil
+	checkIsError(t, tool, r)
+	return r
 }
 
 // editWriteTree creates files (slash-separated paths relative to root).
