@@ -26,7 +26,10 @@ import (
 	"github.com/hermes-acp/hermes-acp/model/modeltest"
 )
 
-var contractSavedRE = regexp.MustCompile(`(?m)^Full output saved to: (.+)$`)
+var (
+	contractSavedRE  = regexp.MustCompile(`(?m)^Full output saved to: (.+)$`)
+	contractReaderRE = regexp.MustCompile(`(?m)^Use the (\S+) tool with offset and limit`)
+)
 
 // contractModel scripts the model of contract.mjs. Each prompt's replies
 // depend only on the tool results of the current turn.
@@ -52,9 +55,9 @@ func (m *contractModel) search(id, dir string) modeltest.ToolCall {
 		"pattern": "MARK", "path": dir, "target": "content", "limit": 1500})}
 }
 
-func (m *contractModel) read(id, path string, offset int) modeltest.ToolCall {
+func (m *contractModel) read(id, tool, path string, offset int) modeltest.ToolCall {
 	m.offsets[id] = offset
-	return modeltest.ToolCall{ID: id, Name: "read_file", Arguments: toolArgs(m.t, map[string]any{
+	return modeltest.ToolCall{ID: id, Name: tool, Arguments: toolArgs(m.t, map[string]any{
 		"path": path, "offset": offset, "limit": 2000})}
 }
 
@@ -104,9 +107,10 @@ func (m *contractModel) respond(r modeltest.Request) modeltest.Turn {
 		}
 		var calls []modeltest.ToolCall
 		for k := 1; k <= 3; k++ {
-			s := contractSavedRE.FindStringSubmatch(results[fmt.Sprintf("call_s%d", k)])
-			if s == nil {
-				m.t.Errorf("search call_s%d: the model saw no saved-result note: %.300q", k, results[fmt.Sprintf("call_s%d", k)])
+			note := results[fmt.Sprintf("call_s%d", k)]
+			s, reader := contractSavedRE.FindStringSubmatch(note), contractReaderRE.FindStringSubmatch(note)
+			if s == nil || reader == nil {
+				m.t.Errorf("search call_s%d: the model saw no saved-result note naming a tool: %.300q", k, note)
 				return text("no note")
 			}
 			page := 0
@@ -132,7 +136,8 @@ func (m *contractModel) respond(r modeltest.Request) modeltest.Turn {
 					offset = m.offsets[id] + 2000
 				}
 			}
-			calls = append(calls, m.read(fmt.Sprintf("call_r%d_%d", k, page+1), s[1], offset))
+			// The model reads the result back with exactly the tool the note names.
+			calls = append(calls, m.read(fmt.Sprintf("call_r%d_%d", k, page+1), reader[1], s[1], offset))
 		}
 		if len(calls) == 0 {
 			return text("budget done")
@@ -141,8 +146,8 @@ func (m *contractModel) respond(r modeltest.Request) modeltest.Turn {
 	case strings.Contains(prompt, "contract refused"):
 		if len(results) == 0 {
 			return modeltest.Turn{ToolCalls: []modeltest.ToolCall{
-				m.read("call_x1", m.otherPath, 1),
-				m.read("call_x2", filepath.Join(m.home, "sessions.db"), 1),
+				m.read("call_x1", "read_file", m.otherPath, 1),
+				m.read("call_x2", "read_file", filepath.Join(m.home, "sessions.db"), 1),
 			}}
 		}
 		return text("refused done")
