@@ -99,10 +99,6 @@ func loadEditFixtures(t *testing.T, dir string) []editFixture {
 	return out
 }
 
-// editLegacyDenial is the denial text the fixtures of testdata/patch were
-// written with, before ApproveEdit returned a decision.
-const editLegacyDenial = "Edit approval denied by ACP client; file was not modified."
-
 // editExpand replaces "${ROOT}" in every string inside v.
 func editExpand(v any, root string) any {
 	switch x := v.(type) {
@@ -149,10 +145,6 @@ func runEditFixtures(t *testing.T, dir string) {
 				}
 			}
 			var want map[string]any
-			// The denial fixtures still spell the denial in the words of
-			// the approver's former error text; the model now reads the
-			// message of the user's decision (denialMessage).
-			fx.want = strings.ReplaceAll(fx.want, editLegacyDenial, editDenial)
 			if err := json.Unmarshal([]byte(fx.want), &want); err != nil {
 				t.Fatalf("want.json: %v", err)
 			}

@@ -15,10 +15,9 @@ import (
 // the file's own encoding (workspace.KeepConventions), or refused when that
 // cannot be done without changing bytes.
 
-// editBinaryMessage is the editing tools' refusal of a binary file, in
-// read_file's words.
+// editBinaryMessage is the editing tools' refusal of a binary file.
 func editBinaryMessage(raw string) string {
-	return fmt.Sprintf("Cannot edit binary file '%s': read_file cannot show it as text, and patch and write_file "+
+	return fmt.Sprintf("Cannot edit binary file '%s': it is not text, and the file tools "+
 		"change only text files; the file is left as it is.", raw)
 }
 

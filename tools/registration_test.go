@@ -498,3 +498,62 @@ func registrationDuplicates(names []string) []string {
 	}
 	return out
 }
+
+// registrationEnabledBlock is one {{if enabled "tool"}}…{{end}} block of a
+// description template.
+var registrationEnabledBlock = regexp.MustCompile(`(?s)\{\{if enabled "([^"]*)"\}\}(.*?)\{\{end\}\}`)
+
+// TestDescriptionTemplatesGuardToolNames checks every tool description
+// (<tool>.md): each {{if enabled "X"}} block names a known tool X and
+// mentions X, and no text outside such a block names another tool, so
+// that a session never reads a description naming a tool it does not
+// enable.
+func TestDescriptionTemplatesGuardToolNames(t *testing.T) {
+	t.Parallel()
+	known := map[string]bool{}
+	for _, ts := range toolsets.Names() {
+		s, _ := toolsets.Lookup(ts)
+		for _, name := range s.Tools {
+			known[name] = true
+		}
+	}
+	for _, e := range Entries() {
+		known[e.Name] = true
+	}
+	word := func(name string) *regexp.Regexp { return regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `\b`) }
+	mds, err := filepath.Glob("*.md")
+	if err != nil || len(mds) == 0 {
+		t.Fatalf("no tool descriptions (*.md): %v", err)
+	}
+	for _, md := range mds {
+		self := strings.TrimSuffix(md, ".md")
+		b, err := os.ReadFile(md)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(b)
+		for _, m := range registrationEnabledBlock.FindAllStringSubmatch(text, -1) {
+			tool, body := m[1], m[2]
+			if !known[tool] {
+				t.Errorf("%s: {{if enabled %q}} names no known tool", md, tool)
+			}
+			if !word(tool).MatchString(body) {
+				t.Errorf("%s: the block kept only when %s is enabled does not mention it: %q", md, tool, body)
+			}
+			for name := range known {
+				if name != tool && name != self && word(name).MatchString(body) {
+					t.Errorf("%s: the block kept when %s is enabled also names %s: %q", md, tool, name, body)
+				}
+			}
+		}
+		outside := registrationEnabledBlock.ReplaceAllString(text, "")
+		if strings.Contains(outside, "{{") {
+			t.Errorf("%s: template action outside an {{if enabled \"tool\"}}…{{end}} block: %q", md, outside)
+		}
+		for name := range known {
+			if name != self && word(name).MatchString(outside) {
+				t.Errorf("%s names tool %s outside an {{if enabled %q}} block", md, name, name)
+			}
+		}
+	}
+}

@@ -2,6 +2,9 @@ package tools
 
 import (
 	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/hermes-acp/hermes-acp/lint"
@@ -145,7 +148,10 @@ func searchFilesRender(_ map[string]any, r registry.Result) string {
 // editPreview is what an editing tool shows until its diff is ready.
 func editPreview(name string) func(map[string]any) string {
 	return func(args map[string]any) string {
-		return fmt.Sprintf("Preparing %s for `%s`. Approval prompt shows the diff.", name, strArg(args, "path"))
+		if p := strArg(args, "path"); p != "" {
+			return fmt.Sprintf("Preparing %s for `%s`. Approval prompt shows the diff.", name, p)
+		}
+		return fmt.Sprintf("Preparing %s. Approval prompt shows the diff.", name)
 	}
 }
 
@@ -169,8 +175,13 @@ func editRender(name string) func(map[string]any, registry.Result) string {
 			if v.ResolvedPath != "" {
 				path = v.ResolvedPath
 			}
-			files, warning = len(v.FilesModified)+len(v.FilesCreated)+len(v.FilesDeleted), v.Warning
-			for _, l := range v.Lint {
+			// A patch that landed lists every file it touched in FilesModified.
+			files, warning = len(v.FilesModified), v.Warning
+			for _, f := range slices.Sorted(maps.Keys(v.Lint)) {
+				l := v.Lint[f]
+				if len(v.Lint) > 1 && l.Output != "" {
+					l.Output = filepath.Base(f) + ": " + l.Output
+				}
 				lints = append(lints, l)
 			}
 		default:
@@ -182,7 +193,7 @@ func editRender(name string) func(map[string]any, registry.Result) string {
 		} else {
 			fmt.Fprintf(&b, "✅ %s completed", name)
 		}
-		if bytes > 0 {
+		if _, ok := r.Value.(writeFileResult); ok {
 			fmt.Fprintf(&b, " (%d bytes)", bytes)
 		}
 		if files > 1 {

@@ -8,6 +8,7 @@ import (
 	"text/template"
 
 	"github.com/hermes-acp/hermes-acp/registry"
+	"github.com/hermes-acp/hermes-acp/workspace"
 )
 
 // tool is one built-in tool: its entry (every fact, the schema, the
@@ -102,7 +103,36 @@ func handle[P any](run func(ctx context.Context, s *session, call *registry.Call
 				}
 				return registry.Result{}, err
 			}
-			return run(ctx, s, call, &p)
+			r, err := run(ctx, s, call, &p)
+			return s.withoutAbsentTools(r), err
 		}
 	}
+}
+
+// withoutAbsentTools drops, from a failed result's message, the workspace's
+// advice to use a terminal when the session has none.
+func (s *session) withoutAbsentTools(r registry.Result) registry.Result {
+	if !r.IsError || s.Enabled("terminal") {
+		return r
+	}
+	strip := func(msg string) string {
+		for _, h := range workspace.TerminalHints {
+			msg = strings.ReplaceAll(msg, h, "")
+		}
+		return msg
+	}
+	switch v := r.Value.(type) {
+	case patchFailureResult:
+		v.Error = strip(v.Error)
+		r.Value = v
+	default:
+		if msg := r.ErrorMessage(); msg != "" {
+			if m := strip(msg); m != msg {
+				out := registry.Error(m)
+				out.Hint, out.Data = r.Hint, r.Data
+				return out
+			}
+		}
+	}
+	return r
 }

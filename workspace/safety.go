@@ -138,6 +138,14 @@ func (c credPlace) holds(p Path) bool {
 
 const notBoundary = "(Defense-in-depth — not a security boundary; the terminal tool can still bypass.)"
 
+// sudoHint ends the refusal of a sensitive system path.
+const sudoHint = "\nUse the terminal tool with sudo if you need to modify system files."
+
+// TerminalHints are the parts of this package's messages that point the
+// model at a terminal tool. A session without one drops them (each is
+// removed with the space or line break before it).
+var TerminalHints = []string{" " + notBoundary, sudoHint, tooLargeHint}
+
 // guards holds the safety places of one Workspace, resolved once at Open.
 type guards struct {
 	hubDirs      []place // skills/.hub under each Hermes dir: read-denied with contents
@@ -270,7 +278,7 @@ func (w *Workspace) CheckWrite(p Path, verb string) error {
 	show := p.abs
 	g := &w.guards
 	if w.sensitiveSystemPath(p) {
-		return pathErr(show, fmt.Sprintf("Refusing to write to sensitive system path: %s\nUse the terminal tool with sudo if you need to modify system files.", show), ErrWriteDenied)
+		return pathErr(show, fmt.Sprintf("Refusing to write to sensitive system path: %s", show)+sudoHint, ErrWriteDenied)
 	}
 	if g.configFile.is(p) {
 		return pathErr(show, fmt.Sprintf("Refusing to write to Hermes config file: %s\nAgent cannot modify security-sensitive configuration.", show), ErrWriteDenied)

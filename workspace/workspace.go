@@ -418,9 +418,11 @@ func (w *Workspace) readRoot(p Path, limit int64) ([]byte, error) {
 	return data, nil
 }
 
+// tooLargeHint ends the refusal of a file too large to read.
+const tooLargeHint = "; use the terminal (head, sed -n, grep) to inspect parts of it"
+
 func tooLarge(path string, size, limit int64) error {
-	return pathErr(path, fmt.Sprintf("file '%s' is %s, larger than the %s read limit; use the terminal (head, sed -n, grep) to inspect parts of it",
-		path, humanSize(size), humanSize(limit)), ErrTooLarge)
+	return pathErr(path, fmt.Sprintf("file '%s' is %s, larger than the %s read limit", path, humanSize(size), humanSize(limit))+tooLargeHint, ErrTooLarge)
 }
 
 func humanSize(n int64) string {
