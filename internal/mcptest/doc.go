@@ -1,5 +1,5 @@
 // Package mcptest provides a small MCP server, built with the official Go
-// SDK, for tests of the agent's MCP client. [NewServer] returns the server
+// SDK, for tests of the MCP client (package mcp and the agent). [NewServer] returns the server
 // for in-process use (an HTTP handler or an in-memory transport); [Build]
 // compiles the same server as a stdio program (internal/mcptest/server)
 // once per test binary and returns its path.
