@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/hermes-acp/hermes-acp/acp"
@@ -25,9 +26,9 @@ type mcpSet struct {
 // requested (the request's server wins on a name clash). It returns nil
 // when there are none. Nothing runs until [mcpSet.start].
 func (a *Agent) newMCP(s *Session, requested []acp.McpServer) *mcpSet {
-	servers := a.opts.MCPServers
+	servers := slices.Clone(a.opts.MCPServers)
 	for _, srv := range requested {
-		servers = append(servers[:len(servers):len(servers)], mcpServer(srv))
+		servers = append(servers, mcpServer(srv))
 	}
 	m := &mcpSet{send: s.sendText}
 	m.set = mcp.New(mcp.Options{
