@@ -63,8 +63,9 @@ type Options struct {
 // Set owns the MCP server connections of one session: it starts them in
 // the background, registers their tools in the registry, follows the
 // servers' tool list changes, and on close ends every connection (stdio
-// servers exit) and removes the tools. Its methods are safe for concurrent
-// use; a nil *Set has no servers.
+// servers exit) and removes the tools. The owner calls Close when the
+// session ends. Its methods are safe for concurrent use; a nil *Set has no
+// servers.
 type Set struct {
 	opts    Options
 	log     *slog.Logger
