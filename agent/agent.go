@@ -12,6 +12,7 @@ import (
 
 	"github.com/hermes-acp/hermes-acp/acp"
 	"github.com/hermes-acp/hermes-acp/lint"
+	"github.com/hermes-acp/hermes-acp/mcp"
 	"github.com/hermes-acp/hermes-acp/model"
 	"github.com/hermes-acp/hermes-acp/registry"
 	"github.com/hermes-acp/hermes-acp/workspace"
@@ -100,7 +101,7 @@ type Options struct {
 	// MCPServers are the MCP servers of the configuration file (enabled
 	// ones only); every session connects them plus the servers its request
 	// names, the request's server winning on a name clash.
-	MCPServers []acp.McpServer
+	MCPServers []mcp.Server
 	// Hooks observe workspaces and tool results (lint, watchers); nil is fine.
 	Hooks SessionHooks
 	Log   *slog.Logger
@@ -236,7 +237,7 @@ func (a *Agent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*ac
 }
 
 // mcpCapabilities reports the MCP transports sessions accept besides stdio
-// (agent/mcp.go).
+// (package mcp).
 func (a *Agent) mcpCapabilities() acp.McpCapabilities {
 	return acp.McpCapabilities{HTTP: true, SSE: true}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/hermes-acp/hermes-acp/acp/acptest"
 	"github.com/hermes-acp/hermes-acp/agent"
 	"github.com/hermes-acp/hermes-acp/internal/mcptest"
+	hermesmcp "github.com/hermes-acp/hermes-acp/mcp"
 	"github.com/hermes-acp/hermes-acp/model"
 )
 
@@ -443,11 +444,12 @@ func TestMCPConfigAndRequestServers(t *testing.T) {
 	fm := &fakeModel{reply: func(ctx context.Context, n int, req model.Request, emit func(model.Delta)) (*model.Reply, error) {
 		return textReply("ok", emit), nil
 	}}
-	cfg, _ := mcpStdioServer(t, "cfg")
+	cfg := hermesmcp.Server{Name: "cfg", Command: mcptest.Build(t),
+		Env: []hermesmcp.Var{{Name: mcptest.EventsEnv, Value: filepath.Join(t.TempDir(), "events")}}}
 	req, _ := mcpStdioServer(t, "req")
 	dup, _ := mcpStdioServer(t, "dup")
-	broken := acp.McpServer{Name: "dup", Command: filepath.Join(t.TempDir(), "missing")}
-	h := newHarness(t, fm, harnessOptions{opts: agent.Options{MCPServers: []acp.McpServer{cfg, broken}}})
+	broken := hermesmcp.Server{Name: "dup", Command: filepath.Join(t.TempDir(), "missing")}
+	h := newHarness(t, fm, harnessOptions{opts: agent.Options{MCPServers: []hermesmcp.Server{cfg, broken}}})
 	sid := h.newMCPSession(req, dup)
 	h.prompt(sid, "hello")
 	var want []string

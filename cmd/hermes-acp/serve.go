@@ -15,6 +15,7 @@ import (
 
 	"github.com/hermes-acp/hermes-acp/acp"
 	"github.com/hermes-acp/hermes-acp/agent"
+	"github.com/hermes-acp/hermes-acp/mcp"
 	"github.com/hermes-acp/hermes-acp/model"
 	"github.com/hermes-acp/hermes-acp/registry"
 	"github.com/hermes-acp/hermes-acp/tools"
@@ -189,29 +190,26 @@ func startNotices(cfg config, setup agent.ModelSetup) []string {
 // mcpServers turns the config file's mcp_servers into the agent's list,
 // sorted by name, without the servers marked enabled: false. A server with a
 // url is a streamable HTTP server; otherwise it is started with its command.
-func mcpServers(cfg map[string]mcpServerConfig) []acp.McpServer {
-	var out []acp.McpServer
+func mcpServers(cfg map[string]mcpServerConfig) []mcp.Server {
+	var out []mcp.Server
 	for _, name := range slices.Sorted(maps.Keys(cfg)) {
 		c := cfg[name]
 		if c.Enabled != nil && !*c.Enabled {
 			continue
 		}
-		srv := acp.McpServer{Name: name}
-		if c.ParallelToolCalls {
-			srv.Meta = acp.Meta{"hermes": map[string]any{"supports_parallel_tool_calls": true}}
-		}
+		srv := mcp.Server{Name: name, ParallelToolCalls: c.ParallelToolCalls}
 		if c.URL != "" {
-			srv.Type, srv.URL = "http", c.URL
+			srv.Transport, srv.URL = mcp.TransportHTTP, c.URL
 			if strings.EqualFold(c.Transport, "sse") {
-				srv.Type = "sse"
+				srv.Transport = mcp.TransportSSE
 			}
 			for _, k := range slices.Sorted(maps.Keys(c.Headers)) {
-				srv.Headers = append(srv.Headers, acp.HTTPHeader{Name: k, Value: c.Headers[k]})
+				srv.Headers = append(srv.Headers, mcp.Var{Name: k, Value: c.Headers[k]})
 			}
 		} else {
 			srv.Command, srv.Args = c.Command, c.Args
 			for _, k := range slices.Sorted(maps.Keys(c.Env)) {
-				srv.Env = append(srv.Env, acp.EnvVariable{Name: k, Value: c.Env[k]})
+				srv.Env = append(srv.Env, mcp.Var{Name: k, Value: c.Env[k]})
 			}
 		}
 		out = append(out, srv)

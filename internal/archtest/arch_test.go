@@ -24,7 +24,8 @@ var allowed = map[string][]string{
 	"workspace":       {},
 	"lint":            {},
 	"tools":           {"registry", "workspace", "lint"},
-	"agent":           {"acp", "model", "registry", "toolsets", "workspace", "lint"},
+	"mcp":             {"registry"},
+	"agent":           {"acp", "model", "registry", "toolsets", "workspace", "lint", "mcp"},
 	"model/modeltest": {"model"},
 }
 
@@ -40,7 +41,7 @@ var thirdParty = map[string][]string{
 	"github.com/sergi/go-diff":               {"lint", "workspace"},
 	"github.com/openai/openai-go/v3":         {"model"},
 	"modernc.org/sqlite":                     {"agent"},
-	"github.com/modelcontextprotocol/go-sdk": {"agent", "internal/mcptest"},
+	"github.com/modelcontextprotocol/go-sdk": {"mcp", "internal/mcptest"},
 }
 
 type pkg struct {

@@ -1,8 +1,9 @@
 // Package mcptest provides a small MCP server, built with the official Go
-// SDK, for tests of the agent's MCP client. [NewServer] returns the server
-// for in-process use (an HTTP handler or an in-memory transport); [Build]
-// compiles the same server as a stdio program (internal/mcptest/server)
-// once per test binary and returns its path.
+// SDK, for tests of the MCP client (package mcp) and of the agent's use of
+// it. [NewServer] returns the server for in-process use (an HTTP handler or
+// an in-memory transport); [Build] compiles the same server as a stdio
+// program (internal/mcptest/server) once per test binary and returns its
+// path.
 //
 // The server's tools are add {a, b} (the sum as text), echo {text}, fail (an
 // isError result), slow {ms} (sleeps, honouring cancellation), grow (adds

@@ -1,4 +1,4 @@
-package agent
+package mcp
 
 import (
 	"bufio"
@@ -13,18 +13,18 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// mcpMaxMessage caps one message from a stdio MCP server, as the SDK's own
-// stdio transport does (mcp.DefaultMaxLineLength, 16 MiB). The SDK ends the
+// maxMessage caps one message from a stdio MCP server, as the SDK's own
+// stdio transport does (mcpsdk.DefaultMaxLineLength, 16 MiB). The SDK ends the
 // whole connection on a longer message; [frameGuard] instead replaces it by
 // an error answer to the call it belonged to, so the server stays usable.
-const mcpMaxMessage = mcp.DefaultMaxLineLength
+const maxMessage = mcpsdk.DefaultMaxLineLength
 
 // stdioTransport runs an MCP server as a child process (started by a
 // [spawner], so it dies with the agent) and talks to it over its stdin and
-// stdout, with messages over mcpMaxMessage refused rather than fatal.
+// stdout, with messages over maxMessage refused rather than fatal.
 type stdioTransport struct {
 	cmd   *exec.Cmd
 	spawn *spawner
@@ -33,8 +33,8 @@ type stdioTransport struct {
 	log   *slog.Logger
 }
 
-// Connect implements [mcp.Transport].
-func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+// Connect implements [mcpsdk.Transport].
+func (t *stdioTransport) Connect(ctx context.Context) (mcpsdk.Connection, error) {
 	stdout, err := t.cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -49,7 +49,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	r := &frameGuard{r: bufio.NewReaderSize(stdout, 64<<10), max: t.max, log: t.log}
 	w := &childInput{WriteCloser: stdin, cmd: t.cmd, grace: t.grace}
 	// The SDK's own cap sits above ours: every line it sees is at most max.
-	return (&mcp.IOTransport{Reader: io.NopCloser(r), Writer: w, MaxLineLength: t.max + 1<<10}).Connect(ctx)
+	return (&mcpsdk.IOTransport{Reader: io.NopCloser(r), Writer: w, MaxLineLength: t.max + 1<<10}).Connect(ctx)
 }
 
 // childInput is the server's stdin. Closing it ends the connection as the
