@@ -16,20 +16,21 @@ const mod = "github.com/hermes-acp/hermes-acp"
 // allowed lists, for each package, the module packages it may depend on
 // (directly or not). Packages not listed may import anything (cmd, tests).
 var allowed = map[string][]string{
-	"acp":         {},
-	"acp/acptest": {"acp"},
-	"model":       {},
-	"registry":    {},
-	"toolsets":    {"registry"},
-	"workspace":   {},
-	"lint":        {},
-	"tools":       {"registry", "workspace", "lint", "tools/internal/v4a", "tools/internal/search"},
-	// The engines know nothing of tools: only the diff package and the
-	// fuzzy matcher, when they exist, are theirs to use.
+	"acp":             {},
+	"acp/acptest":     {"acp"},
+	"model":           {},
+	"registry":        {},
+	"toolsets":        {"registry"},
+	"workspace":       {},
+	"lint":            {},
+	"tools":           {"registry", "workspace", "lint", "tools/internal/v4a", "tools/internal/search"},
+	"agent":           {"acp", "model", "registry", "toolsets", "workspace", "lint"},
+	"model/modeltest": {"model"},
+
+	// The tools' engines know nothing of tools: the diff package and the
+	// fuzzy matcher are the only module packages they may use.
 	"tools/internal/v4a":    {"internal/diff", "tools/internal/fuzzy"},
 	"tools/internal/search": {"internal/diff", "tools/internal/fuzzy"},
-	"agent":                 {"acp", "model", "registry", "toolsets", "workspace", "lint"},
-	"model/modeltest":       {"model"},
 }
 
 // thirdParty lists the only packages allowed to import each third-party
