@@ -65,13 +65,14 @@ type Change struct {
 // returns the file changes they make. It never writes: the caller applies the
 // returned changes (atomically, after approval) in order.
 //
-// Operations are simulated in patch order on an overlay of the files' current
-// contents read through files, so a later operation sees the effect of
-// earlier ones (a Move followed by an Update of the destination, a Delete followed by
-// an Add of the same path). Update hunks are applied one after the other with
-// match ([Exact] when nil); a hunk whose whole-file match fails is
-// retried inside a window from 500 characters before to 2000 after the first
-// occurrence of its hint. Context-only hunks are ignored. An addition-only
+// Operations are simulated in patch order on an overlay of the files'
+// current contents, read through files with ctx, so a later operation sees
+// the effect of earlier ones (a Move followed by an Update of the
+// destination, a Delete followed by an Add of the same path). Update hunks
+// are applied one after the other with match ([Exact] when nil), which is
+// given ctx too; a hunk whose whole-file match fails is retried inside a
+// window from 500 characters before to 2000 after the first occurrence of
+// its hint. Context-only hunks are ignored. An addition-only
 // hunk is inserted after the line holding its hint, which must occur exactly
 // once, or appended at the end of the file when it has no hint. Delete and
 // Move sources must exist; Add targets and Move destinations must not.
