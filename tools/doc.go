@@ -22,13 +22,16 @@
 // {{if enabled "tool"}}…{{end}} keeps a sentence only for sessions that
 // offer that tool; hints in results do the same with Deps.Enabled.
 //
-// # Patch engines
+// # Engines
 //
-// The text-editing engines behind the patch tool are pure functions with no
-// I/O of their own and are safe for concurrent use. fuzzy.go holds
+// The engines behind the tools know nothing of tools and live in their own
+// internal packages: tools/internal/v4a parses and applies V4A patches (the
+// patch tool's "patch" mode; it reads files through an interface patch.go
+// implements over the session's files, with the call's context), and
+// tools/internal/search is the content search engine behind search_files
+// (walker, literal prefilter, globs, top-k). fuzzy.go holds
 // [FuzzyReplace], hermes-agent's nine-strategy fuzzy find-and-replace (with
 // its escape-drift guard, re-indentation and unicode preservation) and the
-// difflib similarity it relies on; v4a.go holds the V4A patch format
-// ([ParseV4A], [ApplyV4A], [V4APaths]) and [UnifiedDiff]. Their failures are
-// *[PatchError] values whose text is returned to the model verbatim.
+// difflib similarity it relies on; v4a.go holds [UnifiedDiff]. Their
+// failures are values whose text is returned to the model verbatim.
 package tools

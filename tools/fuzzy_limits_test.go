@@ -208,20 +208,6 @@ func TestFuzzyReplaceCancel(t *testing.T) {
 	}
 }
 
-func TestApplyV4ACancel(t *testing.T) {
-	t.Parallel()
-	ops, err := ParseV4A("*** Begin Patch\n*** Update File: a.txt\n@@\n-nothing like this\n+x\n*** End Patch")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	changes, err := ApplyV4A(ctx, ops, memFS{"a.txt": similarLines("x", 100, 7)})
-	if !errors.Is(err, context.Canceled) || changes != nil {
-		t.Fatalf("ApplyV4A(cancelled ctx) = %v, %v; want no changes and context.Canceled", changes, err)
-	}
-}
-
 // naiveOccurrences is lineOccurrences by comparing every window.
 func naiveOccurrences(text, pat []string) []int {
 	var out []int

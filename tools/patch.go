@@ -13,13 +13,14 @@ import (
 
 	"github.com/hermes-acp/hermes-acp/lint"
 	"github.com/hermes-acp/hermes-acp/registry"
+	"github.com/hermes-acp/hermes-acp/tools/internal/v4a"
 	"github.com/hermes-acp/hermes-acp/workspace"
 )
 
 // patch edits files in place, as hermes-agent's tool of the same name does:
 // replace mode runs the nine-strategy fuzzy find-and-replace ([FuzzyReplace])
-// on one file; patch mode applies a V4A multi-file patch ([ParseV4A],
-// [ApplyV4A]) only after every operation has validated. Either way the
+// on one file; patch mode applies a V4A multi-file patch ([v4a.Parse],
+// [v4a.Apply]) only after every operation has validated. Either way the
 // complete proposed change is linted and shown to the user for approval
 // before anything is written.
 var _ = register(registry.Entry{
@@ -385,20 +386,20 @@ func patchV4A(ctx context.Context, env *session, call *registry.Call, params *pa
 	if text == "" {
 		return registry.Error("patch content required"), nil
 	}
-	for _, hp := range V4APaths(text) {
-		if hasTraversal(hp) {
-			_, err := ParseV4A(text) // reports the traversal in hermes's words
+	for _, hp := range v4a.Paths(text) {
+		if v4a.HasTraversal(hp) {
+			_, err := v4a.Parse(text) // reports the traversal in hermes's words
 			return registry.Error(err.Error()), nil
 		}
 	}
-	ops, err := ParseV4A(text)
+	ops, err := v4a.Parse(text)
 	if err != nil {
 		return registry.Failed(patchFailureResult{Error: "Failed to parse patch: " + err.Error()}), nil
 	}
 
 	// Resolve and check every path, both ends of moves, before anything is
 	// read or proposed.
-	fsys := &patchFS{ctx: ctx, env: env, targets: map[string]workspace.Path{}, reads: map[string]patchRead{}}
+	fsys := &patchFS{env: env, targets: map[string]workspace.Path{}, reads: map[string]patchRead{}}
 	var touched []workspace.Path
 	check := func(raw, verb string) string {
 		p, msg := editTarget(env, raw, verb)
@@ -419,9 +420,9 @@ func patchV4A(ctx context.Context, env *session, call *registry.Call, params *pa
 	for _, op := range ops {
 		var msg string
 		switch op.Kind {
-		case OpDelete:
+		case v4a.Delete:
 			msg = check(op.Path, "Delete")
-		case OpMove:
+		case v4a.Move:
 			if msg = check(op.Path, "Move"); msg == "" {
 				msg = check(op.MoveTo, "Move")
 			}
@@ -441,11 +442,11 @@ func patchV4A(ctx context.Context, env *session, call *registry.Call, params *pa
 	warning := strings.Join(warnings, " | ")
 
 	for _, op := range ops {
-		if msg := fsys.refusal(op); msg != "" {
+		if msg := fsys.refusal(ctx, op); msg != "" {
 			return registry.Failed(patchFailureResult{Error: msg, Warning: warning}), nil
 		}
 	}
-	changes, err := ApplyV4A(ctx, ops, fsys)
+	changes, err := v4a.Apply(ctx, ops, fsys, patchMatch)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			return registry.Result{}, fmt.Errorf("patch: %w", cerr)
@@ -499,7 +500,7 @@ func patchV4A(ctx context.Context, env *session, call *registry.Call, params *pa
 // patchStep is one change of a validated V4A patch, ready for approval
 // and application.
 type patchStep struct {
-	fc       FileChange
+	fc       v4a.Change
 	path, to workspace.Path
 	change   workspace.Change
 	// planned is the content the step leaves at its file as it will be
@@ -510,13 +511,13 @@ type patchStep struct {
 	linted  bool
 }
 
-// patchPlan turns the changes ApplyV4A computed into proposals. It follows
+// patchPlan turns the changes v4a.Apply computed into proposals. It follows
 // the patch in order, so that a file's "before" is what the earlier
 // operations leave there (a move followed by an update of the destination,
 // a delete followed by an add), and applies each file's conventions to what
 // will be written. It also returns the refusals of updates whose new text
 // the file's encoding cannot hold.
-func patchPlan(ctx context.Context, env *session, fsys *patchFS, changes []FileChange) ([]patchStep, []string) {
+func patchPlan(ctx context.Context, env *session, fsys *patchFS, changes []v4a.Change) ([]patchStep, []string) {
 	var refusals []string
 	type state struct {
 		content []byte
@@ -534,7 +535,7 @@ func patchPlan(ctx context.Context, env *session, fsys *patchFS, changes []FileC
 	for _, fc := range changes {
 		s := patchStep{fc: fc, path: fsys.targets[fc.Path]}
 		switch fc.Kind {
-		case OpUpdate:
+		case v4a.Update:
 			old, _ := current(s.path)
 			oldText := editText(s.path, old)
 			plan, msg := editPlanFor(fc.Path, s.path, old, true, fc.NewText)
@@ -546,17 +547,17 @@ func patchPlan(ctx context.Context, env *session, fsys *patchFS, changes []FileC
 			s.res, s.linted = editLint(ctx, env, s.path, []byte(oldText), true, []byte(plan.text)), true
 			s.change = editChange(s.path, oldText, true, plan.text)
 			overlay[s.path] = state{s.planned, true}
-		case OpAdd:
+		case v4a.Add:
 			s.planned = []byte(fc.NewText)
 			s.res, s.linted = editLint(ctx, env, s.path, nil, false, s.planned), true
 			s.change = editChange(s.path, "", false, fc.NewText)
 			overlay[s.path] = state{s.planned, true}
-		case OpDelete:
+		case v4a.Delete:
 			old, _ := current(s.path)
 			o := editText(s.path, old)
 			s.change = workspace.Change{Kind: workspace.ChangeDelete, Path: s.path, Old: &o}
 			overlay[s.path] = state{nil, false}
-		case OpMove:
+		case v4a.Move:
 			s.to = fsys.targets[fc.MoveTo]
 			content, _ := current(s.path)
 			o := editText(s.path, content)
@@ -586,24 +587,24 @@ func patchApply(ctx context.Context, env *session, callID string, plan []patchSt
 	for _, s := range plan {
 		var msg string
 		switch s.fc.Kind {
-		case OpAdd, OpUpdate:
+		case v4a.Add, v4a.Update:
 			var res lint.Result
 			if res, msg = patchApplyWrite(ctx, env, callID, s); msg == "" {
 				if out.Lint == nil {
 					out.Lint = map[string]lint.ModelLint{}
 				}
 				out.Lint[s.fc.Path] = res.ModelLint()
-				if s.fc.Kind == OpAdd {
+				if s.fc.Kind == v4a.Add {
 					out.FilesCreated = append(out.FilesCreated, s.path.Abs())
 				} else {
 					out.FilesModified = append(out.FilesModified, s.path.Abs())
 				}
 			}
-		case OpDelete:
+		case v4a.Delete:
 			if msg = patchApplyDelete(ctx, env, s); msg == "" {
 				out.FilesDeleted = append(out.FilesDeleted, s.path.Abs())
 			}
-		case OpMove:
+		case v4a.Move:
 			if msg = patchApplyMove(ctx, env, callID, s); msg == "" {
 				out.FilesModified = append(out.FilesModified, s.path.Abs(), s.to.Abs())
 			}
@@ -612,7 +613,7 @@ func patchApply(ctx context.Context, env *session, callID string, plan []patchSt
 			errs = append(errs, fmt.Sprintf("Failed to %s %s: %s", patchVerb(s.fc.Kind), s.fc.Path, msg))
 			continue
 		}
-		diffs = append(diffs, s.fc.Diff)
+		diffs = append(diffs, patchDiff(s.fc))
 	}
 	out.Diff = strings.Join(diffs, "\n")
 	if len(errs) > 0 {
@@ -623,8 +624,34 @@ func patchApply(ctx context.Context, env *session, callID string, plan []patchSt
 }
 
 // patchVerb names an operation in apply-phase errors, as hermes does.
-func patchVerb(k OpKind) string {
+func patchVerb(k v4a.Kind) string {
 	return strings.ToLower(k.String())
+}
+
+// patchDiff is how a V4A change shows in the result: a unified diff
+// (a/<path>, b/<path>; /dev/null for the missing side of an add or a
+// delete, "# Deleted: p" for the delete of an empty file) or, for a move,
+// "# Moved: a -> b".
+func patchDiff(c v4a.Change) string {
+	switch c.Kind {
+	case v4a.Add:
+		return unifiedDiff("/dev/null", "b/"+c.Path, "", c.NewText)
+	case v4a.Delete:
+		if d := unifiedDiff("a/"+c.Path, "/dev/null", *c.OldText, ""); d != "" {
+			return d
+		}
+		return "# Deleted: " + c.Path
+	case v4a.Move:
+		return fmt.Sprintf("# Moved: %s -> %s", c.Path, c.MoveTo)
+	}
+	return UnifiedDiff(c.Path, *c.OldText, c.NewText)
+}
+
+// patchMatch is the [v4a.Matcher] of patch mode: [FuzzyReplace] of a
+// unique occurrence, hermes's matching for V4A hunks.
+func patchMatch(ctx context.Context, content, search, replace string) (string, error) {
+	r, err := FuzzyReplace(ctx, content, search, replace, false)
+	return r.Content, err
 }
 
 // patchApplyWrite applies an add or an update and returns the lint of what
@@ -632,15 +659,15 @@ func patchVerb(k OpKind) string {
 func patchApplyWrite(ctx context.Context, env *session, callID string, s patchStep) (lint.Result, string) {
 	cur, exists, err := editRead(ctx, env, s.path)
 	switch {
-	case err != nil && s.fc.Kind == OpAdd:
+	case err != nil && s.fc.Kind == v4a.Add:
 		return lint.Result{}, s.fc.Path + ": could not confirm the path is free — " + err.Error()
 	case err != nil:
 		return lint.Result{}, "Cannot read file: " + err.Error()
-	case s.fc.Kind == OpAdd && exists:
+	case s.fc.Kind == v4a.Add && exists:
 		return lint.Result{}, s.fc.Path + ": file already exists — use Update File, not Add File"
-	case s.fc.Kind == OpUpdate && !exists:
+	case s.fc.Kind == v4a.Update && !exists:
 		return lint.Result{}, "Cannot read file: File not found: " + s.path.Abs()
-	case s.fc.Kind == OpUpdate && s.fc.OldText != nil && !patchSameText(editText(s.path, cur), *s.fc.OldText):
+	case s.fc.Kind == v4a.Update && s.fc.OldText != nil && !patchSameText(editText(s.path, cur), *s.fc.OldText):
 		return lint.Result{}, s.fc.Path + ": file changed after the patch was validated; re-read it and retry"
 	}
 	info, err := env.Files.Write(ctx, s.path, []byte(s.fc.NewText))
@@ -711,20 +738,19 @@ type patchRead struct {
 	err    error
 }
 
-// patchFS is the [PatchFS] ApplyV4A validates a patch against: the
-// session's files (the editor's buffers when it serves them, else the disk),
-// addressed by the paths written in the patch, which patchV4A has resolved
-// and checked. Each file is read once; the raw bytes are kept for the
-// proposals. It is used by one goroutine.
+// patchFS is the [v4a.Files] a patch is validated against: the session's
+// files (the editor's buffers when it serves them, else the disk), addressed
+// by the paths written in the patch, which patchV4A has resolved and
+// checked. Each file is read once; the raw bytes are kept for the
+// proposals. It is used by one goroutine, within one call of the handler.
 type patchFS struct {
-	ctx     context.Context
 	env     *session
 	targets map[string]workspace.Path // by the path as written in the patch
 	reads   map[string]patchRead      // by absolute path
 }
 
 // load reads the file the patch calls name.
-func (f *patchFS) load(name string) patchRead {
+func (f *patchFS) load(ctx context.Context, name string) patchRead {
 	p, ok := f.targets[name]
 	if !ok {
 		var msg string
@@ -736,17 +762,19 @@ func (f *patchFS) load(name string) patchRead {
 	if r, ok := f.reads[p.Abs()]; ok {
 		return r
 	}
-	raw, exists, err := editRead(f.ctx, f.env, p)
+	raw, exists, err := editRead(ctx, f.env, p)
 	r := patchRead{raw: raw, exists: exists, err: err}
 	f.reads[p.Abs()] = r
 	return r
 }
 
-// ReadFile returns the file's text, decoded from its encoding and without
-// its BOM (patchV4A has refused updates of files that cannot be decoded);
-// a missing file is an error matching fs.ErrNotExist.
-func (f *patchFS) ReadFile(name string) (string, error) {
-	r := f.load(name)
+// Read returns the file's text, decoded from its encoding and without its
+// BOM (patchV4A has refused updates of files that cannot be decoded); a
+// missing file is an error matching fs.ErrNotExist. A path that cannot be
+// resolved or read is reported with another error, so that v4a.Apply
+// creates nothing over it.
+func (f *patchFS) Read(ctx context.Context, name string) (string, error) {
+	r := f.load(ctx, name)
 	switch {
 	case r.err != nil:
 		return "", r.err
@@ -761,29 +789,22 @@ func (f *patchFS) ReadFile(name string) (string, error) {
 // (binary, not decodable byte for byte, or decoded lossily by the editor),
 // or a move of a file whose editor buffer is such a lossy decoding (the
 // move would write that text). Deletes and moves of binary files are
-// allowed: they do not rewrite content. Missing files are left to ApplyV4A.
-func (f *patchFS) refusal(op PatchOp) string {
-	if op.Kind != OpUpdate && op.Kind != OpMove {
+// allowed: they do not rewrite content. Missing files are left to v4a.Apply.
+func (f *patchFS) refusal(ctx context.Context, op v4a.Op) string {
+	if op.Kind != v4a.Update && op.Kind != v4a.Move {
 		return ""
 	}
-	r := f.load(op.Path)
+	r := f.load(ctx, op.Path)
 	if r.err != nil || !r.exists {
 		return ""
 	}
 	p := f.targets[op.Path]
-	if op.Kind == OpUpdate {
-		_, msg := editDecode(f.ctx, f.env, op.Path, p, r.raw)
+	if op.Kind == v4a.Update {
+		_, msg := editDecode(ctx, f.env, op.Path, p, r.raw)
 		return msg
 	}
-	if lossy, enc := editorLossy(f.ctx, f.env, p, string(r.raw)); lossy {
+	if lossy, enc := editorLossy(ctx, f.env, p, string(r.raw)); lossy {
 		return editLossyMessage(op.Path, enc)
 	}
 	return ""
-}
-
-// Exists reports whether something is at name. A file that cannot be read
-// counts as present, so that nothing is created over it.
-func (f *patchFS) Exists(name string) bool {
-	r := f.load(name)
-	return r.err != nil || r.exists
 }

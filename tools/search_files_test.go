@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -15,6 +14,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/hermes-acp/hermes-acp/registry"
+	"github.com/hermes-acp/hermes-acp/tools/internal/search"
 )
 
 // searchTreeEnv returns a session whose workspace holds
@@ -218,14 +218,14 @@ func TestSearchFilesLongLinesAndBinary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Truncate(searchMaxFileBytes + 1); err != nil {
+	if err := f.Truncate(search.MaxFileBytes + 1); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
 	got, _ := searchCall(t, env, map[string]any{"pattern": "needle"})
 	want := map[string]any{"total_count": 3.0, "matches": searchMatches(
 		"late.bin:1:needle",
-		"long.txt:1:needle "+strings.Repeat("é", searchMaxMatchChars-len("needle ")),
+		"long.txt:1:needle "+strings.Repeat("é", search.MaxLineChars-len("needle ")),
 		"sym.target:1:needle",
 	)}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -275,18 +275,16 @@ func TestSearchFilesTimeout(t *testing.T) {
 	t.Parallel()
 	env := newFakeEnv(t, fakeEnvOptions{Files: map[string]string{"a.txt": "x\n", "b.txt": "x\n", "c/d.txt": "x\n"}})
 	synctest.Test(t, func(t *testing.T) {
-		cfg := searchDefaultConfig()
-		cfg.workers = 2
 		// Every file takes longer than the search may: the first files
 		// block until the 60-second deadline passes.
-		cfg.beforeFile = func(ctx context.Context) { <-ctx.Done() }
+		opts := search.Options{Workers: 2, BeforeFile: func(ctx context.Context) { <-ctx.Done() }}
 		start := time.Now()
-		out, err := searchFilesRun(t.Context(), env.session, &searchFilesParams{Pattern: "x"}, cfg)
+		out, err := searchFilesRun(t.Context(), env.session, &searchFilesParams{Pattern: "x"}, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if took := time.Since(start); took != searchTimeout {
-			t.Errorf("search took %v of fake time, want exactly the %v timeout", took, searchTimeout)
+		if took := time.Since(start); took != search.DefaultTimeout {
+			t.Errorf("search took %v of fake time, want exactly the %v timeout", took, search.DefaultTimeout)
 		}
 		checkIsError(t, "search_files", out)
 		if out.IsError {
@@ -329,134 +327,6 @@ func TestSearchFilesManyMatchesKeepsOnePage(t *testing.T) {
 		"d20/f.txt\n  1: hit\n  2: hit\n  3: hit\n  4: hit\n  5: hit"
 	if got["matches_text"] != want {
 		t.Errorf("search_files(hit, offset 595) matches_text = %q, want %q", got["matches_text"], want)
-	}
-}
-
-func TestSearchMatcher(t *testing.T) {
-	t.Parallel()
-	text := "func main() {\n\tctx := context.Background()\nFUNC Upper\n\nKelvin \u212a and long \u017f\n" +
-		"tab\there\r\nlast line no newline"
-	patterns := []string{
-		"func", "main() {", "", "ctx", "(?i)func", "(?i)kelvin k", "(?i)long s", `\t`, `^FUNC`, `newline$`,
-		`here$`, `here\r$`, "c(on)+text", "(?i)UPPER|main", `\w+\.Background`, "x{2,}", "^$", "a.b", `\bmain\b`,
-		"(?i)ctx := CONTEXT", "line no", "(?i)é", "n\x00",
-	}
-	lines := strings.Split(text, "\n")
-	for _, p := range patterns {
-		m, err := searchCompile(p)
-		if err != nil {
-			t.Fatalf("searchCompile(%q) = %v", p, err)
-		}
-		re := regexp.MustCompile(p)
-		var want []int
-		for i, l := range lines {
-			if re.MatchString(l) {
-				want = append(want, i+1)
-			}
-		}
-		var got []int
-		for _, l := range m.lines(context.Background(), []byte(text)) {
-			got = append(got, l.no)
-			if line := text[l.start:l.end]; line != lines[l.no-1] {
-				t.Errorf("searchCompile(%q) line %d = %q, want %q", p, l.no, line, lines[l.no-1])
-			}
-		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("searchCompile(%q) matching lines mismatch (-want +got):\n%s", p, diff)
-		}
-		if n := m.count(context.Background(), []byte(text)); n != len(want) {
-			t.Errorf("searchCompile(%q).count = %d, want %d", p, n, len(want))
-		}
-		if m.any(context.Background(), []byte(text)) != (len(want) > 0) {
-			t.Errorf("searchCompile(%q).any = %v, want %v", p, !(len(want) > 0), len(want) > 0)
-		}
-	}
-}
-
-func FuzzSearchMatcher(f *testing.F) {
-	f.Add("abc", "xx abc\nABC\n")
-	f.Add("(?i)straße", "STRASSE\nstraße\nSTRAßE\n")
-	f.Add("(?i)k+", "\u212a\nk\n")
-	f.Add("a|b", "a\nb\nc")
-	f.Fuzz(func(t *testing.T, pattern, text string) {
-		re, err := regexp.Compile(pattern)
-		m, merr := searchCompile(pattern)
-		if (err != nil) != (merr != nil) {
-			t.Fatalf("searchCompile(%q) error %v, regexp error %v", pattern, merr, err)
-		}
-		if err != nil {
-			return
-		}
-		// The model: a text has one line per newline-terminated piece plus
-		// a last unterminated one; an empty text has no lines.
-		if strings.HasSuffix(text, "\n") {
-			text += "x"
-		}
-		var want []int
-		for i, l := range strings.Split(text, "\n") {
-			if text != "" && re.MatchString(l) {
-				want = append(want, i+1)
-			}
-		}
-		var got []int
-		for _, l := range m.lines(context.Background(), []byte(text)) {
-			got = append(got, l.no)
-		}
-		if !slicesEqualInts(want, got) {
-			t.Fatalf("searchCompile(%q) on %q matched lines %v, want %v", pattern, text, got, want)
-		}
-	})
-}
-
-func slicesEqualInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func TestSearchGlob(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		pattern   string
-		bare      bool
-		rel, name string
-		want      bool
-	}{
-		{"*.go", false, "a/b/c.go", "c.go", true},
-		{"*.go", false, "a/b/c.gox", "c.gox", false},
-		{"a/*.go", false, "a/c.go", "c.go", true},
-		{"a/*.go", false, "a/b/c.go", "c.go", false},
-		{"a/**/*.go", false, "a/b/c/d.go", "d.go", true},
-		{"a/**/*.go", false, "a/d.go", "d.go", true},
-		{"**/*.go", false, "x/y.go", "y.go", true},
-		{"**/b/*.go", false, "a/b/y.go", "y.go", true},
-		{"/a/*.go", false, "a/y.go", "y.go", true},
-		{"*.{ts,tsx}", false, "x.tsx", "x.tsx", true},
-		{"*.{ts,tsx}", false, "x.js", "x.js", false},
-		{"{a,b{c,d}}.txt", false, "bd.txt", "bd.txt", true},
-		{"!*.go", false, "x.go", "x.go", false},
-		{"!*.go", false, "x.md", "x.md", true},
-		{"config", true, "src/MyConfig.yaml", "MyConfig.yaml", true},
-		{"config", false, "src/config", "config", true},
-		{"config", false, "src/myconfig", "myconfig", false},
-		{"", true, "x", "x", true},
-		{"test_*.py", true, "t/test_a.py", "test_a.py", true},
-		{"test_*.py", true, "t/mytest_a.py", "mytest_a.py", false},
-	}
-	for _, tc := range tests {
-		g, err := searchCompileGlob(tc.pattern, tc.bare)
-		if err != nil {
-			t.Fatalf("searchCompileGlob(%q) = %v", tc.pattern, err)
-		}
-		if got := g.match(tc.rel, tc.name); got != tc.want {
-			t.Errorf("searchCompileGlob(%q, bare %v).match(%q) = %v, want %v", tc.pattern, tc.bare, tc.rel, got, tc.want)
-		}
 	}
 }
 

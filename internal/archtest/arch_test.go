@@ -23,10 +23,15 @@ var allowed = map[string][]string{
 	"toolsets":        {"registry"},
 	"workspace":       {},
 	"lint":            {},
-	"tools":           {"registry", "workspace", "lint"},
+	"tools":           {"registry", "workspace", "lint", "tools/internal/v4a", "tools/internal/search"},
 	"mcp":             {"registry"},
 	"agent":           {"acp", "model", "registry", "toolsets", "workspace", "lint", "mcp"},
 	"model/modeltest": {"model"},
+
+	// The tools' engines know nothing of tools: the diff package and the
+	// fuzzy matcher are the only module packages they may use.
+	"tools/internal/v4a":    {"internal/diff", "tools/internal/fuzzy"},
+	"tools/internal/search": {"internal/diff", "tools/internal/fuzzy"},
 }
 
 // thirdParty lists the only packages allowed to import each third-party
