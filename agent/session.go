@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"path/filepath"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/hermes-acp/hermes-acp/acp"
+	"github.com/hermes-acp/hermes-acp/agent/internal/store"
 	"github.com/hermes-acp/hermes-acp/model"
 	"github.com/hermes-acp/hermes-acp/registry"
 	"github.com/hermes-acp/hermes-acp/workspace"
@@ -31,6 +33,8 @@ type Session struct {
 	pipe   *registry.Pipeline
 	mcp    *mcpSet // the session's MCP servers (agent/mcp.go); nil: none
 	onEnd  func()
+	store  *store.Store // the agent's session store; nil: persistence off
+	log    *slog.Logger
 
 	mu          sync.Mutex // guards the fields below
 	cwd         string
@@ -95,7 +99,7 @@ func (a *Agent) openSession(ctx context.Context, id, cwd string, dirs []string, 
 		name = noModel
 	}
 	now := a.now()
-	s := &Session{a: a, id: id, client: client, ws: ws, cwd: cwd, dirs: dirs, mode: mode, modelName: name, created: now, updated: now, turnFrom: -1}
+	s := &Session{a: a, id: id, client: client, ws: ws, store: a.store, log: a.log, cwd: cwd, dirs: dirs, mode: mode, modelName: name, created: now, updated: now, turnFrom: -1}
 	base := a.opts.Registry
 	if base == nil && len(a.opts.MCPServers)+len(mcpServers) > 0 {
 		base = registry.New(a.log) // MCP tools only
