@@ -24,11 +24,12 @@ var allowed = map[string][]string{
 	"workspace":       {},
 	"lint":            {},
 	"tools":           {"registry", "workspace", "lint"},
-	"agent":           {"acp", "model", "registry", "toolsets", "workspace", "lint", "agent/internal/store"},
+	"agent":           {"acp", "model", "registry", "toolsets", "workspace", "lint", "agent/internal/store", "agent/internal/diagnostics"},
 	"model/modeltest": {"model"},
 
 	// agent's internal packages (one concern each), below agent.
-	"agent/internal/store": {"model"},
+	"agent/internal/store":       {"model"},
+	"agent/internal/diagnostics": {"acp", "lint", "workspace"},
 }
 
 // thirdParty lists the only packages allowed to import each third-party
