@@ -24,12 +24,13 @@ var allowed = map[string][]string{
 	"workspace":       {},
 	"lint":            {},
 	"tools":           {"registry", "workspace", "lint"},
-	"agent":           {"acp", "model", "registry", "toolsets", "workspace", "lint", "agent/internal/store", "agent/internal/diagnostics"},
+	"agent":           {"acp", "model", "registry", "toolsets", "workspace", "lint", "agent/internal/store", "agent/internal/diagnostics", "agent/internal/queue"},
 	"model/modeltest": {"model"},
 
 	// agent's internal packages (one concern each), below agent.
 	"agent/internal/store":       {"model"},
 	"agent/internal/diagnostics": {"acp", "lint", "workspace"},
+	"agent/internal/queue":       {},
 }
 
 // thirdParty lists the only packages allowed to import each third-party
