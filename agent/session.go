@@ -179,7 +179,7 @@ func (s *Session) configOptions() []acp.SessionConfigOption {
 // send writes one session/update; a closed connection is logged, not fatal.
 func (s *Session) send(u acp.SessionUpdate) {
 	if err := s.client.SessionUpdate(s.id, u); err != nil && !errors.Is(err, acp.ErrClosed) {
-		s.a.log.Warn("send session update", "session", s.id, "update", u.Kind(), "error", err)
+		s.log.Warn("send session update", "session", s.id, "update", u.Kind(), "error", err)
 	}
 }
 
@@ -289,7 +289,7 @@ func (s *Session) close() {
 		select {
 		case <-done:
 		case <-time.After(5 * time.Second):
-			s.a.log.Warn("session turn did not stop in time", "session", s.id)
+			s.log.Warn("session turn did not stop in time", "session", s.id)
 		}
 	}
 	s.mcp.close()

@@ -203,11 +203,11 @@ const sqliteHeader = "SQLite format 3\x00"
 // read) and runs once, at the first prompt, so that the problem is shown in
 // the chat at once; [Store.open] checks fully on first use.
 func (st *Store) Check() {
-	st.checkOnce.Do(func() {
-		if err := st.checkHeader(); err != nil {
-			st.fail(err)
-		}
-	})
+	var err error
+	st.checkOnce.Do(func() { err = st.checkHeader() })
+	if err != nil {
+		st.fail(err) // reports outside the Once: other callers do not wait on the log
+	}
 }
 
 func (st *Store) checkHeader() error {
@@ -238,11 +238,11 @@ func (st *Store) checkHeader() error {
 // ReportSaveFailure shows the first failed save of the process in the chat
 // (the save is tried again at the end of the next turn).
 func (st *Store) ReportSaveFailure(err error) {
-	st.saveFailOnce.Do(func() {
-		if st.notify != nil {
-			st.notify(fmt.Sprintf("Saving this conversation to %s failed (%v); hermes-acp tries again after the next turn.", st.path, err))
-		}
-	})
+	first := false
+	st.saveFailOnce.Do(func() { first = true })
+	if first && st.notify != nil {
+		st.notify(fmt.Sprintf("Saving this conversation to %s failed (%v); hermes-acp tries again after the next turn.", st.path, err))
+	}
 }
 
 // fail turns persistence off for the rest of the process and reports why
@@ -300,22 +300,20 @@ func (st *Store) open() (*sql.DB, error) {
 	if _, err := st.state(); err != nil {
 		return nil, err
 	}
+	var failed error
 	st.openOnce.Do(func() {
 		db, err := st.openDB() // openMu is not held: fail and Close go on meanwhile
 		st.openMu.Lock()
-		first := err != nil && st.err == nil
-		if err != nil {
-			if first {
-				st.err = err
-			}
-		} else {
+		if err != nil && st.err == nil {
+			st.err, failed = err, err
+		} else if err == nil {
 			st.db = db
 		}
 		st.openMu.Unlock()
-		if first {
-			st.report(err)
-		}
 	})
+	if failed != nil {
+		st.report(failed) // once: only the opening call sees failed
+	}
 	return st.state()
 }
 
