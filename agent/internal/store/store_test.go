@@ -431,3 +431,41 @@ func TestStoreUnopenable(t *testing.T) {
 		t.Errorf("the folder changed: %v, %v", fi, err)
 	}
 }
+
+// TestStoreNoticeMayUseTheStore: the notice that persistence is off is sent
+// with no lock of the store held, so whatever shows it may call the store
+// again (here: the header check and a list, from inside the notice) without
+// deadlocking; the header check fails in Check, garbage pages in the open.
+func TestStoreNoticeMayUseTheStore(t *testing.T) {
+	t.Parallel()
+	v1, err := os.ReadFile("testdata/sessions-v1.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	garbage := append(append([]byte(nil), v1[:100]...), bytes.Repeat([]byte{0xA5}, len(v1)-100)...)
+	for name, data := range map[string][]byte{"not sqlite": []byte("notes, not a database\n"), "garbage pages": garbage} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			home := t.TempDir()
+			if err := os.WriteFile(filepath.Join(home, "sessions.db"), data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var st *Store
+			var inside []error
+			st = New(home, slog.New(slog.DiscardHandler), func(string) {
+				st.Check()
+				_, _, err := st.List(context.Background(), "", "")
+				inside = append(inside, err)
+			})
+			defer st.Close()
+			_, _, err := st.List(context.Background(), "", "")
+			var p *Problem
+			if !errors.As(err, &p) {
+				t.Fatalf("list = %v, want the problem", err)
+			}
+			if len(inside) != 1 || !errors.As(inside[0], &p) {
+				t.Errorf("the store called from the notice returned %v, want the problem once", inside)
+			}
+		})
+	}
+}
