@@ -159,12 +159,18 @@ func TestWatcherRepublishes(t *testing.T) {
 	pub, n, p := open(t, broken)
 	pub.Report(p, []byte(broken), (&lint.Linter{}).DeltaFile(p.Abs(), []byte(`{}`), []byte(broken)))
 	<-n.ch // the write's publication
-	// The watcher starts in the background; rewrite the fix until it is seen.
+	// The watcher starts in the background; write the fix (atomically, so
+	// that no half-written file is linted) until it is seen.
+	spare := t.TempDir()
 	deadline := time.After(30 * time.Second)
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for i := 0; ; i++ {
-		if err := os.WriteFile(p.Abs(), []byte(`{"a": `+string(rune('0'+i%10))+`}`), 0o600); err != nil {
+		tmp := filepath.Join(spare, "a.json")
+		if err := os.WriteFile(tmp, []byte(`{"a": `+string(rune('0'+i%10))+`}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, p.Abs()); err != nil {
 			t.Fatal(err)
 		}
 		select {
