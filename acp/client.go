@@ -30,7 +30,7 @@ func (cl *Client) SessionUpdate(sessionID string, u SessionUpdate) error {
 	return cl.c.notify("session/update", &SessionNotification{SessionID: sessionID, Update: u})
 }
 
-// Notify sends an extension notification such as _hermes/publishDiagnostics.
+// Notify sends an extension notification such as [MethodPublishDiagnostics].
 func (cl *Client) Notify(method string, params any) error {
 	return cl.c.notify(method, params)
 }

@@ -228,6 +228,7 @@ func (c *conn) handle(ctx context.Context, rpc *jsonrpc2.Conn, req *jsonrpc2.Req
 // reply answers an incoming request through the stream, which writes the id
 // exactly as the peer sent it.
 func (c *conn) reply(_ context.Context, req *jsonrpc2.Request, res any, rerr *jsonrpc2.Error) {
+	<-c.ready // a request answered at once may be handled before start set c.rpc
 	select {
 	case <-c.rpc.DisconnectNotify():
 		c.stream.release(req.ID.Num)

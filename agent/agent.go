@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hermes-acp/hermes-acp/acp"
+	"github.com/hermes-acp/hermes-acp/agent/internal/store"
 	"github.com/hermes-acp/hermes-acp/lint"
 	"github.com/hermes-acp/hermes-acp/mcp"
 	"github.com/hermes-acp/hermes-acp/model"
@@ -131,7 +132,7 @@ type Agent struct {
 	closed     bool
 	notices    []string // shown in the chat at the next prompt (agent/notices.go)
 
-	store *store // opened on first use; safe for concurrent use
+	store *store.Store // opened on first use; safe for concurrent use
 
 	// safety is the workspace safety places, resolved once and shared by
 	// every session.
@@ -170,7 +171,7 @@ func New(opts Options) *Agent {
 	a := &Agent{opts: opts, log: opts.Log, now: now, sessions: map[string]*Session{}, setup: opts.Model}
 	a.notices = append(a.notices, opts.Notices...)
 	if opts.HermesHome != "" {
-		a.store = newStore(opts.HermesHome, opts.Log, a.notice)
+		a.store = store.New(opts.HermesHome, opts.Log, a.notice)
 	}
 	a.safety = sync.OnceValue(func() *workspace.Safety {
 		return workspace.NewSafety(workspace.Options{HermesHome: opts.HermesHome})
@@ -192,7 +193,7 @@ func (a *Agent) Close() error {
 		s.close()
 	}
 	if a.store != nil {
-		return a.store.close()
+		return a.store.Close()
 	}
 	return nil
 }

@@ -206,7 +206,7 @@ func cmdSteer(_ context.Context, s *Session, arg string) commandResult {
 		return done()
 	}
 	s.mu.Lock()
-	running := s.running
+	running := s.queue.Running()
 	interrupted := s.interrupted
 	if running {
 		s.steer = append(s.steer, arg)

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/hermes-acp/hermes-acp/acp"
+	"github.com/hermes-acp/hermes-acp/agent/internal/diagnostics"
 	"github.com/hermes-acp/hermes-acp/workspace"
 )
 
@@ -21,8 +21,7 @@ type Env struct {
 	s     *Session
 	files *workspace.Files
 	state *workspace.State
-	lint  linted
-	wg    sync.WaitGroup // the watcher's start-up goroutine and LearnLint's
+	diag  *diagnostics.Publisher // the session's diagnostics and watcher
 
 	enabled atomic.Pointer[enabledSet] // cache of Enabled
 }
@@ -30,11 +29,15 @@ type Env struct {
 func newEnv(s *Session) *Env {
 	caps := s.client.Capabilities()
 	ed := &editorFS{client: s.client, sessionID: s.id, timeout: s.a.opts.FSTimeout}
-	return &Env{
+	e := &Env{
 		s:     s,
 		files: workspace.NewFiles(s.ws, ed, caps.FS.ReadTextFile, caps.FS.WriteTextFile),
 		state: workspace.NewState(s.ws),
 	}
+	e.diag = diagnostics.New(diagnostics.Options{
+		SessionID: s.id, Workspace: s.ws, Linter: s.a.opts.Linter, Notifier: s.client, Changed: e.state.MarkChanged, Log: s.log,
+	})
+	return e
 }
 
 // SessionID returns the ACP session id.

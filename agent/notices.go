@@ -20,8 +20,8 @@ func (a *Agent) notice(text string) {
 // is checked first (cheaply, once), so that a damaged or newer database is
 // reported at the first prompt.
 func (s *Session) showNotices() {
-	if s.a.store != nil {
-		s.a.store.check()
+	if s.store != nil {
+		s.store.Check()
 	}
 	s.a.mu.Lock()
 	notices := s.a.notices

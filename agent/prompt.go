@@ -49,9 +49,9 @@ func (a *Agent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.Prompt
 	if ahead > 0 {
 		s.sendText(fmt.Sprintf("Queued for the next turn. (%d queued)", ahead))
 		select {
-		case <-t.ready:
+		case <-t.Ready():
 		case <-ctx.Done():
-			if !s.leave(t) {
+			if !s.queue.Leave(t) {
 				return &acp.PromptResponse{StopReason: acp.StopCancelled}, nil
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hermes-acp/hermes-acp/acp"
+	"github.com/hermes-acp/hermes-acp/agent/internal/store"
 	"github.com/hermes-acp/hermes-acp/model"
 	"github.com/hermes-acp/hermes-acp/registry"
 )
@@ -39,9 +40,9 @@ func (a *Agent) restore(ctx context.Context, id, cwd string, dirs []string, mcpS
 	if a.store == nil {
 		return nil, acp.SessionNotFound(id)
 	}
-	a.store.flush()
-	rec, msgs, err := a.store.load(ctx, id)
-	if errors.Is(err, errNoSession) {
+	a.store.Flush()
+	rec, msgs, err := a.store.Load(ctx, id)
+	if errors.Is(err, store.ErrNoSession) {
 		return nil, acp.SessionNotFound(id)
 	}
 	if err != nil {
@@ -55,7 +56,7 @@ func (a *Agent) restore(ctx context.Context, id, cwd string, dirs []string, mcpS
 	s.history = msgs
 	s.saved = len(msgs)
 	s.title = rec.Title
-	s.plan = rec.Plan
+	s.plan = restoredPlan(rec.Plan)
 	s.created, s.updated = rec.Created, rec.Updated
 	if validMode(rec.Mode) {
 		s.mode = rec.Mode
@@ -164,11 +165,14 @@ func (a *Agent) ListSessions(ctx context.Context, req *acp.ListSessionsRequest) 
 	if req.Cursor != nil {
 		cursor = *req.Cursor
 	}
-	a.store.flush()
-	recs, next, err := a.store.list(ctx, cwd, cursor)
-	var off *storeProblem
+	a.store.Flush()
+	recs, next, err := a.store.List(ctx, cwd, cursor)
+	var off *store.Problem
 	if errors.As(err, &off) {
 		return res, nil // persistence is off: nothing to list (the chat says why)
+	}
+	if errors.Is(err, store.ErrCursor) {
+		return nil, acp.InvalidParams("cursor: %q is not a cursor returned by session/list", cursor)
 	}
 	if err != nil {
 		return nil, err
@@ -204,8 +208,8 @@ func (a *Agent) DeleteSession(ctx context.Context, req *acp.SessionRequest) (*ac
 		s.close()
 	}
 	if a.store != nil {
-		a.store.flush() // a queued save must not bring it back
-		if err := a.store.remove(ctx, req.SessionID); err != nil {
+		a.store.Flush() // a queued save must not bring it back
+		if err := a.store.Remove(ctx, req.SessionID); err != nil {
 			return nil, err
 		}
 	}

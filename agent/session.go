@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"path/filepath"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/hermes-acp/hermes-acp/acp"
+	"github.com/hermes-acp/hermes-acp/agent/internal/queue"
+	"github.com/hermes-acp/hermes-acp/agent/internal/store"
 	"github.com/hermes-acp/hermes-acp/model"
 	"github.com/hermes-acp/hermes-acp/registry"
 	"github.com/hermes-acp/hermes-acp/workspace"
@@ -31,6 +34,9 @@ type Session struct {
 	pipe   *registry.Pipeline
 	mcp    *mcpSet // the session's MCP servers (agent/mcp.go); nil: none
 	onEnd  func()
+	queue  queue.Queue  // the session's prompts: one turn at a time
+	store  *store.Store // the agent's session store; nil: persistence off
+	log    *slog.Logger
 
 	mu          sync.Mutex // guards the fields below
 	cwd         string
@@ -48,21 +54,11 @@ type Session struct {
 	title       string
 	created     time.Time
 	updated     time.Time
-	running     bool
-	waiting     []*ticket
 	steer       []string
 	lastPrompt  string // text of the running prompt, for /steer after a cancel
 	interrupted string // text of the last cancelled prompt
 	plan        []todoItem
 	trackers    map[string]*toolCallTracker // calls of the running batch, by id
-	closed      bool
-	turnDone    chan struct{} // closed when the running turn ends; nil when idle
-}
-
-// ticket is a prompt's place in the session's queue.
-type ticket struct {
-	ready   chan struct{} // closed when the prompt may run
-	granted bool          // guarded by Session.mu
 }
 
 // openSession builds a live session and registers it; its MCP servers (the
@@ -95,7 +91,7 @@ func (a *Agent) openSession(ctx context.Context, id, cwd string, dirs []string, 
 		name = noModel
 	}
 	now := a.now()
-	s := &Session{a: a, id: id, client: client, ws: ws, cwd: cwd, dirs: dirs, mode: mode, modelName: name, created: now, updated: now, turnFrom: -1}
+	s := &Session{a: a, id: id, client: client, ws: ws, store: a.store, log: a.log, cwd: cwd, dirs: dirs, mode: mode, modelName: name, created: now, updated: now, turnFrom: -1}
 	base := a.opts.Registry
 	if base == nil && len(a.opts.MCPServers)+len(mcpServers) > 0 {
 		base = registry.New(a.log) // MCP tools only
@@ -213,7 +209,7 @@ func (s *Session) configOptions() []acp.SessionConfigOption {
 // send writes one session/update; a closed connection is logged, not fatal.
 func (s *Session) send(u acp.SessionUpdate) {
 	if err := s.client.SessionUpdate(s.id, u); err != nil && !errors.Is(err, acp.ErrClosed) {
-		s.a.log.Warn("send session update", "session", s.id, "update", u.Kind(), "error", err)
+		s.log.Warn("send session update", "session", s.id, "update", u.Kind(), "error", err)
 	}
 }
 
@@ -315,19 +311,15 @@ func (a *Agent) CloseSession(ctx context.Context, req *acp.SessionRequest) (*acp
 // close ends the session: queued prompts are dropped, the running turn is
 // awaited (its context was cancelled by the connection), resources freed.
 func (s *Session) close() {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	done, already := s.queue.Close()
+	if already {
 		return
 	}
-	s.closed = true
-	done := s.turnDone
-	s.mu.Unlock()
 	if done != nil {
 		select {
 		case <-done:
 		case <-time.After(5 * time.Second):
-			s.a.log.Warn("session turn did not stop in time", "session", s.id)
+			s.log.Warn("session turn did not stop in time", "session", s.id)
 		}
 	}
 	s.mcp.close()
@@ -346,60 +338,25 @@ func (s *Session) cancelled() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.steer = nil
-	if s.running && s.lastPrompt != "" {
+	if s.queue.Running() && s.lastPrompt != "" {
 		s.interrupted = s.lastPrompt
 	}
 }
 
 // enqueue takes a place in the session's prompt queue and reports how many
 // prompts are ahead (0: it runs now).
-func (s *Session) enqueue() (*ticket, int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
+func (s *Session) enqueue() (*queue.Ticket, int, error) {
+	t, ahead, err := s.queue.Enqueue()
+	if errors.Is(err, queue.ErrClosed) {
 		return nil, 0, errClosed
 	}
-	t := &ticket{ready: make(chan struct{})}
-	if !s.running {
-		s.running = true
-		t.granted = true
-		s.turnDone = make(chan struct{})
-		close(t.ready)
-		return t, 0, nil
-	}
-	s.waiting = append(s.waiting, t)
-	return t, len(s.waiting), nil
-}
-
-// leave gives up a ticket whose prompt was cancelled; it reports whether the
-// ticket had already been granted (then the caller owns the turn and must
-// call finish).
-func (s *Session) leave(t *ticket) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if t.granted {
-		return true
-	}
-	s.waiting = slices.DeleteFunc(s.waiting, func(x *ticket) bool { return x == t })
-	return false
+	return t, ahead, err
 }
 
 // finish ends the running turn and hands the session to the next prompt.
 func (s *Session) finish() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.turnDone != nil {
-		close(s.turnDone)
-		s.turnDone = nil
-	}
+	defer s.mu.Unlock() // held so that /steer and cancel see the turn end at once
 	s.lastPrompt = ""
-	if len(s.waiting) > 0 && !s.closed {
-		next := s.waiting[0]
-		s.waiting = s.waiting[1:]
-		next.granted = true
-		s.turnDone = make(chan struct{})
-		close(next.ready)
-		return
-	}
-	s.running = false
+	s.queue.Finish()
 }

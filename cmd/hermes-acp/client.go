@@ -320,18 +320,8 @@ func (h *clientHandler) HandleNotification(_ context.Context, method string, par
 			return
 		}
 		h.printUpdate(n.Update)
-	case "_hermes/publishDiagnostics":
-		var p struct {
-			URI         string `json:"uri"`
-			Diagnostics []struct {
-				Range struct {
-					Start struct{ Line, Character int }
-				}
-				Severity int    `json:"severity"`
-				Code     any    `json:"code"`
-				Message  string `json:"message"`
-			} `json:"diagnostics"`
-		}
+	case acp.MethodPublishDiagnostics:
+		var p acp.PublishDiagnosticsParams
 		if json.Unmarshal(params, &p) != nil {
 			return
 		}

@@ -25,13 +25,18 @@ var allowed = map[string][]string{
 	"lint":            {},
 	"tools":           {"registry", "workspace", "lint", "tools/internal/v4a", "tools/internal/search"},
 	"mcp":             {"registry"},
-	"agent":           {"acp", "model", "registry", "toolsets", "workspace", "lint", "mcp"},
+	"agent":           {"acp", "model", "registry", "toolsets", "workspace", "lint", "mcp", "agent/internal/store", "agent/internal/diagnostics", "agent/internal/queue"},
 	"model/modeltest": {"model"},
 
 	// The tools' engines know nothing of tools: the diff package and the
 	// fuzzy matcher are the only module packages they may use.
 	"tools/internal/v4a":    {"internal/diff", "tools/internal/fuzzy"},
 	"tools/internal/search": {"internal/diff", "tools/internal/fuzzy"},
+
+	// agent's internal packages (one concern each), below agent.
+	"agent/internal/store":       {"model"},
+	"agent/internal/diagnostics": {"acp", "lint", "workspace"},
+	"agent/internal/queue":       {},
 }
 
 // thirdParty lists the only packages allowed to import each third-party
@@ -45,7 +50,7 @@ var thirdParty = map[string][]string{
 	"golang.org/x/mod":                       {"lint"},
 	"github.com/sergi/go-diff":               {"lint", "workspace"},
 	"github.com/openai/openai-go/v3":         {"model"},
-	"modernc.org/sqlite":                     {"agent"},
+	"modernc.org/sqlite":                     {"agent/internal/store"},
 	"github.com/modelcontextprotocol/go-sdk": {"mcp", "internal/mcptest"},
 }
 

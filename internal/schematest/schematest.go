@@ -12,6 +12,8 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/hermes-acp/hermes-acp/acp"
 )
 
 //go:embed schema/acp-v1.json
@@ -171,9 +173,9 @@ func (c *Checker) line(fromAgent bool, line []byte) error {
 			return c.check("SessionNotification", e.Params)
 		case m == "$/cancel_request":
 			return c.check("CancelRequestNotification", e.Params)
-		case m == "_hermes/publishDiagnostics":
+		case m == acp.MethodPublishDiagnostics:
 			if err := c.validate(diagURL, e.Params); err != nil {
-				return fmt.Errorf("_hermes/publishDiagnostics params: %v", err)
+				return fmt.Errorf("%s params: %v", acp.MethodPublishDiagnostics, err)
 			}
 			return nil
 		default:

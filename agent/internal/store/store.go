@@ -1,4 +1,20 @@
-package agent
+// Package store keeps hermes-acp's sessions in $HERMES_HOME/sessions.db
+// (SQLite through modernc.org/sqlite, the only package that imports it).
+//
+// The database is opened on first use, never during initialize. A [Store]
+// is safe for concurrent use, also by several hermes-acp processes (WAL
+// mode, busy timeout): messages are only ever appended, so processes saving
+// one session keep each other's. A damaged database, or one of a newer
+// schema, turns persistence off for the process and is never written to;
+// the problem is shown in the chat (through the notify func given to [New]).
+//
+// Saves run in order on one writer goroutine, off the prompt's reply path
+// ([Store.Enqueue]), and start only after a delay without new saves, so that
+// they do not compete with a turn that follows at once (a queued prompt);
+// readers call [Store.Flush], which runs them now. [Store.Close] stops the
+// writer after the queued saves. No lock of the store is held while a
+// database job, a notification or a log write runs.
+package store
 
 import (
 	"context"
@@ -18,37 +34,26 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hermes-acp/hermes-acp/acp"
 	"github.com/hermes-acp/hermes-acp/model"
 
 	"modernc.org/sqlite" // database/sql driver "sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
-// listPageSize is the number of sessions per session/list page.
-const listPageSize = 50
+// PageSize is the number of sessions per session/list page.
+const PageSize = 50
 
-// store keeps sessions in $HERMES_HOME/sessions.db. The database is opened
-// on first use, never during initialize. It is safe for concurrent use, also
-// by several hermes-acp processes (WAL mode, busy timeout): messages are
-// only ever appended, so processes saving one session keep each other's.
-// A damaged database, or one of a newer schema, turns persistence off for
-// the process and is never written to; the problem is shown in the chat.
-//
-// Saves run in order on one writer goroutine, off the prompt's reply path
-// ([store.enqueue]), and start only after saveDelay without new saves, so
-// that they do not compete with a turn that follows at once (a queued
-// prompt); readers call [store.flush], which runs them now. close stops
-// the writer after the queued saves.
-type store struct {
+// Store is the session database of one $HERMES_HOME.
+type Store struct {
 	path   string
 	log    *slog.Logger
 	notify func(text string) // shows a problem in the chat; nil: log only
 
 	checkOnce    sync.Once
 	saveFailOnce sync.Once
+	openOnce     sync.Once // opens the database (or records why not)
 
-	openMu sync.Mutex // guards db and err
+	openMu sync.Mutex // guards db and err; never held while the database is used
 	db     *sql.DB    // nil until opened
 	err    error      // why persistence is off; nil: it is on
 
@@ -66,20 +71,22 @@ type store struct {
 // saveDelay is how long the writer waits for the session to go quiet.
 const saveDelay = 200 * time.Millisecond
 
-// newStore returns the store of home; notify (may be nil) shows problems
-// in the chat.
-func newStore(home string, log *slog.Logger, notify func(string)) *store {
-	st := &store{path: filepath.Join(home, "sessions.db"), log: log, notify: notify, delay: saveDelay}
+// New returns the store of home (its database is home/sessions.db, opened
+// on first use); log receives its problems, and notify (may be nil) shows
+// them in the chat. notify and log are called with no lock of the store
+// held.
+func New(home string, log *slog.Logger, notify func(string)) *Store {
+	st := &Store{path: filepath.Join(home, "sessions.db"), log: log, notify: notify, delay: saveDelay}
 	st.idle = sync.NewCond(&st.mu)
 	return st
 }
 
-// enqueue runs job on the writer goroutine after the jobs before it.
-func (st *store) enqueue(job func()) {
+// Enqueue runs job on the writer goroutine after the jobs before it.
+func (st *Store) Enqueue(job func()) {
 	st.mu.Lock()
-	defer st.mu.Unlock()
 	if st.stopped {
-		job() // after close: run inline (the database is closed; job reports it)
+		st.mu.Unlock()
+		job() // after Close: run inline (the database is closed; job reports it)
 		return
 	}
 	st.queue = append(st.queue, job)
@@ -89,9 +96,10 @@ func (st *store) enqueue(job func()) {
 		st.wg.Add(1)
 		go st.drain(st.wake)
 	}
+	st.mu.Unlock()
 }
 
-func (st *store) drain(wake <-chan struct{}) {
+func (st *Store) drain(wake <-chan struct{}) {
 	defer st.wg.Done()
 	t := time.NewTimer(st.delay)
 	select {
@@ -112,8 +120,8 @@ func (st *store) drain(wake <-chan struct{}) {
 	st.mu.Unlock()
 }
 
-// flush runs the queued saves now and waits until they are done.
-func (st *store) flush() {
+// Flush runs the queued saves now and waits until they are done.
+func (st *Store) Flush() {
 	st.mu.Lock()
 	if st.running && st.wake != nil {
 		select {
@@ -162,47 +170,47 @@ CREATE TABLE IF NOT EXISTS messages (
 );
 CREATE INDEX IF NOT EXISTS messages_session ON messages(session_id, id);`
 
-// storeProblem is why persistence is off; its Error is the sentence shown
+// Problem is why persistence is off; its Error is the sentence shown
 // in the chat.
-type storeProblem struct {
+type Problem struct {
 	msg string
 	err error
 }
 
-func (p *storeProblem) Error() string { return p.msg }
-func (p *storeProblem) Unwrap() error { return p.err }
+func (p *Problem) Error() string { return p.msg }
+func (p *Problem) Unwrap() error { return p.err }
 
-func (st *store) damaged(err error) error {
-	return &storeProblem{err: err, msg: fmt.Sprintf("The session database %s is damaged (%v), so conversations are not saved and earlier ones cannot be loaded. "+
+func (st *Store) damaged(err error) error {
+	return &Problem{err: err, msg: fmt.Sprintf("The session database %s is damaged (%v), so conversations are not saved and earlier ones cannot be loaded. "+
 		"hermes-acp leaves the file untouched: move it away (or restore a backup) and restart the agent to save sessions again.", st.path, err)}
 }
 
-func (st *store) unreadable(err error) error {
-	return &storeProblem{err: err, msg: fmt.Sprintf("The session database %s cannot be opened (%v), so conversations are not saved and earlier ones cannot be loaded.", st.path, err)}
+func (st *Store) unreadable(err error) error {
+	return &Problem{err: err, msg: fmt.Sprintf("The session database %s cannot be opened (%v), so conversations are not saved and earlier ones cannot be loaded.", st.path, err)}
 }
 
-func (st *store) newer(version int) error {
-	return &storeProblem{msg: fmt.Sprintf("The session database %s was written by a newer hermes-acp (schema version %d; this one knows up to %d), "+
+func (st *Store) newer(version int) error {
+	return &Problem{msg: fmt.Sprintf("The session database %s was written by a newer hermes-acp (schema version %d; this one knows up to %d), "+
 		"so conversations are not saved and earlier ones cannot be loaded. The file is left untouched: update hermes-acp to use it.", st.path, version, schemaVersion)}
 }
 
 // sqliteHeader is the first 16 bytes of every SQLite database file.
 const sqliteHeader = "SQLite format 3\x00"
 
-// check looks at the database file's header, without opening it: a file
+// Check looks at the database file's header, without opening it: a file
 // that is not SQLite, or whose schema is newer than this code, turns
 // persistence off before anything is written. It is cheap (one 100-byte
 // read) and runs once, at the first prompt, so that the problem is shown in
-// the chat at once; [store.open] checks fully on first use.
-func (st *store) check() {
-	st.checkOnce.Do(func() {
-		if err := st.checkHeader(); err != nil {
-			st.fail(err)
-		}
-	})
+// the chat at once; [Store.open] checks fully on first use.
+func (st *Store) Check() {
+	var err error
+	st.checkOnce.Do(func() { err = st.checkHeader() })
+	if err != nil {
+		st.fail(err) // reports outside the Once: other callers do not wait on the log
+	}
 }
 
-func (st *store) checkHeader() error {
+func (st *Store) checkHeader() error {
 	f, err := os.Open(st.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -227,19 +235,19 @@ func (st *store) checkHeader() error {
 	return nil
 }
 
-// reportSaveFailure shows the first failed save of the process in the chat
+// ReportSaveFailure shows the first failed save of the process in the chat
 // (the save is tried again at the end of the next turn).
-func (st *store) reportSaveFailure(err error) {
-	st.saveFailOnce.Do(func() {
-		if st.notify != nil {
-			st.notify(fmt.Sprintf("Saving this conversation to %s failed (%v); hermes-acp tries again after the next turn.", st.path, err))
-		}
-	})
+func (st *Store) ReportSaveFailure(err error) {
+	first := false
+	st.saveFailOnce.Do(func() { first = true })
+	if first && st.notify != nil {
+		st.notify(fmt.Sprintf("Saving this conversation to %s failed (%v); hermes-acp tries again after the next turn.", st.path, err))
+	}
 }
 
 // fail turns persistence off for the rest of the process and reports why
 // in the chat (once).
-func (st *store) fail(err error) {
+func (st *Store) fail(err error) {
 	st.openMu.Lock()
 	first := st.err == nil
 	if first {
@@ -252,7 +260,7 @@ func (st *store) fail(err error) {
 }
 
 // report logs why persistence is off and shows it in the chat.
-func (st *store) report(err error) {
+func (st *Store) report(err error) {
 	st.log.Error("session database unusable; sessions are not saved", "path", st.path, "error", err)
 	if st.notify != nil {
 		st.notify(err.Error())
@@ -274,7 +282,7 @@ func isCorrupt(err error) bool {
 
 // failed classifies an error of a database operation: a damaged file turns
 // persistence off; err is returned either way.
-func (st *store) failed(err error) error {
+func (st *Store) failed(err error) error {
 	if isCorrupt(err) {
 		p := st.damaged(err)
 		st.fail(p)
@@ -287,28 +295,40 @@ func (st *store) failed(err error) error {
 // written: a damaged file or one of a newer schema is left untouched and
 // persistence is off (reported in the chat once); an old-schema database is
 // migrated. After a failure it returns the same error.
-func (st *store) open() (*sql.DB, error) {
-	st.check()
-	st.openMu.Lock()
-	if st.err != nil || st.db != nil {
-		defer st.openMu.Unlock()
-		return st.db, st.err
-	}
-	db, err := st.openDB()
-	if err != nil {
-		st.err = err
-	} else {
-		st.db = db
-	}
-	st.openMu.Unlock()
-	if err != nil {
-		st.report(err)
+func (st *Store) open() (*sql.DB, error) {
+	st.Check()
+	if _, err := st.state(); err != nil {
 		return nil, err
 	}
-	return db, nil
+	var failed error
+	st.openOnce.Do(func() {
+		db, err := st.openDB() // openMu is not held: fail and Close go on meanwhile
+		st.openMu.Lock()
+		if err != nil && st.err == nil {
+			st.err, failed = err, err
+		} else if err == nil {
+			st.db = db
+		}
+		st.openMu.Unlock()
+	})
+	if failed != nil {
+		st.report(failed) // once: only the opening call sees failed
+	}
+	return st.state()
 }
 
-func (st *store) openDB() (*sql.DB, error) {
+// state returns the open database (nil before the first open) and why
+// persistence is off (nil: it is on).
+func (st *Store) state() (*sql.DB, error) {
+	st.openMu.Lock()
+	defer st.openMu.Unlock()
+	if st.err != nil {
+		return nil, st.err
+	}
+	return st.db, nil
+}
+
+func (st *Store) openDB() (*sql.DB, error) {
 	if err := os.MkdirAll(filepath.Dir(st.path), 0o700); err != nil {
 		return nil, st.unreadable(fmt.Errorf("create %s: %w", filepath.Dir(st.path), err))
 	}
@@ -328,7 +348,7 @@ func (st *store) openDB() (*sql.DB, error) {
 }
 
 // prepare checks the database, then creates or migrates its schema.
-func (st *store) prepare(db *sql.DB) error {
+func (st *Store) prepare(db *sql.DB) error {
 	ctx := context.Background()
 	conn, err := db.Conn(ctx)
 	if err != nil {
@@ -369,7 +389,7 @@ func (st *store) prepare(db *sql.DB) error {
 }
 
 // classify turns an error met while opening into the problem to report.
-func (st *store) classify(err error) error {
+func (st *Store) classify(err error) error {
 	if isCorrupt(err) {
 		return st.damaged(err)
 	}
@@ -448,8 +468,13 @@ func migrateV1(ctx context.Context, conn *sql.Conn) error {
 	return err
 }
 
-func (st *store) close() error {
-	st.flush()
+// errClosed is the error of a save after [Store.Close] on a store that was
+// never opened.
+var errClosed = errors.New("session store closed")
+
+// Close runs the queued saves, stops the writer and closes the database.
+func (st *Store) Close() error {
+	st.Flush()
 	st.mu.Lock()
 	if st.stopped {
 		st.mu.Unlock()
@@ -458,6 +483,14 @@ func (st *store) close() error {
 	st.stopped = true
 	st.mu.Unlock()
 	st.wg.Wait()
+	// Waits for an open under way; a store never opened stays closed.
+	st.openOnce.Do(func() {
+		st.openMu.Lock()
+		if st.err == nil {
+			st.err = errClosed
+		}
+		st.openMu.Unlock()
+	})
 	st.openMu.Lock()
 	db := st.db
 	st.openMu.Unlock()
@@ -467,12 +500,19 @@ func (st *store) close() error {
 	return db.Close()
 }
 
-// sessionRecord is a session row.
-type sessionRecord struct {
+// Record is a session row.
+type Record struct {
 	ID, Cwd, Title, Mode, Model string
 	Dirs                        []string
-	Plan                        []todoItem
+	Plan                        []PlanItem
 	Created, Updated            time.Time
+}
+
+// PlanItem is an entry of a session's stored plan (the todo list).
+type PlanItem struct {
+	ID      string `json:"id"`
+	Content string `json:"content"`
+	Status  string `json:"status"`
 }
 
 // storedMessage is the JSON form of a model.Message in a version 1
@@ -543,11 +583,11 @@ func insertMessage(ctx context.Context, db execer, session string, m model.Messa
 	return err
 }
 
-// save upserts the session row and appends msgs to its stored history, in
+// Save upserts the session row and appends msgs to its stored history, in
 // one transaction; with reset (after /reset) the stored history is deleted
 // first. Messages are never written over: two processes saving one session
 // both keep theirs, in the order they were saved.
-func (st *store) save(ctx context.Context, rec sessionRecord, reset bool, msgs []model.Message) error {
+func (st *Store) Save(ctx context.Context, rec Record, reset bool, msgs []model.Message) error {
 	db, err := st.open()
 	if err != nil {
 		return err
@@ -558,7 +598,7 @@ func (st *store) save(ctx context.Context, rec sessionRecord, reset bool, msgs [
 	return nil
 }
 
-func (st *store) saveTx(ctx context.Context, db *sql.DB, rec sessionRecord, reset bool, msgs []model.Message) error {
+func (st *Store) saveTx(ctx context.Context, db *sql.DB, rec Record, reset bool, msgs []model.Message) error {
 	dirs, _ := json.Marshal(nonNil(rec.Dirs))
 	plan, _ := json.Marshal(rec.Plan)
 	tx, err := db.BeginTx(ctx, nil)
@@ -594,25 +634,25 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// errNoSession means the store has no (undeleted) session with that id.
-var errNoSession = errors.New("agent: no stored session")
+// ErrNoSession means the store has no (undeleted) session with that id.
+var ErrNoSession = errors.New("agent: no stored session")
 
 // load returns a stored session and its history.
-func (st *store) load(ctx context.Context, id string) (sessionRecord, []model.Message, error) {
+func (st *Store) Load(ctx context.Context, id string) (Record, []model.Message, error) {
 	db, err := st.open()
 	if err != nil {
-		return sessionRecord{}, nil, err
+		return Record{}, nil, err
 	}
 	rec, err := scanRecord(db.QueryRowContext(ctx, `SELECT id, cwd, dirs, title, mode, model, plan, created, updated FROM sessions WHERE id = ? AND deleted = 0`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return sessionRecord{}, nil, errNoSession
+		return Record{}, nil, ErrNoSession
 	}
 	if err != nil {
-		return sessionRecord{}, nil, st.failed(fmt.Errorf("load session %s: %w", id, err))
+		return Record{}, nil, st.failed(fmt.Errorf("load session %s: %w", id, err))
 	}
 	msgs, err := loadMessages(ctx, db, id)
 	if err != nil {
-		return sessionRecord{}, nil, st.failed(fmt.Errorf("load session %s: %w", id, err))
+		return Record{}, nil, st.failed(fmt.Errorf("load session %s: %w", id, err))
 	}
 	return rec, msgs, nil
 }
@@ -645,8 +685,8 @@ func loadMessages(ctx context.Context, db *sql.DB, id string) ([]model.Message, 
 
 type scanner interface{ Scan(dest ...any) error }
 
-func scanRecord(row scanner) (sessionRecord, error) {
-	var rec sessionRecord
+func scanRecord(row scanner) (Record, error) {
+	var rec Record
 	var dirs, plan string
 	var created, updated int64
 	if err := row.Scan(&rec.ID, &rec.Cwd, &dirs, &rec.Title, &rec.Mode, &rec.Model, &plan, &created, &updated); err != nil {
@@ -658,9 +698,9 @@ func scanRecord(row scanner) (sessionRecord, error) {
 	return rec, nil
 }
 
-// list returns a page of sessions, most recently updated first. cursor is
+// List returns a page of sessions, most recently updated first. cursor is
 // the opaque value of a previous page's next cursor.
-func (st *store) list(ctx context.Context, cwd, cursor string) ([]sessionRecord, string, error) {
+func (st *Store) List(ctx context.Context, cwd, cursor string) ([]Record, string, error) {
 	db, err := st.open()
 	if err != nil {
 		return nil, "", err
@@ -680,13 +720,13 @@ func (st *store) list(ctx context.Context, cwd, cursor string) ([]sessionRecord,
 		args = append(args, at, at, id)
 	}
 	q += ` ORDER BY updated DESC, id DESC LIMIT ?`
-	args = append(args, listPageSize+1)
+	args = append(args, PageSize+1)
 	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, "", st.failed(fmt.Errorf("list sessions: %w", err))
 	}
 	defer rows.Close()
-	var out []sessionRecord
+	var out []Record
 	for rows.Next() {
 		rec, err := scanRecord(rows)
 		if err != nil {
@@ -698,8 +738,8 @@ func (st *store) list(ctx context.Context, cwd, cursor string) ([]sessionRecord,
 		return nil, "", fmt.Errorf("list sessions: %w", err)
 	}
 	next := ""
-	if len(out) > listPageSize {
-		out = out[:listPageSize]
+	if len(out) > PageSize {
+		out = out[:PageSize]
 		last := out[len(out)-1]
 		next = encodeCursor(last.Updated.UnixMilli(), last.ID)
 	}
@@ -719,11 +759,14 @@ func decodeCursor(c string) (int64, string, error) {
 			}
 		}
 	}
-	return 0, "", acp.InvalidParams("cursor: %q is not a cursor returned by session/list", c)
+	return 0, "", fmt.Errorf("%w: %q", ErrCursor, c)
 }
 
-// remove marks a session deleted; unknown ids are fine.
-func (st *store) remove(ctx context.Context, id string) error {
+// ErrCursor means a List cursor is not one a previous page returned.
+var ErrCursor = errors.New("not a cursor returned by session/list")
+
+// Remove marks a session deleted; unknown ids are fine.
+func (st *Store) Remove(ctx context.Context, id string) error {
 	db, err := st.open()
 	if err != nil {
 		return err
@@ -743,72 +786,4 @@ func (st *store) remove(ctx context.Context, id string) error {
 		return st.failed(fmt.Errorf("delete session %s: %w", id, err))
 	}
 	return nil
-}
-
-// persist queues a save of the session's new messages (and its metadata) on
-// the store's writer; it does not wait for it. What is saved is read when the
-// save runs, so that the saves of a busy session are batched; messages of a
-// turn still running are left for the save at its end, so that one turn's
-// messages stay together in the stored history even when another process
-// appends to the session meanwhile.
-func (s *Session) persist() {
-	st := s.a.store
-	if st == nil {
-		return
-	}
-	s.mu.Lock()
-	if s.savePending || (!s.cleared && !s.moved && s.saved == len(s.history)) {
-		s.mu.Unlock()
-		return
-	}
-	s.savePending = true
-	s.mu.Unlock()
-	st.enqueue(s.save)
-}
-
-// save runs on the store's writer: it appends the messages not yet saved.
-func (s *Session) save() {
-	st := s.a.store
-	s.mu.Lock()
-	s.savePending = false
-	end := len(s.history)
-	if s.turnFrom >= 0 {
-		end = min(end, s.turnFrom)
-	}
-	from, reset, moved, gen := s.saved, s.cleared, s.moved, s.resets
-	if from > end || (from == end && !reset && !moved) {
-		s.mu.Unlock()
-		return
-	}
-	msgs := append([]model.Message(nil), s.history[from:end]...)
-	rec := sessionRecord{ID: s.id, Cwd: s.cwd, Dirs: s.dirs, Title: s.title, Mode: s.mode, Model: s.modelName,
-		Plan: append([]todoItem{}, s.plan...), Created: s.created, Updated: s.updated}
-	s.saved, s.cleared, s.moved = end, false, false
-	s.mu.Unlock()
-	defer releaseHugeSave(msgs)
-	err := st.save(context.Background(), rec, reset, msgs)
-	if err == nil {
-		return
-	}
-	var p *storeProblem
-	if !errors.As(err, &p) {
-		s.a.log.Error("persist session", "session", s.id, "error", err)
-		st.reportSaveFailure(err)
-	}
-	s.mu.Lock()
-	if s.resets == gen { // not cleared meanwhile: try these again next time
-		s.saved, s.cleared, s.moved = from, reset, moved
-	}
-	s.mu.Unlock()
-}
-
-// resetStored clears the history after /reset; the stored history is
-// deleted at the next save.
-func (s *Session) resetStored() {
-	s.mu.Lock()
-	s.history = nil
-	s.saved = 0
-	s.cleared = true
-	s.resets++
-	s.mu.Unlock()
 }

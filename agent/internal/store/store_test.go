@@ -1,4 +1,4 @@
-package agent
+package store
 
 import (
 	"bytes"
@@ -38,11 +38,11 @@ func (n *notes) get() []string {
 	return append([]string(nil), n.list...)
 }
 
-func testStore(t *testing.T, home string) (*store, *notes) {
+func testStore(t *testing.T, home string) (*Store, *notes) {
 	t.Helper()
 	n := &notes{}
-	st := newStore(home, slog.New(slog.DiscardHandler), n.add)
-	t.Cleanup(func() { st.close() })
+	st := New(home, slog.New(slog.DiscardHandler), n.add)
+	t.Cleanup(func() { st.Close() })
 	return st, n
 }
 
@@ -60,13 +60,13 @@ func TestStoreTwoProcessesAppend(t *testing.T) {
 	a, _ := testStore(t, home)
 	b, _ := testStore(t, home)
 	at := time.UnixMilli(1764590400000)
-	rec := sessionRecord{ID: "sess_shared", Cwd: "/w", Mode: "default", Created: at, Updated: at}
-	if err := a.save(ctx, rec, false, []model.Message{userMsg("a0"), {Role: model.RoleAssistant, Content: "r0"}}); err != nil {
+	rec := Record{ID: "sess_shared", Cwd: "/w", Mode: "default", Created: at, Updated: at}
+	if err := a.Save(ctx, rec, false, []model.Message{userMsg("a0"), {Role: model.RoleAssistant, Content: "r0"}}); err != nil {
 		t.Fatal(err)
 	}
 	// Both windows open the session now: each sees the same two messages.
-	for _, st := range []*store{a, b} {
-		if _, msgs, err := st.load(ctx, rec.ID); err != nil || len(msgs) != 2 {
+	for _, st := range []*Store{a, b} {
+		if _, msgs, err := st.Load(ctx, rec.ID); err != nil || len(msgs) != 2 {
 			t.Fatalf("load = %d messages, %v", len(msgs), err)
 		}
 	}
@@ -75,7 +75,7 @@ func TestStoreTwoProcessesAppend(t *testing.T) {
 	for i := range 5 {
 		for _, p := range []struct {
 			name string
-			st   *store
+			st   *Store
 		}{{"a", a}, {"b", b}} {
 			turn := []model.Message{
 				userMsg(fmt.Sprintf("%s%d", p.name, i+1)),
@@ -83,14 +83,14 @@ func TestStoreTwoProcessesAppend(t *testing.T) {
 				{Role: model.RoleTool, ToolCallID: fmt.Sprintf("call_%s%d", p.name, i), Name: "echo", Content: fmt.Sprintf("out %s%d", p.name, i+1)},
 			}
 			rec.Updated = rec.Updated.Add(time.Second)
-			if err := p.st.save(ctx, rec, false, turn); err != nil {
+			if err := p.st.Save(ctx, rec, false, turn); err != nil {
 				t.Fatal(err)
 			}
 			want = append(want, turn[0].Content, "", turn[2].Content)
 		}
 	}
 	third, _ := testStore(t, home)
-	_, msgs, err := third.load(ctx, rec.ID)
+	_, msgs, err := third.Load(ctx, rec.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestStoreConcurrentSavers(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
 	ctx := context.Background()
-	stores := []*store{}
+	stores := []*Store{}
 	for range 2 {
 		st, _ := testStore(t, home)
 		stores = append(stores, st)
@@ -122,9 +122,9 @@ func TestStoreConcurrentSavers(t *testing.T) {
 	for p, st := range stores {
 		wg.Go(func() {
 			for i := range 20 {
-				rec := sessionRecord{ID: "sess_busy", Cwd: "/w", Created: at, Updated: at}
+				rec := Record{ID: "sess_busy", Cwd: "/w", Created: at, Updated: at}
 				turn := []model.Message{userMsg(fmt.Sprintf("p%d-%d-q", p, i)), {Role: model.RoleAssistant, Content: fmt.Sprintf("p%d-%d-a", p, i)}}
-				if err := st.save(ctx, rec, false, turn); err != nil {
+				if err := st.Save(ctx, rec, false, turn); err != nil {
 					t.Error(err)
 					return
 				}
@@ -132,7 +132,7 @@ func TestStoreConcurrentSavers(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	_, msgs, err := stores[0].load(ctx, "sess_busy")
+	_, msgs, err := stores[0].Load(ctx, "sess_busy")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,14 +168,14 @@ func TestStoreMigratesVersion1(t *testing.T) {
 	}
 	st, n := testStore(t, home)
 	ctx := context.Background()
-	recs, _, err := st.list(ctx, "", "")
+	recs, _, err := st.List(ctx, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(recs) != 2 || recs[0].ID != "sess_old2" || recs[1].ID != "sess_old1" {
 		t.Fatalf("list after migration = %+v", recs)
 	}
-	rec, msgs, err := st.load(ctx, "sess_old1")
+	rec, msgs, err := st.Load(ctx, "sess_old1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,17 +191,17 @@ func TestStoreMigratesVersion1(t *testing.T) {
 	if diff := cmp.Diff(want, msgs); diff != "" {
 		t.Errorf("migrated history (-want +got):\n%s", diff)
 	}
-	_, msgs2, err := st.load(ctx, "sess_old2")
+	_, msgs2, err := st.Load(ctx, "sess_old2")
 	if err != nil || len(msgs2) != 2 || len(msgs2[0].Images) != 1 || !bytes.Equal(msgs2[0].Images[0].Data, []byte{1, 2, 3}) {
 		t.Errorf("second session = %+v, %v", msgs2, err)
 	}
 	rec.Updated = rec.Updated.Add(time.Minute)
-	if err := st.save(ctx, rec, false, []model.Message{userMsg("after the upgrade")}); err != nil {
+	if err := st.Save(ctx, rec, false, []model.Message{userMsg("after the upgrade")}); err != nil {
 		t.Fatal(err)
 	}
-	st.close()
+	st.Close()
 	again, _ := testStore(t, home)
-	if _, msgs, err := again.load(ctx, "sess_old1"); err != nil || len(msgs) != 5 || msgs[4].Content != "after the upgrade" {
+	if _, msgs, err := again.Load(ctx, "sess_old1"); err != nil || len(msgs) != 5 || msgs[4].Content != "after the upgrade" {
 		t.Errorf("after reopening: %d messages, %v", len(msgs), err)
 	}
 	if v := userVersion(t, filepath.Join(home, "sessions.db")); v != schemaVersion {
@@ -260,21 +260,21 @@ func TestStoreRefusesBadDatabase(t *testing.T) {
 			st, n := testStore(t, home)
 			ctx := context.Background()
 			at := time.UnixMilli(1764590400000)
-			rec := sessionRecord{ID: "sess_x", Cwd: "/w", Created: at, Updated: at}
-			err := st.save(ctx, rec, false, []model.Message{userMsg("hello")})
-			var p *storeProblem
+			rec := Record{ID: "sess_x", Cwd: "/w", Created: at, Updated: at}
+			err := st.Save(ctx, rec, false, []model.Message{userMsg("hello")})
+			var p *Problem
 			if !errors.As(err, &p) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
 				t.Errorf("save = %v, want a problem naming %s that says %q", err, path, tc.want)
 			}
-			_, _, lerr := st.load(ctx, "sess_x")
-			_, _, listErr := st.list(ctx, "", "")
-			rerr := st.remove(ctx, "sess_x")
+			_, _, lerr := st.Load(ctx, "sess_x")
+			_, _, listErr := st.List(ctx, "", "")
+			rerr := st.Remove(ctx, "sess_x")
 			for _, e := range []error{lerr, listErr, rerr} {
 				if !errors.As(e, &p) {
 					t.Errorf("operation on a refused database = %v, want the problem", e)
 				}
 			}
-			st.close()
+			st.Close()
 			if got := n.get(); len(got) != 1 || !strings.Contains(got[0], tc.want) {
 				t.Errorf("notices = %q, want one that says %q", got, tc.want)
 			}
@@ -297,7 +297,7 @@ func newerDatabase(t *testing.T) []byte {
 	if _, err := st.db.Exec(`PRAGMA user_version = 7`); err != nil {
 		t.Fatal(err)
 	}
-	st.close()
+	st.Close()
 	data, err := os.ReadFile(filepath.Join(home, "sessions.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -324,18 +324,18 @@ func benchTurn(i int) []model.Message {
 // a session that already holds 100 turns: the cost paid on the writer
 // goroutine after each turn.
 func BenchmarkStoreSaveTurn(b *testing.B) {
-	st := newStore(b.TempDir(), slog.New(slog.DiscardHandler), nil)
-	defer st.close()
+	st := New(b.TempDir(), slog.New(slog.DiscardHandler), nil)
+	defer st.Close()
 	ctx := context.Background()
-	rec := sessionRecord{ID: "sess_bench", Cwd: "/w", Created: time.Now(), Updated: time.Now()}
+	rec := Record{ID: "sess_bench", Cwd: "/w", Created: time.Now(), Updated: time.Now()}
 	for i := range 100 {
-		if err := st.save(ctx, rec, false, benchTurn(i)); err != nil {
+		if err := st.Save(ctx, rec, false, benchTurn(i)); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ResetTimer()
 	for i := range b.N {
-		if err := st.save(ctx, rec, false, benchTurn(100+i)); err != nil {
+		if err := st.Save(ctx, rec, false, benchTurn(100+i)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -344,18 +344,18 @@ func BenchmarkStoreSaveTurn(b *testing.B) {
 // BenchmarkStoreLoad measures loading a session of 100 turns (400
 // messages), as session/load and session/resume do.
 func BenchmarkStoreLoad(b *testing.B) {
-	st := newStore(b.TempDir(), slog.New(slog.DiscardHandler), nil)
-	defer st.close()
+	st := New(b.TempDir(), slog.New(slog.DiscardHandler), nil)
+	defer st.Close()
 	ctx := context.Background()
-	rec := sessionRecord{ID: "sess_bench", Cwd: "/w", Created: time.Now(), Updated: time.Now()}
+	rec := Record{ID: "sess_bench", Cwd: "/w", Created: time.Now(), Updated: time.Now()}
 	for i := range 100 {
-		if err := st.save(ctx, rec, false, benchTurn(i)); err != nil {
+		if err := st.Save(ctx, rec, false, benchTurn(i)); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ResetTimer()
 	for range b.N {
-		if _, msgs, err := st.load(ctx, rec.ID); err != nil || len(msgs) != 400 {
+		if _, msgs, err := st.Load(ctx, rec.ID); err != nil || len(msgs) != 400 {
 			b.Fatalf("load: %d messages, %v", len(msgs), err)
 		}
 	}
@@ -364,14 +364,14 @@ func BenchmarkStoreLoad(b *testing.B) {
 // BenchmarkStoreCheck measures the header check at the first prompt.
 func BenchmarkStoreCheck(b *testing.B) {
 	home := b.TempDir()
-	st := newStore(home, slog.New(slog.DiscardHandler), nil)
-	if err := st.save(context.Background(), sessionRecord{ID: "s", Cwd: "/w", Created: time.Now(), Updated: time.Now()}, false, benchTurn(0)); err != nil {
+	st := New(home, slog.New(slog.DiscardHandler), nil)
+	if err := st.Save(context.Background(), Record{ID: "s", Cwd: "/w", Created: time.Now(), Updated: time.Now()}, false, benchTurn(0)); err != nil {
 		b.Fatal(err)
 	}
-	st.close()
+	st.Close()
 	b.ResetTimer()
 	for range b.N {
-		fresh := newStore(home, slog.New(slog.DiscardHandler), nil)
+		fresh := New(home, slog.New(slog.DiscardHandler), nil)
 		if err := fresh.checkHeader(); err != nil {
 			b.Fatal(err)
 		}
@@ -393,7 +393,7 @@ func TestStoreConcurrentMigration(t *testing.T) {
 	a, _ := testStore(t, home)
 	b, _ := testStore(t, home)
 	var wg sync.WaitGroup
-	for _, st := range []*store{a, b} {
+	for _, st := range []*Store{a, b} {
 		wg.Go(func() {
 			if _, err := st.open(); err != nil {
 				t.Error(err)
@@ -401,8 +401,8 @@ func TestStoreConcurrentMigration(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	for _, st := range []*store{a, b} {
-		if _, msgs, err := st.load(context.Background(), "sess_old1"); err != nil || len(msgs) != 4 {
+	for _, st := range []*Store{a, b} {
+		if _, msgs, err := st.Load(context.Background(), "sess_old1"); err != nil || len(msgs) != 4 {
 			t.Errorf("after concurrent migration: %d messages, %v; want 4", len(msgs), err)
 		}
 	}
@@ -419,7 +419,7 @@ func TestStoreUnopenable(t *testing.T) {
 	st, n := testStore(t, home)
 	at := time.UnixMilli(1764590400000)
 	for range 2 {
-		err := st.save(context.Background(), sessionRecord{ID: "s", Cwd: "/w", Created: at, Updated: at}, false, []model.Message{userMsg("hi")})
+		err := st.Save(context.Background(), Record{ID: "s", Cwd: "/w", Created: at, Updated: at}, false, []model.Message{userMsg("hi")})
 		if err == nil || !strings.Contains(err.Error(), "cannot be opened") {
 			t.Errorf("save = %v, want it to say the database cannot be opened", err)
 		}
@@ -429,5 +429,43 @@ func TestStoreUnopenable(t *testing.T) {
 	}
 	if fi, err := os.Stat(filepath.Join(home, "sessions.db")); err != nil || !fi.IsDir() {
 		t.Errorf("the folder changed: %v, %v", fi, err)
+	}
+}
+
+// TestStoreNoticeMayUseTheStore: the notice that persistence is off is sent
+// with no lock of the store held, so whatever shows it may call the store
+// again (here: the header check and a list, from inside the notice) without
+// deadlocking; the header check fails in Check, garbage pages in the open.
+func TestStoreNoticeMayUseTheStore(t *testing.T) {
+	t.Parallel()
+	v1, err := os.ReadFile("testdata/sessions-v1.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	garbage := append(append([]byte(nil), v1[:100]...), bytes.Repeat([]byte{0xA5}, len(v1)-100)...)
+	for name, data := range map[string][]byte{"not sqlite": []byte("notes, not a database\n"), "garbage pages": garbage} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			home := t.TempDir()
+			if err := os.WriteFile(filepath.Join(home, "sessions.db"), data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var st *Store
+			var inside []error
+			st = New(home, slog.New(slog.DiscardHandler), func(string) {
+				st.Check()
+				_, _, err := st.List(context.Background(), "", "")
+				inside = append(inside, err)
+			})
+			defer st.Close()
+			_, _, err := st.List(context.Background(), "", "")
+			var p *Problem
+			if !errors.As(err, &p) {
+				t.Fatalf("list = %v, want the problem", err)
+			}
+			if len(inside) != 1 || !errors.As(inside[0], &p) {
+				t.Errorf("the store called from the notice returned %v, want the problem once", inside)
+			}
+		})
 	}
 }
