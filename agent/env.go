@@ -65,19 +65,20 @@ func (e *Env) SavedResult(path string) (string, bool) {
 	return pipe.SavedResult(path)
 }
 
-// Enabled reports whether the session enables the tool called name (its
-// toolsets select it). The answer is computed once per registry change.
+// Enabled reports whether the session offers the tool called name: it is
+// registered (declared or bound) and the session's toolsets select it.
+// The answer is computed once per registry change.
 func (e *Env) Enabled(name string) bool {
 	if e.s.reg == nil {
 		return false
 	}
-	gen := e.s.reg.Snapshot().Generation()
+	snap := e.s.reg.Snapshot()
 	c := e.enabled.Load()
-	if c == nil || c.gen != gen {
+	if c == nil || c.gen != snap.Generation() {
 		names := e.s.toolNames()
-		c = &enabledSet{gen: gen, names: make(map[string]bool, len(names))}
+		c = &enabledSet{gen: snap.Generation(), names: make(map[string]bool, len(names))}
 		for _, n := range names {
-			c.names[n] = true
+			c.names[n] = snap.Has(n)
 		}
 		e.enabled.Store(c)
 	}

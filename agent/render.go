@@ -45,7 +45,7 @@ func (t *toolCallTracker) completion(args map[string]any, out registry.Outcome) 
 			text = "❌ " + out.Content
 		}
 	case t.entry.Render != nil:
-		text = t.entry.Render(args, out.Result)
+		text = t.safeText("render", func() string { return t.entry.Render(args, out.Result) })
 	}
 	if text == "" && !out.Failed {
 		if isJSON {
@@ -103,4 +103,17 @@ func clip(s string, n int) string {
 		i++
 	}
 	return s
+}
+
+// safeText runs one of the tool's editor functions (title, preview,
+// render); a panic is logged and gives "", so the call is still shown and
+// completed, generically.
+func (t *toolCallTracker) safeText(which string, f func() string) (text string) {
+	defer func() {
+		if p := recover(); p != nil {
+			t.s.a.log.Error("tool editor function panicked", "tool", t.name, "function", which, "panic", fmt.Sprint(p))
+			text = ""
+		}
+	}()
+	return f()
 }

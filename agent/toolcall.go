@@ -200,7 +200,7 @@ func (t *toolCallTracker) kind() acp.ToolKind {
 // title is the human title of the call: the tool's own, else its name.
 func (t *toolCallTracker) title(args map[string]any) string {
 	if t.entry.Title != nil {
-		if s := t.entry.Title(args); s != "" {
+		if s := t.safeText("title", func() string { return t.entry.Title(args) }); s != "" {
 			return s
 		}
 	}
@@ -248,7 +248,7 @@ func intArg(v any) (int, bool) {
 // preview, else its arguments.
 func (t *toolCallTracker) preview(args map[string]any) []acp.ToolCallContent {
 	if t.entry.Preview != nil {
-		if text := t.entry.Preview(args); text != "" {
+		if text := t.safeText("preview", func() string { return t.entry.Preview(args) }); text != "" {
 			return []acp.ToolCallContent{acp.TextContentItem(text)}
 		}
 		return nil

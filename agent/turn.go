@@ -68,6 +68,15 @@ func (s *Session) runTurn(ctx context.Context, msg model.Message) acp.StopReason
 		if ctx.Err() != nil {
 			return acp.StopCancelled
 		}
+		if pturn != nil {
+			// tool_loop_guardrails.hard_stop_enabled: a blocked call or a
+			// tool that kept failing ends the turn; the model has read why.
+			if d, halted := pturn.Halted(); halted {
+				s.a.log.Warn("turn stopped by the tool loop guardrails", "session", s.id, "code", d.Code, "tool", d.ToolName, "count", d.Count)
+				s.sendText("\n\nStopped by the tool loop guardrails: " + d.Message)
+				return acp.StopEndTurn
+			}
+		}
 	}
 }
 
