@@ -1,7 +1,6 @@
 package toolsets
 
 import (
-	"context"
 	"slices"
 	"testing"
 
@@ -14,8 +13,7 @@ func snapshotWith(t *testing.T, tools map[string]string, aliases map[string]stri
 	t.Helper()
 	r := registry.New(nil)
 	for name, toolset := range tools {
-		err := r.Register(registry.Entry{Name: name, Toolset: toolset,
-			Handler: func(context.Context, *registry.Call) (string, error) { return "{}", nil }})
+		err := r.Register(registry.Entry{Name: name, Toolset: toolset})
 		if err != nil {
 			t.Fatalf("Register(%s): %v", name, err)
 		}
