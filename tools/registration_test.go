@@ -404,11 +404,6 @@ func TestToolsetsNameKnownTools(t *testing.T) {
 			}
 		}
 	}
-	for _, tool := range toolsets.Core() {
-		if !known[tool] {
-			t.Errorf("core tool %q is offered by no toolset", tool)
-		}
-	}
 	for _, e := range declared {
 		if _, ok := toolsets.Lookup(e.Toolset); !ok {
 			t.Errorf("built-in tool %q declares toolset %q, which does not exist", e.Name, e.Toolset)

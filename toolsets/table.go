@@ -196,9 +196,6 @@ func Lookup(name string) (Toolset, bool) {
 	return t, true
 }
 
-// Core returns hermes's core tool list, in order.
-func Core() []string { return slices.Clone(coreTools) }
-
 // Legacy returns the tools of a legacy "*_tools" toolset name.
 func Legacy(name string) ([]string, bool) {
 	tools, ok := legacyToolsets[name]

@@ -67,7 +67,7 @@ func TestHermesACPToolset(t *testing.T) {
 			t.Errorf("hermes-acp offers %s", excluded)
 		}
 	}
-	core := Core()
+	core := slices.Clone(coreTools)
 	for _, tool := range want {
 		if !slices.Contains(core, tool) {
 			t.Errorf("hermes-acp tool %s is not a core tool", tool)
@@ -235,7 +235,7 @@ func TestSelect(t *testing.T) {
 		{name: "disabling a legacy name", enabled: []string{"hermes-acp"}, disabled: []string{"terminal_tools"},
 			wantHas: []string{"process", "read_file"}, wantNot: []string{"terminal"}},
 		{name: "disabling a platform bundle keeps core tools", enabled: []string{"hermes-discord"}, disabled: []string{"hermes-discord"},
-			want: sorted(Core()), wantNot: []string{"discord", "discord_admin"}},
+			want: sorted(slices.Clone(coreTools)), wantNot: []string{"discord", "discord_admin"}},
 		{name: "disabling hermes-acp keeps its core tools", enabled: []string{"hermes-acp"}, disabled: []string{"hermes-acp"}, want: acp},
 		{name: "disabling the coding posture keeps core tools", enabled: []string{"hermes-acp"}, disabled: []string{"coding"}, want: acp},
 		{name: "disabling the gateway removes platform extras only", enabled: []string{"hermes-gateway"}, disabled: []string{"hermes-gateway"},
