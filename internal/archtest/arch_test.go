@@ -16,16 +16,18 @@ const mod = "github.com/hermes-acp/hermes-acp"
 // allowed lists, for each package, the module packages it may depend on
 // (directly or not). Packages not listed may import anything (cmd, tests).
 var allowed = map[string][]string{
-	"acp":             {},
-	"acp/acptest":     {"acp"},
-	"model":           {},
-	"registry":        {},
-	"toolsets":        {"registry"},
-	"workspace":       {},
-	"lint":            {},
-	"tools":           {"registry", "workspace", "lint"},
-	"agent":           {"acp", "model", "registry", "toolsets", "workspace", "lint"},
-	"model/modeltest": {"model"},
+	"acp":                  {},
+	"acp/acptest":          {"acp"},
+	"model":                {},
+	"registry":             {},
+	"toolsets":             {"registry"},
+	"internal/diff":        {},
+	"workspace":            {"internal/diff"},
+	"lint":                 {"internal/diff"},
+	"tools/internal/fuzzy": {"internal/diff"},
+	"tools":                {"registry", "workspace", "lint", "internal/diff", "tools/internal/fuzzy"},
+	"agent":                {"acp", "model", "registry", "toolsets", "workspace", "lint", "internal/diff"},
+	"model/modeltest":      {"model"},
 }
 
 // thirdParty lists the only packages allowed to import each third-party
@@ -37,7 +39,7 @@ var thirdParty = map[string][]string{
 	"gopkg.in/yaml.v3":                       {"lint", "model", "cmd/hermes-acp"},
 	"github.com/BurntSushi/toml":             {"lint"},
 	"golang.org/x/mod":                       {"lint"},
-	"github.com/sergi/go-diff":               {"lint", "workspace"},
+	"github.com/sergi/go-diff":               {"internal/diff"},
 	"github.com/openai/openai-go/v3":         {"model"},
 	"modernc.org/sqlite":                     {"agent"},
 	"github.com/modelcontextprotocol/go-sdk": {"agent", "internal/mcptest"},
