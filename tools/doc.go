@@ -9,10 +9,12 @@
 // # Patch engines
 //
 // The text-editing engines behind the patch tool are pure functions with no
-// I/O of their own and are safe for concurrent use. fuzzy.go holds
-// [FuzzyReplace], hermes-agent's nine-strategy fuzzy find-and-replace (with
-// its escape-drift guard, re-indentation and unicode preservation) and the
-// difflib similarity it relies on; v4a.go holds the V4A patch format
-// ([ParseV4A], [ApplyV4A], [V4APaths]) and [UnifiedDiff]. Their failures are
-// *[PatchError] values whose text is returned to the model verbatim.
+// I/O of their own and are safe for concurrent use. The fuzzy
+// find-and-replace (hermes-agent's nine strategies, with its escape-drift
+// guard, re-indentation and unicode preservation) lives in package
+// tools/internal/fuzzy and is called through [FuzzyReplace]; diffs and the
+// difflib similarity come from package internal/diff. v4a.go holds the V4A
+// patch format ([ParseV4A], [ApplyV4A], [V4APaths]) and [UnifiedDiff]. Their
+// failures are *[PatchError] values whose text is returned to the model
+// verbatim.
 package tools

@@ -24,8 +24,7 @@ var registrationHelperFiles = []string{
 	"env.go",      // the session environment interface
 	"table.go",    // the built-in table and register
 	"result.go",   // result encoding
-	"fuzzy.go",    // the fuzzy find-and-replace engine
-	"reindent.go", // its re-indentation
+	"fuzzy.go",    // the call site of the fuzzy engine (tools/internal/fuzzy)
 	"v4a.go",      // the V4A patch engine and unified diff
 	"edit.go",     // what write_file and patch share
 	"encoding.go", // binary files and text encodings for the editing tools
