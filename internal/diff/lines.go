@@ -24,10 +24,17 @@ func tokenRune(t int32) rune {
 // line diff of a and b (go-diff's Myers diff, with its speed-ups and its
 // one-second time limit) keeps it from, or -1 when it was inserted or
 // changed. Tokens are typically interned lines: equal lines, equal tokens.
-// The indexes of kept tokens increase on both sides. When a token is
-// negative or not below [MaxTokens], nothing is kept but the common head
-// and tail.
-func Match(a, b []int32) []int {
+// The indexes of kept tokens increase on both sides.
+//
+// The common head and tail are always kept. The tokens between them are
+// compared only when every token is in [0, [MaxTokens]) and, when maxWork
+// is positive, when the diff needs no more than maxWork work by a cheap
+// lower bound (tokens one side has more of than the other, times the
+// tokens compared); otherwise they all count as changed. When maxWork
+// bounds even the worst case, the square of the tokens compared, the diff
+// is exact instead (no speed-ups, no time limit): it keeps a longest common
+// subsequence, and the result does not depend on the machine's speed.
+func Match(a, b []int32, maxWork int) []int {
 	out := make([]int, len(b))
 	for j := range out {
 		out[j] = -1
@@ -46,6 +53,9 @@ func Match(a, b []int32) []int {
 	if len(ma) == 0 || len(mb) == 0 {
 		return out
 	}
+	if maxWork > 0 && editsAtLeast(ma, mb)*(len(ma)+len(mb)) > maxWork {
+		return out
+	}
 	ra, ok := tokenRunes(ma)
 	if !ok {
 		return out
@@ -54,8 +64,12 @@ func Match(a, b []int32) []int {
 	if !ok {
 		return out
 	}
+	dmp := diffmatchpatch.New()
+	if n := len(ma) + len(mb); maxWork > 0 && n*n <= maxWork {
+		dmp.DiffTimeout = 0 // exact: even the worst case is within maxWork
+	}
 	i, j := head, head
-	for _, d := range diffmatchpatch.New().DiffMainRunes(ra, rb, false) {
+	for _, d := range dmp.DiffMainRunes(ra, rb, false) {
 		n := utf8.RuneCountInString(d.Text) // one rune per token
 		switch d.Type {
 		case diffmatchpatch.DiffEqual:
@@ -71,6 +85,24 @@ func Match(a, b []int32) []int {
 		}
 	}
 	return out
+}
+
+// editsAtLeast returns a lower bound on the insertions and deletions that
+// turn a into b: every token one side has more copies of than the other
+// must be inserted or deleted.
+func editsAtLeast(a, b []int32) int {
+	counts := make(map[int32]int, len(a))
+	for _, t := range a {
+		counts[t]++
+	}
+	for _, t := range b {
+		counts[t]--
+	}
+	n := 0
+	for _, c := range counts {
+		n += max(c, -c)
+	}
+	return n
 }
 
 // tokenRunes maps tokens to runes; false when one is out of range.
@@ -108,7 +140,7 @@ func LineMap(a, b string) []int {
 		return out
 	}
 	ta := intern(a)
-	return Match(ta, intern(b))
+	return Match(ta, intern(b), 0)
 }
 
 // CommonPrefix returns how many bytes a and b share at their start.

@@ -38,7 +38,7 @@ func TestLineMap(t *testing.T) {
 	}
 }
 
-// checkMatch fails unless m, the result of Match(a, b), keeps only equal
+// checkMatch fails unless m, the result of Match(a, b, …), keeps only equal
 // tokens, in increasing order on both sides; it returns how many it keeps.
 func checkMatch(t *testing.T, a, b []int32, m []int) int {
 	t.Helper()
@@ -74,17 +74,17 @@ func TestMatchIsAnAlignment(t *testing.T) {
 	}
 	for range 2000 {
 		a, b := gen(rng.IntN(12)), gen(rng.IntN(12))
-		checkMatch(t, a, b, Match(a, b))
+		checkMatch(t, a, b, Match(a, b, 0))
 	}
 	for range 500 {
 		a := gen(rng.IntN(40))
 		at := rng.IntN(len(a) + 1)
 		run := gen(1 + rng.IntN(5))
 		b := append(append(append([]int32{}, a[:at]...), run...), a[at:]...)
-		if kept := checkMatch(t, a, b, Match(a, b)); kept != len(a) {
+		if kept := checkMatch(t, a, b, Match(a, b, 0)); kept != len(a) {
 			t.Fatalf("Match(%v, %v) keeps %d tokens after an insertion, want %d", a, b, kept, len(a))
 		}
-		if kept := checkMatch(t, b, a, Match(b, a)); kept != len(a) {
+		if kept := checkMatch(t, b, a, Match(b, a, 0)); kept != len(a) {
 			t.Fatalf("Match(%v, %v) keeps %d tokens after a deletion, want %d", b, a, kept, len(a))
 		}
 	}
@@ -95,18 +95,83 @@ func TestMatchTokenRange(t *testing.T) {
 	// Tokens on both sides of the surrogates stay distinct.
 	a := []int32{0xD7FF, 0xD800, 0xDFFF, 0xE000, MaxTokens - 1}
 	b := []int32{0xD800, 0xD7FF, 0xE000, 0xDFFF, MaxTokens - 1}
-	got := Match(a, b)
+	got := Match(a, b, 0)
 	if kept := checkMatch(t, a, b, got); kept != 3 || got[4] != 4 {
 		t.Errorf("Match(%v, %v) = %v, want the last token kept", a, b, got)
 	}
 	// Out of range: only the common head and tail are kept.
-	got = Match([]int32{1, 2, MaxTokens, 3, 4}, []int32{1, 3, 2, 4})
+	got = Match([]int32{1, 2, MaxTokens, 3, 4}, []int32{1, 3, 2, 4}, 0)
 	if want := []int{0, -1, -1, 4}; !cmp.Equal(want, got) {
 		t.Errorf("Match with an out-of-range token = %v, want %v", got, want)
 	}
-	got = Match([]int32{1, 2, 3}, []int32{1, -5, 3})
+	got = Match([]int32{1, 2, 3}, []int32{1, -5, 3}, 0)
 	if want := []int{0, -1, 2}; !cmp.Equal(want, got) {
 		t.Errorf("Match with a negative token = %v, want %v", got, want)
+	}
+}
+
+// lcsLen is the textbook dynamic-programming longest common subsequence.
+func lcsLen(a, b []int32) int {
+	dp := make([][]int, len(a)+1)
+	for i := range dp {
+		dp[i] = make([]int, len(b)+1)
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				dp[i][j] = dp[i+1][j+1] + 1
+			} else {
+				dp[i][j] = max(dp[i+1][j], dp[i][j+1])
+			}
+		}
+	}
+	return dp[0][0]
+}
+
+// TestMatchExactIsLCS checks that, when maxWork bounds the worst case,
+// Match keeps as many tokens as the textbook longest common subsequence.
+func TestMatchExactIsLCS(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		gen := func() []int32 {
+			s := make([]int32, rng.IntN(12))
+			for i := range s {
+				s[i] = int32(rng.IntN(4))
+			}
+			return s
+		}
+		a, b := gen(), gen()
+		got := Match(a, b, 1<<20)
+		if kept, want := checkMatch(t, a, b, got), lcsLen(a, b); kept != want {
+			t.Fatalf("Match(%v, %v, 1<<20) = %v keeps %d tokens, want %d", a, b, got, kept, want)
+		}
+	}
+}
+
+// TestMatchWorkBound checks that a middle needing more than maxWork work by
+// the lower bound counts as changed, and one within it is diffed.
+func TestMatchWorkBound(t *testing.T) {
+	t.Parallel()
+	a := []int32{0, 1, 2, 3, 4, 5, 9}
+	b := []int32{0, 6, 2, 7, 4, 8, 9} // middle: 5 vs 5 tokens, 6 edits at least
+	diffed := []int{0, -1, 2, -1, 4, -1, 6}
+	for _, tt := range []struct {
+		maxWork int
+		want    []int
+	}{
+		{0, diffed},                           // no bound
+		{60, diffed},                          // 6 edits × 10 tokens
+		{59, []int{0, -1, -1, -1, -1, -1, 6}}, // over: only the head and tail
+	} {
+		if got := Match(a, b, tt.maxWork); !cmp.Equal(tt.want, got) {
+			t.Errorf("Match(%v, %v, %d) = %v, want %v", a, b, tt.maxWork, got, tt.want)
+		}
+	}
+	// Moved tokens cost no bound: a permutation is always diffed.
+	p, q := []int32{1, 2, 3, 4}, []int32{4, 1, 2, 3}
+	if got, want := Match(p, q, 1), []int{-1, 0, 1, 2}; !cmp.Equal(want, got) {
+		t.Errorf("Match(%v, %v, 1) = %v, want %v", p, q, got, want)
 	}
 }
 
