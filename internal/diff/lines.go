@@ -91,6 +91,32 @@ func Match(a, b []int32, maxWork int) []int {
 // turn a into b: every token one side has more copies of than the other
 // must be inserted or deleted.
 func editsAtLeast(a, b []int32) int {
+	// Interned tokens are small: count them in a slice when they all are.
+	top := int32(0)
+	for _, s := range [2][]int32{a, b} {
+		for _, t := range s {
+			if t < 0 || int(t) > 4*(len(a)+len(b)) {
+				return editsAtLeastMap(a, b)
+			}
+			top = max(top, t)
+		}
+	}
+	counts := make([]int32, top+1)
+	for _, t := range a {
+		counts[t]++
+	}
+	for _, t := range b {
+		counts[t]--
+	}
+	n := 0
+	for _, c := range counts {
+		n += int(max(c, -c))
+	}
+	return n
+}
+
+// editsAtLeastMap is editsAtLeast for any tokens.
+func editsAtLeastMap(a, b []int32) int {
 	counts := make(map[int32]int, len(a))
 	for _, t := range a {
 		counts[t]++

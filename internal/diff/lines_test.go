@@ -168,6 +168,15 @@ func TestMatchWorkBound(t *testing.T) {
 			t.Errorf("Match(%v, %v, %d) = %v, want %v", a, b, tt.maxWork, got, tt.want)
 		}
 	}
+	// Large token values are counted too (in a map rather than a slice).
+	big := []int32{0, 1 << 20, 2, 9}
+	// (middle: 2 vs 5 tokens, 5 edits at least: 35 work)
+	if got, want := Match(big, b, 34), []int{0, -1, -1, -1, -1, -1, 3}; !cmp.Equal(want, got) {
+		t.Errorf("Match(%v, %v, 34) = %v, want %v", big, b, got, want)
+	}
+	if got, want := Match(big, b, 35), []int{0, -1, 2, -1, -1, -1, 3}; !cmp.Equal(want, got) {
+		t.Errorf("Match(%v, %v, 35) = %v, want %v", big, b, got, want)
+	}
 	// Moved tokens cost no bound: a permutation is always diffed.
 	p, q := []int32{1, 2, 3, 4}, []int32{4, 1, 2, 3}
 	if got, want := Match(p, q, 1), []int{-1, 0, 1, 2}; !cmp.Equal(want, got) {

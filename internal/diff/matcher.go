@@ -205,12 +205,6 @@ func (m *Matcher) Ratio() float64 {
 	return 2 * float64(matched) / float64(total)
 }
 
-// Ratio is difflib.SequenceMatcher(None, a, b).ratio() of two strings
-// compared as code points.
-func Ratio(a, b string) float64 {
-	return NewRuneMatcher(Runes(a), Runes(b)).Ratio()
-}
-
 // Op says how a[I1:I2] relates to b[J1:J2] in an [Opcode].
 type Op uint8
 
@@ -221,21 +215,6 @@ const (
 	Delete
 	Insert
 )
-
-// String returns difflib's name of the tag.
-func (o Op) String() string {
-	switch o {
-	case Equal:
-		return "equal"
-	case Replace:
-		return "replace"
-	case Delete:
-		return "delete"
-	case Insert:
-		return "insert"
-	}
-	return "unknown"
-}
 
 // Opcode is one of difflib's get_opcodes entries: a[I1:I2] relates to
 // b[J1:J2] as Op says.
