@@ -272,8 +272,8 @@ func commonLines(before, after textLines) (prefix, suffix int) {
 // mapLines returns, for each line of after and for the end of after (index
 // count()), the line of before it is unchanged from, or -1 when the edit
 // changed it. The prefix and suffix lines, from [commonLines], map directly;
-// the changed middle goes through a line diff ([diff.LineMap]) unless it has more than
-// limit lines, in which case all of it counts as changed.
+// the changed middle goes through a line diff ([diff.LineMap]) unless it has
+// more than limit lines, in which case all of it counts as changed.
 func mapLines(before, after textLines, prefix, suffix, limit int) []int {
 	nb, na := before.count(), after.count()
 	toBefore := make([]int, na+1)

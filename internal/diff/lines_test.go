@@ -251,3 +251,22 @@ func TestFirstChangedLine(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLineMap maps a 5 000-line file to an edit with 50 lines changed
+// all over it.
+func BenchmarkLineMap(b *testing.B) {
+	var a, c strings.Builder
+	for i := range 5000 {
+		line := "\tvalue" + strings.Repeat("x", i%40) + " := compute()\n"
+		a.WriteString(line)
+		if i%100 == 7 {
+			line = "\tchanged()\n"
+		}
+		c.WriteString(line)
+	}
+	old, new := a.String(), c.String()
+	b.SetBytes(int64(len(old)))
+	for b.Loop() {
+		LineMap(old, new)
+	}
+}

@@ -73,3 +73,21 @@ func TestUnifiedRange(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkUnified diffs a 5 000-line file with three changed lines.
+func BenchmarkUnified(b *testing.B) {
+	var a strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&a, "\tvalue%d := compute(req.Field%d, %d)\n", i, i%13, i)
+	}
+	old := a.String()
+	new := strings.Replace(old, "value10 :=", "v10 :=", 1)
+	new = strings.Replace(new, "value2500 :=", "v2500 :=", 1)
+	new = strings.Replace(new, "value4990 :=", "v4990 :=", 1)
+	b.SetBytes(int64(len(old)))
+	for b.Loop() {
+		if Unified("a/f", "b/f", old, new, 3) == "" {
+			b.Fatal("no diff")
+		}
+	}
+}
