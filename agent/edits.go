@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hermes-acp/hermes-acp/acp"
+	"github.com/hermes-acp/hermes-acp/internal/diff"
 	"github.com/hermes-acp/hermes-acp/lint"
 	"github.com/hermes-acp/hermes-acp/workspace"
 )
@@ -152,22 +153,13 @@ func editContent(changes []workspace.Change) ([]acp.ToolCallContent, []acp.ToolC
 	return content, locs
 }
 
-// firstChangedLine returns the 1-based line where old and new first differ.
+// firstChangedLine returns the 1-based line where old and new first differ
+// (1 for a new file).
 func firstChangedLine(old *string, new string) int {
 	if old == nil {
 		return 1
 	}
-	a, b := *old, new
-	line := 1
-	for i := 0; i < len(a) && i < len(b); i++ {
-		if a[i] != b[i] {
-			return line
-		}
-		if a[i] == '\n' {
-			line++
-		}
-	}
-	return line
+	return diff.FirstChangedLine(*old, new)
 }
 
 func changeTitle(changes []workspace.Change) string {

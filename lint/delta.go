@@ -5,10 +5,10 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
-	"github.com/sergi/go-diff/diffmatchpatch"
 	"go.lsp.dev/protocol"
+
+	"github.com/hermes-acp/hermes-acp/internal/diff"
 )
 
 // Result is the delta lint of one edit: the diagnostics of the new content,
@@ -35,8 +35,8 @@ type Result struct {
 // maxDiffLines bounds the changed middle of the two contents (in lines, old
 // and new together) that is given to the line diff; a larger rewrite counts
 // as changed throughout, so every diagnostic in it is introduced. go-diff
-// encodes each distinct line as one rune and cannot encode more than about
-// 1.1 million of them.
+// (under [diff.LineMap]) encodes each distinct line as one rune and cannot
+// encode more than about 1.1 million of them.
 const maxDiffLines = 400_000
 
 // Delta lints after, the new content of a file, as lang and classifies each
@@ -246,13 +246,13 @@ func (t textLines) start(i int) int {
 func commonLines(before, after textLines) (prefix, suffix int) {
 	nb, na := before.count(), after.count()
 	b, a := before.content, after.content
-	p := commonPrefix(b, a)
+	p := diff.CommonPrefix(b, a)
 	prefix = sort.SearchInts(after.newlines, p) // each "\n" before p ends a shared line
 	if p == len(a) && p == len(b) {
 		return na, 0 // identical; a last line without "\n" is shared too
 	}
 	pa, pb := after.start(prefix), before.start(prefix) // equal
-	s := commonSuffix(b[pb:], a[pa:])
+	s := diff.CommonSuffix(b[pb:], a[pa:])
 	// The last k lines are shared when the bytes from the start of the
 	// first of them to the end are, and that start is a line start in both:
 	// each "\n" inside the shared end starts one such line in both.
@@ -272,8 +272,8 @@ func commonLines(before, after textLines) (prefix, suffix int) {
 // mapLines returns, for each line of after and for the end of after (index
 // count()), the line of before it is unchanged from, or -1 when the edit
 // changed it. The prefix and suffix lines, from [commonLines], map directly;
-// the changed middle goes through go-diff's line mode unless it has more than
-// limit lines, in which case all of it counts as changed.
+// the changed middle goes through a line diff ([diff.LineMap]) unless it has
+// more than limit lines, in which case all of it counts as changed.
 func mapLines(before, after textLines, prefix, suffix, limit int) []int {
 	nb, na := before.count(), after.count()
 	toBefore := make([]int, na+1)
@@ -299,52 +299,11 @@ func mapLines(before, after textLines, prefix, suffix, limit int) []int {
 }
 
 // diffMiddle maps the unchanged lines of the changed middle of two contents,
-// which starts at line first in both, with a line diff.
+// which starts at line first in both, with a line diff ([diff.LineMap]).
 func diffMiddle(toBefore []int, first int, before, after string) {
-	dmp := diffmatchpatch.New()
-	chars1, chars2, _ := dmp.DiffLinesToChars(before, after)
-	bi, ai := first, first
-	for _, d := range dmp.DiffMain(chars1, chars2, false) {
-		n := utf8.RuneCountInString(d.Text) // one rune per line
-		switch d.Type {
-		case diffmatchpatch.DiffEqual:
-			for k := range n {
-				toBefore[ai+k] = bi + k
-			}
-			ai += n
-			bi += n
-		case diffmatchpatch.DiffDelete:
-			bi += n
-		case diffmatchpatch.DiffInsert:
-			ai += n
+	for k, i := range diff.LineMap(before, after) {
+		if i >= 0 {
+			toBefore[first+k] = first + i
 		}
 	}
-}
-
-// commonPrefix returns how many bytes a and b share at their start.
-func commonPrefix(a, b []byte) int {
-	const block = 256
-	n := min(len(a), len(b))
-	i := 0
-	for i+block <= n && bytes.Equal(a[i:i+block], b[i:i+block]) {
-		i += block
-	}
-	for i < n && a[i] == b[i] {
-		i++
-	}
-	return i
-}
-
-// commonSuffix returns how many bytes a and b share at their end.
-func commonSuffix(a, b []byte) int {
-	const block = 256
-	n := min(len(a), len(b))
-	i := 0
-	for i+block <= n && bytes.Equal(a[len(a)-i-block:len(a)-i], b[len(b)-i-block:len(b)-i]) {
-		i += block
-	}
-	for i < n && a[len(a)-1-i] == b[len(b)-1-i] {
-		i++
-	}
-	return i
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/hermes-acp/hermes-acp/internal/diff"
 )
 
 // wholeDelta is Delta of Go with every content parsed whole: the reference
@@ -180,31 +182,6 @@ func TestLinterParsesOnlyTheEdit(t *testing.T) {
 	}
 }
 
-func TestCommonPrefixSuffix(t *testing.T) {
-	t.Parallel()
-	long := strings.Repeat("abcdefgh", 100) // 800 bytes, several blocks
-	for _, tc := range []struct {
-		a, b           string
-		prefix, suffix int
-	}{
-		{"", "", 0, 0},
-		{"abc", "abc", 3, 3},
-		{"abc", "abd", 2, 0},
-		{"xbc", "abc", 0, 2},
-		{"ab", "abc", 2, 0},
-		{long + "X" + long, long + "Y" + long, 800, 800},
-		{long + long, long + "Z" + long, 800, 800},
-		{long, long[:500], 500, 0},
-	} {
-		if got := commonPrefix([]byte(tc.a), []byte(tc.b)); got != tc.prefix {
-			t.Errorf("commonPrefix(%d bytes, %d bytes) = %d, want %d", len(tc.a), len(tc.b), got, tc.prefix)
-		}
-		if got := commonSuffix([]byte(tc.a), []byte(tc.b)); got != tc.suffix && tc.a != tc.b {
-			t.Errorf("commonSuffix(%d bytes, %d bytes) = %d, want %d", len(tc.a), len(tc.b), got, tc.suffix)
-		}
-	}
-}
-
 // FuzzDeltaGo checks that Delta of Go with the checker, its cache empty or
 // warm, is Delta with whole-file parses, for an edit of base that replaces del bytes at off with
 // ins, in both directions. Run it with -fuzzminimizetime=1s: an input takes
@@ -225,8 +202,8 @@ func FuzzDeltaGo(f *testing.F) {
 	}
 	for _, fx := range readFixtures(f) {
 		if fx.lang == LanguageGo && fx.before != nil {
-			off := commonPrefix(fx.before, fx.after)
-			suffix := commonSuffix(fx.before[off:], fx.after[off:])
+			off := diff.CommonPrefix(fx.before, fx.after)
+			suffix := diff.CommonSuffix(fx.before[off:], fx.after[off:])
 			f.Add(fx.before, uint16(off), uint8(len(fx.before)-off-suffix), fx.after[off:len(fx.after)-suffix])
 		}
 	}

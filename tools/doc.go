@@ -29,9 +29,10 @@
 // patch tool's "patch" mode; it reads files through an interface patch.go
 // implements over the session's files, with the call's context), and
 // tools/internal/search is the content search engine behind search_files
-// (walker, literal prefilter, globs, top-k). fuzzy.go holds
-// [FuzzyReplace], hermes-agent's nine-strategy fuzzy find-and-replace (with
-// its escape-drift guard, re-indentation and unicode preservation) and the
-// difflib similarity it relies on; v4a.go holds [UnifiedDiff]. Their
-// failures are values whose text is returned to the model verbatim.
+// (walker, literal prefilter, globs, top-k), and tools/internal/fuzzy is
+// hermes-agent's nine-strategy fuzzy find-and-replace (with its
+// escape-drift guard, re-indentation and unicode preservation) that patch's
+// replace mode and V4A hunks use. Diffs and the difflib similarity come
+// from internal/diff. Their failures are values whose text is returned to
+// the model verbatim.
 package tools

@@ -25,8 +25,7 @@ var registrationHelperFiles = []string{
 	"deps.go",     // a session's dependencies and per-session state
 	"table.go",    // the built-in table, register, Entries and Bind
 	"render.go",   // the editor's titles, previews and renderings
-	"fuzzy.go",    // the fuzzy find-and-replace engine
-	"reindent.go", // its re-indentation
+	"fuzzy.go",    // the call site of the fuzzy engine (tools/internal/fuzzy)
 	"v4a.go",      // the V4A patch engine and unified diff
 	"edit.go",     // what write_file and patch share
 	"encoding.go", // binary files and text encodings for the editing tools

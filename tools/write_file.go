@@ -9,6 +9,7 @@ import (
 
 	"github.com/hermes-acp/hermes-acp/lint"
 	"github.com/hermes-acp/hermes-acp/registry"
+	"github.com/hermes-acp/hermes-acp/tools/internal/fuzzy"
 	"github.com/hermes-acp/hermes-acp/workspace"
 )
 
@@ -169,7 +170,7 @@ func writeFileIsDisplayText(content string) bool {
 // message, alone or with a little framing: it contains the message and is
 // at most twice as long (in characters, after trimming).
 func writeFileIsStatusText(content string) bool {
-	s := pyStrip(content)
+	s := fuzzy.Strip(content)
 	if s == "" {
 		return false
 	}
@@ -186,8 +187,8 @@ func writeFileIsStatusText(content string) bool {
 // passes.
 func writeFileIsLineNumbered(content string) bool {
 	var lines []string
-	for _, l := range pySplitLines(content) {
-		if pyStrip(l) != "" {
+	for _, l := range fuzzy.SplitLines(content) {
+		if fuzzy.Strip(l) != "" {
 			lines = append(lines, l)
 		}
 	}
@@ -198,7 +199,7 @@ func writeFileIsLineNumbered(content string) bool {
 	// large to parse (it can then never be consecutive).
 	var numbered []int
 	for _, l := range lines {
-		prefix, _, ok := strings.Cut(pyLStrip(l), "|")
+		prefix, _, ok := strings.Cut(fuzzy.LStrip(l), "|")
 		if !ok || !writeFileAllDigits(prefix) {
 			continue
 		}

@@ -1,6 +1,10 @@
 package workspace
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/hermes-acp/hermes-acp/internal/diff"
+)
 
 // textLine is one line of a text: its content and its ending ("\r\n", "\n",
 // "\r", or "" for a last line without one).
@@ -52,7 +56,7 @@ func dominantEnding(lines []textLine) string {
 // new or changed line gets old's dominant ending. When old has no CR at all
 // (LF line endings, or none), new is returned as given, as hermes's
 // write_file does; [PatchEndings] applies LF too. Lines are matched by a
-// Myers diff of bounded work; past that bound the lines between the first
+// line diff of bounded work; past that bound the lines between the first
 // and the last change all count as changed and get the dominant ending.
 func KeepEndings(old, new string) string {
 	if !strings.Contains(old, "\r") {
@@ -94,16 +98,16 @@ func keepEndings(old, new string) string {
 	return out.String()
 }
 
-// maxEditWork bounds the work of matchLines's Myers diff: the number of
-// edits it looks for times the lines it compares.
+// maxEditWork bounds the work of matchLines's line diff: a lower bound on
+// the edits it needs times the lines it compares (see [diff.Match]).
 const maxEditWork = 20_000_000
 
 // matchLines returns, for each line of b, the index of the line of a it is
 // unchanged from, or -1 for a new or changed line. Lines are compared by
 // content, and a last line without an ending never matches one with an
 // ending. The common head and tail are matched directly; the lines between
-// are matched by a Myers diff when it needs no more than maxEditWork work,
-// and otherwise all count as changed.
+// are matched by a line diff ([diff.Match]) when it needs no more than
+// maxEditWork work, and otherwise all count as changed.
 func matchLines(a, b []textLine) []int {
 	ids := map[textLine]int32{}
 	intern := func(lines []textLine) []int32 {
@@ -122,88 +126,6 @@ func matchLines(a, b []textLine) []int {
 		}
 		return out
 	}
-	ia, ib := intern(a), intern(b)
-	matched := make([]int, len(b))
-	for j := range matched {
-		matched[j] = -1
-	}
-	head := 0
-	for head < len(ia) && head < len(ib) && ia[head] == ib[head] {
-		matched[head] = head
-		head++
-	}
-	tail := 0
-	for tail < len(ia)-head && tail < len(ib)-head && ia[len(ia)-1-tail] == ib[len(ib)-1-tail] {
-		matched[len(ib)-1-tail] = len(ia) - 1 - tail
-		tail++
-	}
-	ma, mb := ia[head:len(ia)-tail], ib[head:len(ib)-tail]
-	if len(ma) == 0 || len(mb) == 0 {
-		return matched
-	}
-	maxD := min(len(ma)+len(mb), maxEditWork/(len(ma)+len(mb)))
-	for _, p := range myersPairs(ma, mb, maxD) {
-		matched[head+p[1]] = head + p[0]
-	}
-	return matched
-}
-
-// myersPairs returns the pairs (i, j) with a[i] == b[j] that a shortest
-// edit script from a to b keeps (Myers's O(ND) algorithm), or nil when
-// that script needs more than maxD insertions and deletions.
-func myersPairs(a, b []int32, maxD int) [][2]int {
-	n, m := len(a), len(b)
-	off := maxD + 1
-	v := make([]int, 2*maxD+3)
-	var trace [][]int // trace[d] holds v[-d..d] as it was before step d
-	for d := 0; d <= maxD; d++ {
-		trace = append(trace, append([]int(nil), v[off-d:off+d+1]...))
-		for k := -d; k <= d; k += 2 {
-			var x int
-			if k == -d || k != d && v[off+k-1] < v[off+k+1] {
-				x = v[off+k+1]
-			} else {
-				x = v[off+k-1] + 1
-			}
-			y := x - k
-			for x < n && y < m && a[x] == b[y] {
-				x, y = x+1, y+1
-			}
-			v[off+k] = x
-			if x >= n && y >= m {
-				return myersBacktrack(trace, n, m)
-			}
-		}
-	}
-	return nil
-}
-
-// myersBacktrack walks the trace of myersPairs back from (n, m) and
-// collects the diagonal moves, the kept pairs.
-func myersBacktrack(trace [][]int, n, m int) [][2]int {
-	var pairs [][2]int
-	x, y := n, m
-	for d := len(trace) - 1; d > 0; d-- {
-		prev := trace[d] // v before step d, indexed from -(d-1)... stored as v[-d..d]
-		at := func(k int) int { return prev[k+d] }
-		k := x - y
-		var pk int
-		if k == -d || k != d && at(k-1) < at(k+1) {
-			pk = k + 1
-		} else {
-			pk = k - 1
-		}
-		px := at(pk)
-		py := px - pk
-		for x > px && y > py {
-			x, y = x-1, y-1
-			pairs = append(pairs, [2]int{x, y})
-		}
-		x, y = px, py
-	}
-	for x > 0 && y > 0 {
-		x, y = x-1, y-1
-		pairs = append(pairs, [2]int{x, y})
-	}
-	return pairs
+	ia := intern(a)
+	return diff.Match(ia, intern(b), maxEditWork)
 }

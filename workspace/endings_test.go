@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -26,59 +25,6 @@ func TestKeepEndings(t *testing.T) {
 		if got := PatchEndings(tc.old, tc.new); got != tc.wantPatch {
 			t.Errorf("%s: PatchEndings(%q, %q) = %q, want %q", tc.name, tc.old, tc.new, got, tc.wantPatch)
 		}
-	}
-}
-
-// lcsLen is the textbook dynamic-programming longest common subsequence.
-func lcsLen(a, b []int32) int {
-	dp := make([][]int, len(a)+1)
-	for i := range dp {
-		dp[i] = make([]int, len(b)+1)
-	}
-	for i := len(a) - 1; i >= 0; i-- {
-		for j := len(b) - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				dp[i][j] = dp[i+1][j+1] + 1
-			} else {
-				dp[i][j] = max(dp[i+1][j], dp[i][j+1])
-			}
-		}
-	}
-	return dp[0][0]
-}
-
-// The Myers matcher keeps a longest common subsequence: its pairs are equal
-// lines in increasing order on both sides, as many as the textbook LCS.
-func TestMyersPairsIsLCS(t *testing.T) {
-	t.Parallel()
-	rng := rand.New(rand.NewPCG(1, 2))
-	for iter := range 2000 {
-		gen := func() []int32 {
-			s := make([]int32, rng.IntN(12))
-			for i := range s {
-				s[i] = int32(rng.IntN(4))
-			}
-			return s
-		}
-		a, b := gen(), gen()
-		pairs := myersPairs(a, b, len(a)+len(b))
-		if len(a)+len(b) > 0 && pairs == nil && lcsLen(a, b) > 0 {
-			t.Fatalf("%d: myersPairs(%v, %v) = nil", iter, a, b)
-		}
-		for k, p := range pairs {
-			if a[p[0]] != b[p[1]] {
-				t.Fatalf("%d: pair %v of %v, %v joins different lines", iter, p, a, b)
-			}
-			if k > 0 && (p[0] >= pairs[k-1][0] || p[1] >= pairs[k-1][1]) {
-				t.Fatalf("%d: pairs %v of %v, %v are not strictly ordered (backwards)", iter, pairs, a, b)
-			}
-		}
-		if want := lcsLen(a, b); len(pairs) != want {
-			t.Fatalf("%d: myersPairs(%v, %v) kept %d lines, want %d", iter, a, b, len(pairs), want)
-		}
-	}
-	if got := myersPairs([]int32{1, 2, 3}, []int32{4, 5, 6}, 2); got != nil {
-		t.Errorf("myersPairs beyond maxD = %v, want nil", got)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/hermes-acp/hermes-acp/acp"
+	"github.com/hermes-acp/hermes-acp/internal/diff"
 )
 
 const clientUsage = `Usage: hermes-acp client [flags] -- AGENT [ARGS...]
@@ -436,28 +437,46 @@ func (h *clientHandler) printContent(callID string, cs []acp.ToolCallContent) {
 	}
 }
 
-// lineDiff returns a compact -/+ listing of the lines that differ.
+// lineDiff returns a compact -/+ listing of the lines that differ: for each
+// change, the removed lines ("- ") then the added ones ("+ "), from a line
+// diff (internal/diff).
 func lineDiff(a, b string) []string {
 	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
 	if a == "" {
 		al = nil
 	}
+	ids := map[string]int32{}
+	intern := func(lines []string) []int32 {
+		out := make([]int32, len(lines))
+		for i, l := range lines {
+			id, ok := ids[l]
+			if !ok {
+				id = int32(len(ids))
+				ids[l] = id
+			}
+			out[i] = id
+		}
+		return out
+	}
+	ia := intern(al)
+	var out, added []string
 	i := 0
-	for i < len(al) && i < len(bl) && al[i] == bl[i] {
-		i++
+	for j, k := range diff.Match(ia, intern(bl), 0) {
+		if k < 0 {
+			added = append(added, "+ "+bl[j])
+			continue
+		}
+		for ; i < k; i++ {
+			out = append(out, "- "+al[i])
+		}
+		out = append(out, added...)
+		added = added[:0]
+		i = k + 1
 	}
-	j := 0
-	for j < len(al)-i && j < len(bl)-i && al[len(al)-1-j] == bl[len(bl)-1-j] {
-		j++
+	for ; i < len(al); i++ {
+		out = append(out, "- "+al[i])
 	}
-	var out []string
-	for _, l := range al[i : len(al)-j] {
-		out = append(out, "- "+l)
-	}
-	for _, l := range bl[i : len(bl)-j] {
-		out = append(out, "+ "+l)
-	}
-	return out
+	return append(out, added...)
 }
 
 func orDefault(s, d string) string {

@@ -16,17 +16,19 @@ const mod = "github.com/hermes-acp/hermes-acp"
 // allowed lists, for each package, the module packages it may depend on
 // (directly or not). Packages not listed may import anything (cmd, tests).
 var allowed = map[string][]string{
-	"acp":             {},
-	"acp/acptest":     {"acp"},
-	"model":           {},
-	"registry":        {},
-	"toolsets":        {"registry"},
-	"workspace":       {},
-	"lint":            {},
-	"tools":           {"registry", "workspace", "lint", "tools/internal/v4a", "tools/internal/search"},
-	"mcp":             {"registry"},
-	"agent":           {"acp", "model", "registry", "toolsets", "workspace", "lint", "mcp", "agent/internal/store", "agent/internal/diagnostics", "agent/internal/queue"},
-	"model/modeltest": {"model"},
+	"acp":                  {},
+	"acp/acptest":          {"acp"},
+	"model":                {},
+	"registry":             {},
+	"toolsets":             {"registry"},
+	"internal/diff":        {},
+	"workspace":            {"internal/diff"},
+	"lint":                 {"internal/diff"},
+	"tools/internal/fuzzy": {"internal/diff"},
+	"tools":                {"registry", "workspace", "lint", "internal/diff", "tools/internal/fuzzy", "tools/internal/v4a", "tools/internal/search"},
+	"mcp":                  {"registry"},
+	"agent":                {"acp", "model", "registry", "toolsets", "workspace", "lint", "internal/diff", "mcp", "agent/internal/store", "agent/internal/diagnostics", "agent/internal/queue"},
+	"model/modeltest":      {"model"},
 
 	// The tools' engines know nothing of tools: the diff package and the
 	// fuzzy matcher are the only module packages they may use.
@@ -35,7 +37,7 @@ var allowed = map[string][]string{
 
 	// agent's internal packages (one concern each), below agent.
 	"agent/internal/store":       {"model"},
-	"agent/internal/diagnostics": {"acp", "lint", "workspace"},
+	"agent/internal/diagnostics": {"acp", "lint", "workspace", "internal/diff"},
 	"agent/internal/queue":       {},
 }
 
@@ -48,7 +50,7 @@ var thirdParty = map[string][]string{
 	"gopkg.in/yaml.v3":                       {"lint", "model", "cmd/hermes-acp"},
 	"github.com/BurntSushi/toml":             {"lint"},
 	"golang.org/x/mod":                       {"lint"},
-	"github.com/sergi/go-diff":               {"lint", "workspace"},
+	"github.com/sergi/go-diff":               {"internal/diff"},
 	"github.com/openai/openai-go/v3":         {"model"},
 	"modernc.org/sqlite":                     {"agent/internal/store"},
 	"github.com/modelcontextprotocol/go-sdk": {"mcp", "internal/mcptest"},

@@ -1,4 +1,4 @@
-package tools
+package fuzzy
 
 import "strings"
 
@@ -30,7 +30,7 @@ func reindent(region, oldString, repl string) string {
 	}
 	lines := strings.Split(repl, "\n")
 	for i, line := range lines {
-		if pyStrip(line) == "" {
+		if Strip(line) == "" {
 			continue
 		}
 		if strings.HasPrefix(leadingBlanks(line), oldIndent) {
@@ -55,7 +55,7 @@ func leadingBlanks(line string) string {
 // a non-whitespace character.
 func firstMeaningfulLine(text string) (string, bool) {
 	for line := range strings.SplitSeq(text, "\n") {
-		if pyStrip(line) != "" {
+		if Strip(line) != "" {
 			return line, true
 		}
 	}

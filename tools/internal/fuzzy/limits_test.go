@@ -1,4 +1,4 @@
-package tools
+package fuzzy
 
 import (
 	"context"
@@ -47,7 +47,7 @@ func blockAnchorTrapPattern() string {
 	return o.String()
 }
 
-func TestFuzzyReplaceLimits(t *testing.T) {
+func TestReplaceLimits(t *testing.T) {
 	t.Parallel()
 	bigFile := similarLines("x", 20000, 7)
 	tests := []struct {
@@ -90,42 +90,42 @@ func TestFuzzyReplaceLimits(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := FuzzyReplace(context.Background(), tt.content, tt.old, "new", false)
-			var pe *PatchError
+			got, err := Replace(context.Background(), tt.content, tt.old, "new", false)
+			var pe *Error
 			if !errors.As(err, &pe) || !pe.NotFound {
-				t.Fatalf("FuzzyReplace = %+v, %v; want a not-found *PatchError", got.Strategy, err)
+				t.Fatalf("Replace = %+v, %v; want a not-found *Error", got.Strategy, err)
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(pe.Msg, w) {
-					t.Errorf("FuzzyReplace error %q lacks %q", pe.Msg, w)
+					t.Errorf("Replace error %q lacks %q", pe.Msg, w)
 				}
 			}
 			if pe.Hint != "" {
-				t.Errorf("FuzzyReplace error has a hint of %d bytes; over the limits it should have none", len(pe.Hint))
+				t.Errorf("Replace error has a hint of %d bytes; over the limits it should have none", len(pe.Hint))
 			}
 		})
 	}
 }
 
-// TestFuzzyReplaceUnderLimitsUnchanged checks that an input under the limits
+// TestReplaceUnderLimitsUnchanged checks that an input under the limits
 // still gets the similarity strategies and no limit note.
-func TestFuzzyReplaceUnderLimitsUnchanged(t *testing.T) {
+func TestReplaceUnderLimitsUnchanged(t *testing.T) {
 	t.Parallel()
 	content := "func a() {\n\tx := 1\n\ty := 2\n}\n"
-	got, err := FuzzyReplace(context.Background(), content, "func a() {\n\tx := 10\n\ty := 2\n}", "func a() {}", false)
+	got, err := Replace(context.Background(), content, "func a() {\n\tx := 10\n\ty := 2\n}", "func a() {}", false)
 	if err != nil || got.Strategy != strategyBlockAnchor {
-		t.Fatalf("FuzzyReplace = %+v, %v; want a block_anchor match", got, err)
+		t.Fatalf("Replace = %+v, %v; want a block_anchor match", got, err)
 	}
-	_, err = FuzzyReplace(context.Background(), content, "nothing\nlike\nthis", "x", false)
-	var pe *PatchError
+	_, err = Replace(context.Background(), content, "nothing\nlike\nthis", "x", false)
+	var pe *Error
 	if !errors.As(err, &pe) || pe.Msg != msgNotFound {
-		t.Fatalf("FuzzyReplace(miss) error = %v; want exactly %q", err, msgNotFound)
+		t.Fatalf("Replace(miss) error = %v; want exactly %q", err, msgNotFound)
 	}
 }
 
-// TestFuzzyReplaceCheapStrategiesOverLimits checks that the linear
+// TestReplaceCheapStrategiesOverLimits checks that the linear
 // strategies still match an old_string far over the limits.
-func TestFuzzyReplaceCheapStrategiesOverLimits(t *testing.T) {
+func TestReplaceCheapStrategiesOverLimits(t *testing.T) {
 	t.Parallel()
 	content := similarLines("x", 20000, 7)
 	lines := strings.SplitAfter(content, "\n")
@@ -142,19 +142,19 @@ func TestFuzzyReplaceCheapStrategiesOverLimits(t *testing.T) {
 			if similarityLimit(content, tt.old) == "" {
 				t.Fatalf("the input is under the limits; the test needs it over")
 			}
-			got, err := FuzzyReplace(context.Background(), content, tt.old, "\treplaced := true\n", false)
+			got, err := Replace(context.Background(), content, tt.old, "\treplaced := true\n", false)
 			if err != nil {
-				t.Fatalf("FuzzyReplace(%s) error: %v", tt.name, err)
+				t.Fatalf("Replace(%s) error: %v", tt.name, err)
 			}
 			if got.Strategy != tt.strategy || got.Count != 1 || !strings.Contains(got.Content, "replaced := true") {
-				t.Errorf("FuzzyReplace(%s) = strategy %s, count %d; want %s, 1, replaced", tt.name, got.Strategy, got.Count, tt.strategy)
+				t.Errorf("Replace(%s) = strategy %s, count %d; want %s, 1, replaced", tt.name, got.Strategy, got.Count, tt.strategy)
 			}
 		})
 	}
 }
 
 // tripCtx is a context that reports Canceled from its trip-th call to Err
-// on: a cancel that arrives while FuzzyReplace is running, at a point that
+// on: a cancel that arrives while Replace is running, at a point that
 // does not depend on timing.
 type tripCtx struct {
 	context.Context
@@ -169,7 +169,7 @@ func (c *tripCtx) Err() error {
 	return nil
 }
 
-func TestFuzzyReplaceCancel(t *testing.T) {
+func TestReplaceCancel(t *testing.T) {
 	t.Parallel()
 	// Under the limits (96 × 5 001 line pairs), nowhere exact, and so alike
 	// that context_aware compares every window for long.
@@ -182,9 +182,9 @@ func TestFuzzyReplaceCancel(t *testing.T) {
 		t.Parallel()
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		got, err := FuzzyReplace(ctx, content, old, "new", false)
+		got, err := Replace(ctx, content, old, "new", false)
 		if !errors.Is(err, context.Canceled) || got.Content != "" {
-			t.Fatalf("FuzzyReplace(cancelled ctx) = %q, %v; want no content and context.Canceled", got.Content, err)
+			t.Fatalf("Replace(cancelled ctx) = %q, %v; want no content and context.Canceled", got.Content, err)
 		}
 	})
 	for _, trip := range []int64{
@@ -195,14 +195,14 @@ func TestFuzzyReplaceCancel(t *testing.T) {
 		t.Run(fmt.Sprintf("cancelled at look %d", trip), func(t *testing.T) {
 			t.Parallel()
 			ctx := &tripCtx{Context: context.Background(), trip: trip}
-			got, err := FuzzyReplace(ctx, content, old, "new", false)
+			got, err := Replace(ctx, content, old, "new", false)
 			if !errors.Is(err, context.Canceled) || got.Content != "" {
-				t.Fatalf("FuzzyReplace = %q, %v; want no content and context.Canceled", got.Content, err)
+				t.Fatalf("Replace = %q, %v; want no content and context.Canceled", got.Content, err)
 			}
 			// After the cancel, the strategy in progress stops at its next
-			// look and FuzzyReplace looks once more to return: no more work.
+			// look and Replace looks once more to return: no more work.
 			if n := ctx.calls.Load(); n > trip+2 {
-				t.Errorf("FuzzyReplace looked at ctx %d times after the cancel; want it to stop at once", n-trip)
+				t.Errorf("Replace looked at ctx %d times after the cancel; want it to stop at once", n-trip)
 			}
 		})
 	}
