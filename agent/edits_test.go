@@ -51,7 +51,7 @@ func editTools() []envTool {
 				} else {
 					before = []byte(*old)
 				}
-				res := lint.DeltaFile(p.Abs(), before, []byte(content))
+				res := (*lint.Linter)(nil).DeltaFile(p.Abs(), before, []byte(content))
 				if d := env.ApproveEdit(ctx, c.ID, []workspace.Change{{Kind: kind, Path: p, Old: old, New: content}}, []lint.Result{res}); !d.Approved {
 					return registry.Errorf("edit denied: %s %s; no file was modified", denialWords[d.Denial], d.Detail), nil
 				}

@@ -39,9 +39,10 @@ type Result struct {
 // encode more than about 1.1 million of them.
 const maxDiffLines = 400_000
 
-// Delta lints after, the new content of a file, as lang and classifies each
-// diagnostic as introduced by the edit or pre-existing in before, the old
-// content:
+// delta is the delta lint behind [Linter.Delta] (a nil *Linter is its pure
+// form, remembering nothing). It lints after, the new content of a file, as
+// lang with the checker chk and classifies each diagnostic as introduced by
+// the edit or pre-existing in before, the old content:
 //
 //   - when after is clean, before is never linted (the hot path);
 //   - before == nil means a new file: every diagnostic is introduced;
@@ -63,20 +64,8 @@ const maxDiffLines = 400_000
 // whole-file parses. A [Linter] also remembers them across calls.
 //
 // For [LanguageNone] the Result is skipped with a generic reason; use
-// [DeltaFile] to get hermes-agent's "No linter for <ext> files".
-func Delta(lang Language, before, after []byte) Result {
-	return (*Linter)(nil).Delta(lang, before, after)
-}
-
-// DeltaFile is [Delta] with the language picked by [LanguageFor] from the
-// file's name, which also names the extension in the skip reason. The file is
-// never opened.
-func DeltaFile(name string, before, after []byte) Result {
-	return (*Linter)(nil).DeltaFile(name, before, after)
-}
-
-// delta is Delta with the checker as a parameter: after is linted first and
-// once, before at most once and only when needed.
+// [Linter.DeltaFile] to get hermes-agent's "No linter for <ext> files".
+// after is linted first and once, before at most once and only when needed.
 func delta(chk checker, lang Language, before, after []byte) Result {
 	r := Result{Language: lang, Introduced: []protocol.Diagnostic{}, Preexisting: []protocol.Diagnostic{}}
 	if lang == LanguageNone {
@@ -222,11 +211,6 @@ func (t textLines) count() int {
 // final "\n" is line count(), one past the last.
 func (t textLines) lineOf(off int) int {
 	return sort.SearchInts(t.newlines, off)
-}
-
-// line returns line i with its "\n".
-func (t textLines) line(i int) []byte {
-	return t.content[t.start(i):t.start(i+1)]
 }
 
 // start returns the offset where line i starts (len(content) for i >= count()).

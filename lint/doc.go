@@ -32,7 +32,7 @@
 //
 // # Delta lint
 //
-// [Delta] implements hermes-agent's post-write delta lint with line mapping:
+// [Linter.Delta] implements hermes-agent's post-write delta lint with line mapping:
 // the new content is linted first and, when it is clean, the old content is
 // never parsed (the hot path). Otherwise each diagnostic of the new content is
 // either introduced by the edit or pre-existing; a diagnostic is pre-existing
@@ -58,7 +58,7 @@
 //
 // A [Linter] remembers the segments it has seen parse clean (keys of their
 // text), so that linting a file again after an edit parses only the
-// segments the edit changed, and [Delta] shares them between the two
+// segments the edit changed, and [Linter.Delta] shares them between the two
 // contents of one edit. [Linter.Learn] feeds it a file that is likely to be
 // edited next. gopieces.go gives the arguments; differential tests and fuzz
 // targets check them against whole-file parses.

@@ -9,12 +9,13 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-// A Linter lints like [Check] and [Delta] and also remembers the Go
+// A Linter lints like [Check] and does the delta lint of an edit
+// ([Linter.Delta]), and also remembers the Go
 // declarations it has parsed clean, so that linting a file again after an
 // edit parses only the declarations the edit changed: the lint of a one-line
 // edit of a large Go file the Linter has seen costs a parse of one
 // declaration, not of the file. Results are always exactly those of [Check]
-// and [Delta]; what is remembered only saves work.
+// and of a nil *Linter; what is remembered only saves work.
 //
 // A Linter remembers a bounded number of declarations (at most 32 768 keys,
 // about 2.5 MiB of heap; a 5 000-line file of small functions takes 700 of
@@ -55,8 +56,10 @@ func (l *Linter) check(lang Language, content []byte) []finding {
 	return check(lang, content)
 }
 
-// Delta is [Delta], remembering what it parses clean and using what it
-// remembers. When l is nil, the two contents of a Go edit still share what
+// Delta is the delta lint of an edit of a file of language lang from
+// before (nil for a new file) to after: see delta for how each diagnostic
+// is classified as introduced or pre-existing. It remembers what it parses
+// clean and uses what it remembers. When l is nil, the two contents of a Go edit still share what
 // one of them shows clean.
 func (l *Linter) Delta(lang Language, before, after []byte) Result {
 	r, _ := l.DeltaContext(context.Background(), lang, before, after)
@@ -91,14 +94,9 @@ func (l *Linter) DeltaContext(ctx context.Context, lang Language, before, after 
 	return r, nil
 }
 
-// delta is Delta of Go with g's checks.
-func (g goChecker) delta(before, after []byte) Result {
-	return delta(func(lang Language, content []byte) []finding {
-		return runParser(lang, content, g.check)
-	}, LanguageGo, before, after)
-}
-
-// DeltaFile is [DeltaFile], remembering what it parses clean and using what
+// DeltaFile is [Linter.Delta] with the language picked by [LanguageFor]
+// from the file's name (the file is never opened), which also names the
+// extension in the skip reason; it remembers what it parses clean and uses what
 // it remembers.
 func (l *Linter) DeltaFile(name string, before, after []byte) Result {
 	r, _ := l.DeltaFileContext(context.Background(), name, before, after)

@@ -124,7 +124,7 @@ func TestEditToolsKeepEncoding(t *testing.T) {
 				// The user's diff shows exactly the added line: no hidden
 				// re-encoding of the others.
 				c := approvals[0].changes[0]
-				d := UnifiedDiff(tc.file, *c.Old, c.New)
+				d := pathDiff(tc.file, *c.Old, c.New)
 				var changed []string
 				for _, l := range strings.Split(d, "\n") {
 					if (strings.HasPrefix(l, "+") || strings.HasPrefix(l, "-")) && !strings.HasPrefix(l, "+++") && !strings.HasPrefix(l, "---") {

@@ -13,19 +13,13 @@ import (
 // The fuzzy find-and-replace engine lives in package tools/internal/fuzzy;
 // this file is its call site for the patch tool and the V4A applier.
 
-// FuzzyResult is the outcome of a successful [FuzzyReplace].
-type FuzzyResult = fuzzy.Result
-
-// PatchError is a patch failure the model can act on. Its text is meant to
-// be returned to the model verbatim (in the tool result's "error" field).
-type PatchError = fuzzy.Error
-
 // FuzzyReplace is hermes-agent's fuzzy_find_and_replace: it replaces
 // oldString by newString in content with the first of nine matching
 // strategies that finds a region (unique unless replaceAll). Failures are
-// *[PatchError] values; when ctx is done it returns ctx's error, wrapped.
-// See [fuzzy.Replace].
-func FuzzyReplace(ctx context.Context, content, oldString, newString string, replaceAll bool) (FuzzyResult, error) {
+// *fuzzy.Error values whose text the model reads verbatim; when ctx is done
+// it returns ctx's error, wrapped. See [fuzzy.Replace]. bench/limits
+// measures it.
+func FuzzyReplace(ctx context.Context, content, oldString, newString string, replaceAll bool) (fuzzy.Result, error) {
 	return fuzzy.Replace(ctx, content, oldString, newString, replaceAll)
 }
 

@@ -252,7 +252,7 @@ func patchReplace(ctx context.Context, env *session, call *registry.Call, params
 	env.patches.reset(p.Abs())
 	return registry.OK(patchReplaceResult{
 		Success:       true,
-		Diff:          UnifiedDiff(p.Rel(), content, bomless(plan.text)),
+		Diff:          pathDiff(p.Rel(), content, bomless(plan.text)),
 		FilesModified: []string{p.Abs()},
 		Lint:          res.ModelLint(),
 		ResolvedPath:  p.Abs(),
@@ -644,7 +644,7 @@ func patchDiff(c v4a.Change) string {
 	case v4a.Move:
 		return fmt.Sprintf("# Moved: %s -> %s", c.Path, c.MoveTo)
 	}
-	return UnifiedDiff(c.Path, *c.OldText, c.NewText)
+	return pathDiff(c.Path, *c.OldText, c.NewText)
 }
 
 // patchMatch is the [v4a.Matcher] of patch mode: [FuzzyReplace] of a

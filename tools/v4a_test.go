@@ -202,7 +202,7 @@ func TestPatchDiff(t *testing.T) {
 	}
 }
 
-func TestUnifiedDiff(t *testing.T) {
+func TestPathDiff(t *testing.T) {
 	t.Parallel()
 	lines := func(n int, edit map[int]string) string {
 		var b strings.Builder
@@ -233,8 +233,8 @@ func TestUnifiedDiff(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if diff := cmp.Diff(tt.want, UnifiedDiff(tt.path, tt.old, tt.new)); diff != "" {
-				t.Errorf("UnifiedDiff(%q, %q, %q) mismatch (-want +got):\n%s", tt.path, tt.old, tt.new, diff)
+			if diff := cmp.Diff(tt.want, pathDiff(tt.path, tt.old, tt.new)); diff != "" {
+				t.Errorf("pathDiff(%q, %q, %q) mismatch (-want +got):\n%s", tt.path, tt.old, tt.new, diff)
 			}
 		})
 	}
