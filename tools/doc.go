@@ -18,7 +18,7 @@
 // value the model reads and the tool's own IsError verdict. Nothing else
 // changes: the registry, the planner, the guardrails and the agent read the
 // entry. [Entries] lists the declared tools; [Bind] binds those a session
-// enables to its dependencies. Descriptions are text/templates in which
+// enables to its dependencies. In descriptions,
 // {{if enabled "tool"}}…{{end}} keeps a sentence only for sessions that
 // offer that tool; hints in results do the same with Deps.Enabled.
 //

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
-	"text/template"
+	"regexp"
 
 	"github.com/hermes-acp/hermes-acp/registry"
 	"github.com/hermes-acp/hermes-acp/workspace"
@@ -15,9 +15,15 @@ import (
 // description template) and how to make its handler for a session.
 type tool struct {
 	entry registry.Entry
-	desc  *template.Template // the entry's Description, rendered per session
 	bind  func(s *session) registry.Handler
 }
+
+// enabledBlock is a description's {{if enabled "tool"}}…{{end}} block. The
+// syntax is text/template's, but descriptions need nothing else, and
+// text/template's calls of methods by name would keep every method of every
+// type in the binary (the linker cannot drop them): 10 MB more binary and
+// 8 MiB more memory.
+var enabledBlock = regexp.MustCompile(`(?s)\{\{if enabled "([A-Za-z0-9_-]+)"\}\}(.*?)\{\{end\}\}`)
 
 // builtins is the built-in tool table. Each tool file adds its entry at
 // package initialisation with [register] — the one deliberate use of
@@ -26,13 +32,15 @@ type tool struct {
 var builtins []tool
 
 // register adds a tool to the built-in table; it is called only from the
-// top-level var declarations of tool files. The entry's Description is a
-// text/template: {{if enabled "terminal"}}…{{end}} keeps a sentence only
-// for sessions that enable that tool (put the sentence's trailing space
-// inside the block).
+// top-level var declarations of tool files. In the entry's Description,
+// {{if enabled "terminal"}}…{{end}} keeps a sentence only for sessions
+// that enable that tool (put the sentence's trailing space inside the
+// block); blocks do not nest.
 func register(e registry.Entry, bind func(s *session) registry.Handler) struct{} {
-	t := template.Must(template.New(e.Name).Funcs(template.FuncMap{"enabled": func(string) bool { return true }}).Parse(e.Description))
-	builtins = append(builtins, tool{entry: e, desc: t, bind: bind})
+	if rest := enabledBlock.ReplaceAllString(e.Description, ""); strings.Contains(rest, "{{") || strings.Contains(rest, "}}") {
+		panic("tools: the description of " + e.Name + " has a {{…}} that is not an {{if enabled \"tool\"}}…{{end}} block")
+	}
+	builtins = append(builtins, tool{entry: e, bind: bind})
 	return struct{}{}
 }
 
@@ -81,12 +89,14 @@ func sorted() []tool {
 
 // description renders t's description for session s.
 func (t tool) description(s *session) string {
-	var b strings.Builder
-	tpl := template.Must(t.desc.Clone()).Funcs(template.FuncMap{"enabled": s.Enabled})
-	if err := tpl.Execute(&b, nil); err != nil {
-		return t.entry.Description // a template that parsed at init cannot fail on a bool func
-	}
-	return strings.TrimSpace(b.String())
+	out := enabledBlock.ReplaceAllStringFunc(t.entry.Description, func(block string) string {
+		m := enabledBlock.FindStringSubmatch(block)
+		if s.Enabled(m[1]) {
+			return m[2]
+		}
+		return ""
+	})
+	return strings.TrimSpace(out)
 }
 
 // handle makes a handler constructor from a tool's run function: the call's

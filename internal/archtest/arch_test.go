@@ -122,3 +122,23 @@ func TestThirdPartyConfinement(t *testing.T) {
 		}
 	}
 }
+
+// TestNoMethodByNameInTheBinary keeps text/template and html/template out
+// of hermes-acp: they call methods by name through reflect, which makes the
+// linker keep every exported method of every reachable type (about 10 MB
+// more binary and 8 MiB more memory after session/new; docs/benchmarks.md).
+func TestNoMethodByNameInTheBinary(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", mod+"/cmd/hermes-acp").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, mod+"/tools") {
+		t.Fatalf("the dependency list of cmd/hermes-acp lacks tools; the check would prove nothing")
+	}
+	for _, banned := range []string{"text/template", "html/template"} {
+		if slices.Contains(deps, banned) {
+			t.Errorf("hermes-acp depends on %s; use a small parser instead", banned)
+		}
+	}
+}
