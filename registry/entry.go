@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
+	"reflect"
 	"slices"
+	"unsafe"
 )
 
 // DefaultMaxResultChars is the per-result size, in characters, above which a
@@ -49,7 +52,9 @@ type Entry struct {
 	// Schema is the JSON Schema of the arguments object
 	// ({"type":"object","properties":…,"required":…}). Nil means no
 	// arguments. Register stores a normalised copy (any JSON-encodable Go
-	// values are accepted).
+	// values are accepted), and registering the same map again under the
+	// same name reuses that copy: a schema map must not change once
+	// registered.
 	Schema map[string]any
 	// Handler runs the tool. Nil declares a tool that each session binds to
 	// its own dependencies (see [Registry.Clone]); calling it unbound gives
@@ -102,6 +107,19 @@ type Entry struct {
 	// nil renders the result generically. A failed result is rendered by
 	// the agent before Render is asked.
 	Render func(args map[string]any, r Result) string
+
+	// srcSchema identifies the map Schema was copied from at registration,
+	// so that registering the same map again reuses the copy.
+	srcSchema unsafe.Pointer
+}
+
+// schemaID is the identity of a schema map (nil for none). A schema map
+// must not change once it has been registered.
+func schemaID(m map[string]any) unsafe.Pointer {
+	if m == nil {
+		return nil
+	}
+	return reflect.ValueOf(m).UnsafePointer()
 }
 
 // Handler runs one tool call and returns its result. A returned error
@@ -135,7 +153,7 @@ type ToolStatus struct {
 
 // validate checks an entry before registration and returns a normalised
 // deep copy that the registry owns.
-func (e Entry) validate() (*Entry, error) {
+func (e Entry) validate(prev *Entry) (*Entry, error) {
 	if e.Name == "" {
 		return nil, fmt.Errorf("register tool: empty name")
 	}
@@ -151,18 +169,32 @@ func (e Entry) validate() (*Entry, error) {
 		return nil, fmt.Errorf("register %s: empty toolset", e.Name)
 	}
 	schema := map[string]any{"type": "object", "properties": map[string]any{}}
-	if e.Schema != nil {
-		// A JSON round trip both deep-copies the schema and normalises it to
-		// decoded-JSON shapes (map[string]any, []any), which Coerce relies on.
-		raw, err := json.Marshal(e.Schema)
-		if err != nil {
-			return nil, fmt.Errorf("register %s: schema: %w", e.Name, err)
+	src := schemaID(e.Schema)
+	if prev != nil && src != nil && prev.srcSchema == src {
+		// The same schema map again (a session binding a declared tool):
+		// the copy made then is the copy now.
+		schema = prev.Schema
+	} else if e.Schema != nil {
+		// The registry owns a deep copy in decoded-JSON shapes
+		// (map[string]any, []any, string, int, float64, bool, nil), which
+		// coercion relies on. A schema written in those shapes (the tools'
+		// own) is copied by a walk; anything else takes a JSON round trip.
+		if c, ok := copyJSONShaped(e.Schema); ok {
+			schema = c.(map[string]any)
+		} else {
+			raw, err := json.Marshal(e.Schema)
+			if err != nil {
+				return nil, fmt.Errorf("register %s: schema: %w", e.Name, err)
+			}
+			v, err := decodeJSON(string(raw))
+			if err != nil {
+				return nil, fmt.Errorf("register %s: schema: %w", e.Name, err)
+			}
+			var isMap bool
+			if schema, isMap = v.(map[string]any); !isMap {
+				return nil, fmt.Errorf("register %s: schema is not an object", e.Name)
+			}
 		}
-		v, err := decodeJSON(string(raw))
-		if err != nil {
-			return nil, fmt.Errorf("register %s: schema: %w", e.Name, err)
-		}
-		schema = v.(map[string]any)
 		if t, ok := schema["type"]; !ok {
 			schema["type"] = "object"
 		} else if t != "object" {
@@ -175,8 +207,41 @@ func (e Entry) validate() (*Entry, error) {
 		}
 	}
 	out := e
-	out.Schema = schema
+	out.Schema, out.srcSchema = schema, src
 	out.RequiresEnv = slices.Clone(e.RequiresEnv)
 	out.LineArgs = slices.Clone(e.LineArgs)
 	return &out, nil
+}
+
+// copyJSONShaped deep-copies v when it holds only the shapes decodeJSON
+// produces, and reports false otherwise (or for a float that is whole and
+// fits an int, which decoding would have made an int).
+func copyJSONShaped(v any) (any, bool) {
+	switch t := v.(type) {
+	case nil, string, bool, int:
+		return t, true
+	case float64:
+		return t, !math.IsNaN(t) && !math.IsInf(t, 0) && t != math.Trunc(t)
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			c, ok := copyJSONShaped(x)
+			if !ok {
+				return nil, false
+			}
+			out[k] = c
+		}
+		return out, true
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			c, ok := copyJSONShaped(x)
+			if !ok {
+				return nil, false
+			}
+			out[i] = c
+		}
+		return out, true
+	}
+	return nil, false
 }

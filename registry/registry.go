@@ -54,8 +54,9 @@ func (r *Registry) Register(e Entry) error { return r.RegisterAll(e) }
 // none.
 func (r *Registry) RegisterAll(es ...Entry) error {
 	valid := make([]*Entry, len(es))
+	cur := r.cur.Load() // only to reuse schema copies: immutable, read without the lock
 	for i, e := range es {
-		entry, err := e.validate()
+		entry, err := e.validate(cur.entries[e.Name])
 		if err != nil {
 			return err
 		}

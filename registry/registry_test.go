@@ -583,3 +583,39 @@ func TestUnboundTool(t *testing.T) {
 		t.Errorf("binding in a session bound the shared registry: %s", res.Encode())
 	}
 }
+
+// TestRegisterSameSchemaReusesItsCopy: a session binding a declared tool
+// registers the declaration's schema map again; the registry keeps the
+// copy it made the first time instead of copying again, and a different
+// map (even an equal one) is copied.
+func TestRegisterSameSchemaReusesItsCopy(t *testing.T) {
+	t.Parallel()
+	schema := map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"type": "integer"}}}
+	base := New(nil)
+	if err := base.Register(Entry{Name: "t", Toolset: "s", Schema: schema}); err != nil {
+		t.Fatal(err)
+	}
+	declared, _ := base.Snapshot().Lookup("t")
+	session := base.Clone()
+	if err := session.Register(Entry{Name: "t", Toolset: "s", Schema: schema, Handler: okHandler("{}")}); err != nil {
+		t.Fatal(err)
+	}
+	bound, _ := session.Snapshot().Lookup("t")
+	if schemaID(bound.Schema) != schemaID(declared.Schema) {
+		t.Errorf("binding with the declared schema map copied it again")
+	}
+	if schemaID(bound.Schema) == schemaID(schema) {
+		t.Errorf("the registry holds the caller's map, not its own copy")
+	}
+	other := map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"type": "integer"}}}
+	if err := session.Register(Entry{Name: "t", Toolset: "s", Schema: other, Handler: okHandler("{}")}); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := session.Snapshot().Lookup("t")
+	if schemaID(again.Schema) == schemaID(declared.Schema) || schemaID(again.Schema) == schemaID(other) {
+		t.Errorf("a different schema map was not copied")
+	}
+	if got := coerce(map[string]any{"n": "7"}, again.Schema, false); got["n"] != 7 {
+		t.Errorf("coerce against the copied schema = %v, want n=7", got)
+	}
+}

@@ -15,7 +15,14 @@ import (
 // description template) and how to make its handler for a session.
 type tool struct {
 	entry registry.Entry
+	desc  []descPart // the description, split at its {{if enabled}} blocks
 	bind  func(s *session) registry.Handler
+}
+
+// descPart is a piece of a description: text shown always (when is "") or
+// only when the tool named when is enabled.
+type descPart struct {
+	text, when string
 }
 
 // enabledBlock is a description's {{if enabled "tool"}}…{{end}} block. The
@@ -40,7 +47,15 @@ func register(e registry.Entry, bind func(s *session) registry.Handler) struct{}
 	if rest := enabledBlock.ReplaceAllString(e.Description, ""); strings.Contains(rest, "{{") || strings.Contains(rest, "}}") {
 		panic("tools: the description of " + e.Name + " has a {{…}} that is not an {{if enabled \"tool\"}}…{{end}} block")
 	}
-	builtins = append(builtins, tool{entry: e, bind: bind})
+	var desc []descPart
+	rest := e.Description
+	for _, m := range enabledBlock.FindAllStringSubmatchIndex(e.Description, -1) {
+		desc = append(desc, descPart{text: e.Description[len(e.Description)-len(rest) : m[0]]},
+			descPart{text: e.Description[m[4]:m[5]], when: e.Description[m[2]:m[3]]})
+		rest = e.Description[m[1]:]
+	}
+	desc = append(desc, descPart{text: rest})
+	builtins = append(builtins, tool{entry: e, desc: desc, bind: bind})
 	return struct{}{}
 }
 
@@ -89,14 +104,14 @@ func sorted() []tool {
 
 // description renders t's description for session s.
 func (t tool) description(s *session) string {
-	out := enabledBlock.ReplaceAllStringFunc(t.entry.Description, func(block string) string {
-		m := enabledBlock.FindStringSubmatch(block)
-		if s.Enabled(m[1]) {
-			return m[2]
+	var b strings.Builder
+	b.Grow(len(t.entry.Description))
+	for _, p := range t.desc {
+		if p.when == "" || s.Enabled(p.when) {
+			b.WriteString(p.text)
 		}
-		return ""
-	})
-	return strings.TrimSpace(out)
+	}
+	return strings.TrimSpace(b.String())
 }
 
 // handle makes a handler constructor from a tool's run function: the call's
