@@ -3,9 +3,9 @@ package tools
 import (
 	"context"
 	"errors"
+	"regexp"
 	"slices"
 	"strings"
-	"regexp"
 
 	"github.com/hermes-acp/hermes-acp/registry"
 	"github.com/hermes-acp/hermes-acp/workspace"
