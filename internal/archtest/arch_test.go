@@ -39,6 +39,7 @@ var allowed = map[string][]string{
 	"agent/internal/store":       {"model"},
 	"agent/internal/diagnostics": {"acp", "lint", "workspace", "internal/diff"},
 	"agent/internal/queue":       {},
+	"agent/internal/projctx":     {},
 }
 
 // thirdParty lists the only packages allowed to import each third-party
