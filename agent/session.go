@@ -37,6 +37,7 @@ type Session struct {
 	queue  queue.Queue  // the session's prompts: one turn at a time
 	store  *store.Store // the agent's session store; nil: persistence off
 	log    *slog.Logger
+	proj   *projectContext // AGENTS.md and the like (agent/projctx.go)
 
 	mu          sync.Mutex // guards the fields below
 	cwd         string
@@ -97,6 +98,7 @@ func (a *Agent) openSession(ctx context.Context, id, cwd string, dirs []string, 
 		base = registry.New(a.log) // MCP tools only
 	}
 	s.env = newEnv(s)
+	s.proj = newProjectContext(ws, a.log)
 	if base != nil {
 		s.reg = base.Clone()
 		if err := s.bindTools(); err != nil {
@@ -138,6 +140,9 @@ func (s *Session) bindTools() error {
 		bound, hooks := a.opts.BindTools(s.env)
 		entries = append(entries, bound...)
 		po.Hooks = append(po.Hooks, hooks...)
+	}
+	if h := s.projectContextHook(); h != nil {
+		po.Hooks = append(po.Hooks, h)
 	}
 	if s.env.Enabled(todoName) {
 		entries = append(entries, s.todoTool())
