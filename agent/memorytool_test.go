@@ -145,7 +145,8 @@ func TestMemoryRefusalIsAFailedCallWithoutEntries(t *testing.T) {
 }
 
 // TestMemoryBatchAndValidation: a batch frees room and adds in one call;
-// calls missing what their action needs fail with hermes's messages.
+// calls missing what their action needs fail with hermes's messages;
+// new_text is accepted for content.
 func TestMemoryBatchAndValidation(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
@@ -154,6 +155,7 @@ func TestMemoryBatchAndValidation(t *testing.T) {
 		`{"target":"memory"}`,
 		`{"action":"replace","target":"memory","content":"x"}`,
 		`{"action":"add","target":"notes","content":"x"}`,
+		`{"action":"replace","target":"memory","old_text":"pnpm","new_text":"uses pnpm 9"}`,
 	)
 	sid := h.newSession("")
 	h.prompt(sid, "one")
@@ -171,5 +173,10 @@ func TestMemoryBatchAndValidation(t *testing.T) {
 		if got := lastMessage(reqs[len(reqs)-1]).Content; !strings.Contains(got, want) || !strings.Contains(got, `"success":false`) {
 			t.Errorf("result %q, want %q", got, want)
 		}
+	}
+	// new_text stands for content, as in hermes.
+	h.prompt(sid, "alias")
+	if raw, _ := os.ReadFile(filepath.Join(home, "memories", "MEMORY.md")); string(raw) != "uses pnpm 9" {
+		t.Errorf("MEMORY.md = %q after a replace with new_text", raw)
 	}
 }
