@@ -315,8 +315,12 @@ func TestWriteIsAtomicAndLeavesNoTemporaryFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
-		t.Errorf("MEMORY.md mode %v, want 0600", fi.Mode().Perm())
+	lock, err := os.Stat(s.Path(TargetMemory) + ".lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runtime.GOOS != "windows" && (fi.Mode().Perm() != 0o600 || lock.Mode().Perm() != 0o600) {
+		t.Errorf("MEMORY.md mode %v, lock mode %v, want 0600 (the memory is private)", fi.Mode().Perm(), lock.Mode().Perm())
 	}
 	// A reader racing writers sees whole files only: every entry it parses
 	// is one that was written.
