@@ -59,6 +59,7 @@ type Session struct {
 	lastPrompt  string // text of the running prompt, for /steer after a cancel
 	interrupted string // text of the last cancelled prompt
 	plan        []todoItem
+	memory      string                      // the memory as the session opened, for its system prompt (agent/memorytool.go)
 	trackers    map[string]*toolCallTracker // calls of the running batch, by id
 }
 
@@ -146,6 +147,9 @@ func (s *Session) bindTools() error {
 	}
 	if s.env.Enabled(todoName) {
 		entries = append(entries, s.todoTool())
+	}
+	if s.env.Enabled(memoryName) {
+		entries = append(entries, s.memoryTool())
 	}
 	if err := s.reg.RegisterAll(entries...); err != nil {
 		return err

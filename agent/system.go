@@ -46,6 +46,9 @@ func (s *Session) systemPrompt() string {
 		"- After each edit the tool result includes a `lint` object; if it reports errors your edit introduced, fix them.\n" +
 		"- Keep answers short and concrete; show code only when it helps. Use Markdown.\n" +
 		"- Use the `todo` tool to plan multi-step work; the plan is shown to the user.\n")
+	if s.memory != "" {
+		b.WriteString("\n" + s.memory + "\n")
+	}
 	b.WriteString(s.projectContextPrompt())
 	return b.String()
 }

@@ -27,7 +27,8 @@ var allowed = map[string][]string{
 	"tools/internal/fuzzy": {"internal/diff"},
 	"tools":                {"registry", "workspace", "lint", "internal/diff", "tools/internal/fuzzy", "tools/internal/v4a", "tools/internal/search"},
 	"mcp":                  {"registry"},
-	"agent":                {"acp", "model", "registry", "toolsets", "workspace", "lint", "internal/diff", "mcp", "agent/internal/store", "agent/internal/diagnostics", "agent/internal/queue", "agent/internal/projctx"},
+	"memory":               {},
+	"agent":                {"acp", "model", "registry", "toolsets", "workspace", "lint", "internal/diff", "mcp", "memory", "agent/internal/store", "agent/internal/diagnostics", "agent/internal/queue", "agent/internal/projctx"},
 	"model/modeltest":      {"model"},
 
 	// The tools' engines know nothing of tools: the diff package and the
