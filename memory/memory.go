@@ -98,16 +98,6 @@ func New(dir string) *Store {
 	return &Store{dir: dir, memoryLimit: MemoryLimit, userLimit: UserLimit}
 }
 
-// WithLimits returns a copy of s with other limits (tests, configuration).
-func (s *Store) WithLimits(memory, user int) *Store {
-	c := *s
-	c.memoryLimit, c.userLimit = memory, user
-	return &c
-}
-
-// Dir returns the store's directory.
-func (s *Store) Dir() string { return s.dir }
-
 // ValidTarget reports whether t names a target.
 func ValidTarget(t string) bool { return t == TargetMemory || t == TargetUser }
 

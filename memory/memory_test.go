@@ -473,3 +473,13 @@ func TestCommas(t *testing.T) {
 		}
 	}
 }
+
+// WithLimits returns a copy of s with other limits (a test shorthand).
+func (s *Store) WithLimits(memory, user int) *Store {
+	c := *s
+	c.memoryLimit, c.userLimit = memory, user
+	return &c
+}
+
+// Dir returns the store's directory (a test shorthand).
+func (s *Store) Dir() string { return s.dir }
