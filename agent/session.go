@@ -142,6 +142,9 @@ func (s *Session) bindTools() error {
 	if s.env.Enabled(todoName) {
 		entries = append(entries, s.todoTool())
 	}
+	if s.env.Enabled(sessionSearchName) {
+		entries = append(entries, s.sessionSearchTool())
+	}
 	if err := s.reg.RegisterAll(entries...); err != nil {
 		return err
 	}
