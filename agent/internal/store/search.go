@@ -12,8 +12,8 @@ import (
 
 // The full-text index of every stored message (schema version 3): an FTS5
 // table over messages.content, kept by triggers in the transaction that
-// saves, deletes or resets messages, so that it never lags the history.
-// A database of an older version is indexed once, when it is migrated.
+// saves, deletes or resets messages, so that it never lags the history. A
+// database of an older version is indexed once, when it is migrated.
 const indexSchema = `
 CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(content, content='messages', content_rowid='id', tokenize='porter unicode61');
 CREATE TRIGGER IF NOT EXISTS messages_fts_insert AFTER INSERT ON messages BEGIN
@@ -78,53 +78,105 @@ func (st *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 	return hits, nil
 }
 
+// searchRows runs the search in steps, so that the work per query does
+// not grow with the number of matches beyond FTS5's own ranking: the index
+// ranks and limits the matching message ids, a page at a time; the rows of
+// a page are read to apply the role filter and keep the best match of each
+// session, until limit sessions are found or scanLimit matches of the
+// wanted roles were seen; then snippets are made for the few kept.
 func searchRows(ctx context.Context, db *sql.DB, q Query, match string) ([]Hit, error) {
-	roles := q.Roles
+	roles := map[string]bool{}
+	for _, r := range q.Roles {
+		roles[r] = true
+	}
 	if len(roles) == 0 {
-		roles = []string{"user", "assistant"}
+		roles = map[string]bool{"user": true, "assistant": true}
 	}
-	args := []any{match}
-	sqlq := `SELECT m.id, m.session_id, m.role, snippet(messages_fts, 0, '>>>', '<<<', '...', 40), m.created
-		FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid JOIN sessions s ON s.id = m.session_id
-		WHERE messages_fts MATCH ? AND s.deleted = 0 AND m.role IN (?` + strings.Repeat(", ?", len(roles)-1) + `)`
-	for _, r := range roles {
-		args = append(args, r)
-	}
-	if q.Exclude != "" {
-		sqlq += ` AND m.session_id <> ?`
-		args = append(args, q.Exclude)
-	}
+	order := "rank"
 	switch q.Sort {
 	case "newest":
-		sqlq += ` ORDER BY m.created DESC, m.id DESC`
+		order = "rowid DESC"
 	case "oldest":
-		sqlq += ` ORDER BY m.created, m.id`
-	default:
-		sqlq += ` ORDER BY rank, m.id DESC`
+		order = "rowid"
 	}
-	sqlq += ` LIMIT ?`
-	args = append(args, scanLimit)
-	rows, err := db.QueryContext(ctx, sqlq, args...)
+	var hits []Hit
+	seen := map[string]bool{}
+	scanned := 0
+	for offset := 0; len(hits) < q.Limit && scanned < scanLimit; offset += scanLimit {
+		ids, err := matchIDs(ctx, db, match, order, offset)
+		if err != nil {
+			return nil, err
+		}
+		page, err := hitRows(ctx, db, ids)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			h, ok := page[id.(int64)]
+			if !ok || !roles[h.Role] {
+				continue
+			}
+			scanned++
+			if seen[h.SessionID] || h.SessionID == q.Exclude || len(hits) == q.Limit {
+				continue
+			}
+			seen[h.SessionID] = true
+			hits = append(hits, h)
+		}
+		if len(ids) < scanLimit {
+			break
+		}
+	}
+	for i := range hits {
+		err := db.QueryRowContext(ctx, `SELECT snippet(messages_fts, 0, '>>>', '<<<', '...', 40) FROM messages_fts WHERE messages_fts MATCH ? AND rowid = ?`,
+			match, hits[i].MessageID).Scan(&hits[i].Snippet)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return hits, nil
+}
+
+// matchIDs returns a page of the ids of the messages matching, in order.
+func matchIDs(ctx context.Context, db *sql.DB, match, order string, offset int) ([]any, error) {
+	rows, err := db.QueryContext(ctx, `SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY `+order+` LIMIT ? OFFSET ?`, match, scanLimit, offset)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var hits []Hit
-	seen := map[string]bool{}
+	var ids []any
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// hitRows reads the messages of ids that belong to undeleted sessions.
+func hitRows(ctx context.Context, db *sql.DB, ids []any) (map[int64]Hit, error) {
+	out := map[int64]Hit{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := db.QueryContext(ctx, `SELECT m.id, m.session_id, m.role, m.created FROM messages m CROSS JOIN sessions s ON s.id = m.session_id
+		WHERE m.id IN (?`+strings.Repeat(", ?", len(ids)-1)+`) AND s.deleted = 0`, ids...) // CROSS JOIN: look the ids up, then their sessions
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
 	for rows.Next() {
 		var h Hit
 		var at int64
-		if err := rows.Scan(&h.MessageID, &h.SessionID, &h.Role, &h.Snippet, &at); err != nil {
+		if err := rows.Scan(&h.MessageID, &h.SessionID, &h.Role, &at); err != nil {
 			return nil, err
 		}
-		if seen[h.SessionID] || len(hits) >= q.Limit {
-			continue
-		}
-		seen[h.SessionID] = true
 		h.At = time.UnixMilli(at)
-		hits = append(hits, h)
+		out[h.MessageID] = h
 	}
-	return hits, rows.Err()
+	return out, rows.Err()
 }
 
 // isSyntax reports whether err is FTS5's complaint about a query.
