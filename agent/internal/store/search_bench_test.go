@@ -137,6 +137,31 @@ func BenchmarkSessionSearch(b *testing.B) {
 			reportMedian(b, times)
 		})
 	}
+	// What one discovery call of session_search reads: the hits, then for
+	// each its session, its window and (for the top one) the bookends.
+	b.Run("discover_call", func(b *testing.B) {
+		var times []time.Duration
+		for b.Loop() {
+			t := time.Now()
+			hits, err := st.Search(ctx, Query{Text: "w500x", Limit: 3})
+			for i, h := range hits {
+				if err == nil {
+					_, err = st.Session(ctx, h.SessionID)
+				}
+				if err == nil {
+					_, err = st.Around(ctx, h.SessionID, h.MessageID, 5)
+				}
+				if err == nil && i == 0 {
+					_, _, err = st.Bookends(ctx, h.SessionID, 3)
+				}
+			}
+			times = append(times, time.Since(t))
+			if err != nil || len(hits) != 3 {
+				b.Fatalf("%d hits, %v", len(hits), err)
+			}
+		}
+		reportMedian(b, times)
+	})
 	b.Run("around", func(b *testing.B) {
 		var times []time.Duration
 		for b.Loop() {
