@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -95,21 +93,9 @@ func fillSearchBench(b *testing.B, home string) *Store {
 //
 //	go test ./agent/internal/store -run '^$' -bench SessionSearch -benchtime 50x
 func BenchmarkSessionSearch(b *testing.B) {
-	// The database takes minutes to write: it is kept in the temporary
-	// folder for the next run (delete the folder to write it again).
-	home := filepath.Join(os.TempDir(), "hermes-acp-bench-session-search-v1")
-	var st *Store
-	if _, err := os.Stat(filepath.Join(home, "complete")); err == nil {
-		st = New(home, slog.New(slog.DiscardHandler), nil)
-	} else {
-		_ = os.RemoveAll(home)
-		start := time.Now()
-		st = fillSearchBench(b, home)
-		b.Logf("filled %d sessions, %d messages in %s", benchSessions, benchSessions*benchPerSession, time.Since(start).Round(time.Second))
-		if err := os.WriteFile(filepath.Join(home, "complete"), nil, 0o600); err != nil {
-			b.Fatal(err)
-		}
-	}
+	start := time.Now()
+	st := fillSearchBench(b, b.TempDir())
+	b.Logf("filled %d sessions, %d messages in %s", benchSessions, benchSessions*benchPerSession, time.Since(start).Round(time.Second))
 	defer st.Close()
 	ctx := context.Background()
 	cases := []struct {
