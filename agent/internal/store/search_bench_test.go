@@ -21,8 +21,9 @@ const (
 // fillSearchBench writes the benchmark's sessions straight into a new store
 // at home, then builds the index as the migration of an older database
 // does (one rebuild; it logs how long that took): messages of 8–40 words
-// drawn from a 20 000-word vocabulary with a Zipf distribution, roles cycling user, assistant, tool, assistant; every
-// 1000th session mentions "zanzibar migration".
+// drawn from a 20 000-word vocabulary with a Zipf distribution, roles
+// cycling user, assistant, tool, assistant; every 1000th session mentions
+// "zanzibar migration".
 func fillSearchBench(b *testing.B, home string) *Store {
 	b.Helper()
 	st := New(home, slog.New(slog.DiscardHandler), nil)
