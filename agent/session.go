@@ -151,6 +151,9 @@ func (s *Session) bindTools() error {
 	if s.env.Enabled(memoryName) {
 		entries = append(entries, s.memoryTool())
 	}
+	if s.env.Enabled(sessionSearchName) {
+		entries = append(entries, s.sessionSearchTool())
+	}
 	if err := s.reg.RegisterAll(entries...); err != nil {
 		return err
 	}

@@ -52,7 +52,13 @@ type todoResult struct {
 // Tools returns the agent's own tools, declared without handlers: each
 // session binds them to itself. The composition root registers them with
 // the built-in tools so that toolsets and listings know them.
-func Tools() []registry.Entry { return []registry.Entry{todoEntry(), memoryEntry()} }
+func Tools() []registry.Entry {
+	return []registry.Entry{
+		todoEntry(),
+		memoryEntry(),
+		sessionSearchEntry(),
+	}
+}
 
 func todoEntry() registry.Entry {
 	return registry.Entry{

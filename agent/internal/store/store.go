@@ -139,9 +139,10 @@ func (st *Store) Flush() {
 // schemaVersion is the database's user_version this code reads and writes.
 // Version 1 (user_version 0) kept each message at a position of its session,
 // so that two processes appending to one session overwrote each other's
-// messages; version 2 appends every message as its own row with a stable id.
+// messages; version 2 appends every message as its own row with a stable id;
+// version 3 adds the full-text index of messages (search.go).
 // A database with a higher version is never written.
-const schemaVersion = 2
+const schemaVersion = 3
 
 // schema creates version 2's tables (inside the caller's transaction).
 // messages.id orders a session's history across processes; role and
@@ -426,6 +427,9 @@ func migrate(ctx context.Context, conn *sql.Conn) error {
 		if err := migrateV1(ctx, conn); err != nil {
 			return fmt.Errorf("migrate messages: %w", err)
 		}
+	}
+	if err := createIndex(ctx, conn); err != nil {
+		return fmt.Errorf("index messages: %w", err)
 	}
 	_, err := conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion))
 	return err
