@@ -8,6 +8,7 @@ import (
 	"github.com/hermes-acp/hermes-acp/acp"
 	"github.com/hermes-acp/hermes-acp/agent"
 	"github.com/hermes-acp/hermes-acp/model"
+	"github.com/hermes-acp/hermes-acp/registry"
 )
 
 const summaryText = "SUMMARY: the user asked about files one to three."
@@ -205,5 +206,45 @@ func TestContextLengthErrorCompressesAndRetries(t *testing.T) {
 			checkPaired(t, retry.Messages)
 			break
 		}
+	}
+}
+
+// Compression gives the session fresh tool state (read dedup and the like
+// refer to messages the model no longer sees), as /reset does.
+func TestCompressionResetsToolState(t *testing.T) {
+	t.Parallel()
+	fm := &fakeModel{reply: func(ctx context.Context, n int, req model.Request, emit func(model.Delta)) (*model.Reply, error) {
+		if isSummaryRequest(req) {
+			return &model.Reply{Text: summaryText, FinishReason: model.Stop}, nil
+		}
+		if last := lastMessage(req); last.Role == model.RoleTool {
+			return textReply("count "+last.Content+".", emit), nil
+		}
+		return toolReply(model.ToolCall{Name: "counter", Arguments: `{}`}), nil
+	}}
+	counter := envTool{
+		entry: registry.Entry{Name: "counter", Toolset: "test", Description: "Count calls since the session's tools were bound.",
+			Schema: map[string]any{"type": "object", "properties": map[string]any{}}},
+		handler: func(env *agent.Env) registry.Handler {
+			n := 0 // per binding, like the read tracker
+			return func(ctx context.Context, c *registry.Call) (registry.Result, error) {
+				n++
+				return registry.OK(n), nil
+			}
+		},
+	}
+	h := newHarness(t, fm, harnessOptions{bound: []envTool{counter}})
+	sid := h.newSession("")
+	for _, p := range []string{"a", "b", "c", "d"} {
+		h.prompt(sid, p)
+	}
+	if txt := h.editor.Text(sid); !strings.Contains(txt, "count 4.") {
+		t.Fatalf("the counter did not count: %q", txt)
+	}
+	h.prompt(sid, "/compact")
+	h.prompt(sid, "e")
+	txt := h.editor.Text(sid)
+	if !strings.Contains(txt, "Context compressed") || !strings.HasSuffix(txt, "count 1.") {
+		t.Errorf("after compression the tool state is not fresh: %q", txt[strings.LastIndex(txt, "count"):])
 	}
 }
