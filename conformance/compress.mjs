@@ -22,7 +22,9 @@
 // into the workspace and prompts "read fileN.txt" for each, all on one
 // session: every turn ends with end_turn and a usage_update whose size is
 // the configured context length; one turn tells the user the context was
-// compressed; /context names the compression threshold. The second process
+// compressed; "again file1.txt" (tool call read_file file1.txt, id
+// call_again) reads the first file once more; /context names the
+// compression threshold. The second process
 // loads the session by the same id and the replay holds every prompt and
 // every tool call of the original conversation.
 //
@@ -90,6 +92,10 @@ async function main() {
         check(text(turn).includes(`read ${i}`), `first: ${show(p)}: answer ${show(text(turn))}`);
       }
       check(text(updates).includes("Context compressed"), "first: the user was never told the context was compressed");
+      // The read dedup was reset: the model gets file1.txt again in full
+      // (the Go test checks the tool result it received).
+      const again = await step("first: session/prompt \"again file1.txt\"", agent.request(acp.methods.agent.session.prompt, { sessionId: sid, prompt: [{ type: "text", text: "again file1.txt" }] }));
+      check(again.stopReason === "end_turn", `first: "again file1.txt" stopped with ${show(again.stopReason)}`);
       const before = updates.length;
       await step("first: /context", agent.request(acp.methods.agent.session.prompt, { sessionId: sid, prompt: [{ type: "text", text: "/context" }] }));
       const ctx = text(updates.slice(before));
@@ -99,10 +105,10 @@ async function main() {
       await step("second: session/load", agent.request(acp.methods.agent.session.load, { sessionId: sid, cwd: ws, mcpServers: [] }));
       const users = updates.filter((u) => u.sessionUpdate === "user_message_chunk").map((u) => u.content.text);
       const calls = updates.filter((u) => u.sessionUpdate === "tool_call").map((u) => u.toolCallId);
-      const want = Array.from({ length: n }, (_, i) => `read file${i + 1}.txt`);
+      const want = [...Array.from({ length: n }, (_, i) => `read file${i + 1}.txt`), "again file1.txt"];
       const ok =
         check(show(users) === show(want), `second: replayed prompts ${show(users)}, want ${show(want)}`) &&
-        check(calls.length === n, `second: replayed ${calls.length} tool calls, want ${n}`) &&
+        check(calls.length === n + 1, `second: replayed ${calls.length} tool calls, want ${n + 1}`) &&
         check(!users.some((u) => u.includes("CONTEXT COMPACTION")), "second: the summary was replayed as a prompt");
       if (ok) note(`session/load of the compressed session replays all ${n} prompts and tool calls`);
     });

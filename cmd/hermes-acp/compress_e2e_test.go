@@ -29,6 +29,9 @@ func TestTypeScriptSDKCompression(t *testing.T) {
 			n := strings.TrimPrefix(last.ToolCallID, "call_")
 			return modeltest.Turn{Text: []string{"read " + n}}
 		}
+		if last.Content == "again file1.txt" {
+			return modeltest.Turn{ToolCalls: []modeltest.ToolCall{{ID: "call_again", Name: "read_file", Arguments: `{"path":"file1.txt"}`}}}
+		}
 		if m := fileN.FindStringSubmatch(last.Content); m != nil {
 			return modeltest.Turn{ToolCalls: []modeltest.ToolCall{{ID: "call_" + m[2], Name: "read_file", Arguments: `{"path":"` + m[1] + `"}`}}}
 		}
@@ -89,6 +92,17 @@ func TestTypeScriptSDKCompression(t *testing.T) {
 		if len(calls) > 0 {
 			t.Errorf("request %d: calls without results: %v", i, calls)
 		}
+	}
+	// Compression reset the read dedup: file1.txt, read before, comes back
+	// in full rather than as "File unchanged since last read".
+	again := ""
+	for _, m := range reqs[len(reqs)-1].Messages {
+		if m.ToolCallID == "call_again" {
+			again = m.Content
+		}
+	}
+	if !strings.Contains(again, "lorem ipsum") {
+		t.Errorf("file1.txt read again after compression: %.200q", again)
 	}
 	t.Logf("%d model requests; compression at request %d: %d → %d messages", len(reqs), at, len(before.Messages), len(next.Messages))
 }
