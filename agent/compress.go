@@ -60,13 +60,19 @@ func (s *Session) maybeCompress(ctx context.Context, setup ModelSetup, tools []m
 	_, threshold := contextBudget(setup)
 	s.mu.Lock()
 	used := s.contextTokens(tools)
+	backoff := s.compBackoff
 	s.mu.Unlock()
-	if used < threshold {
+	if used < threshold || backoff {
 		return
 	}
 	s.a.log.Info("context past the compression threshold", "session", s.id, "tokens", used, "threshold", threshold)
 	if _, _, err := s.compact(ctx, setup, "", false); err != nil && !errors.Is(err, errNothingToCompress) {
-		s.a.log.Warn("context compression failed", "session", s.id, "error", err)
+		// Not again before the next prompt: a failing summary request
+		// would otherwise double every request of the turn.
+		s.mu.Lock()
+		s.compBackoff = true
+		s.mu.Unlock()
+		s.a.log.Warn("context compression failed; the turn goes on uncompressed", "session", s.id, "error", err)
 	}
 }
 

@@ -248,3 +248,48 @@ func TestCompressionResetsToolState(t *testing.T) {
 		t.Errorf("after compression the tool state is not fresh: %q", txt[strings.LastIndex(txt, "count"):])
 	}
 }
+
+// A failed summary request loses nothing: the turn goes on with the whole
+// conversation, and /compact says why it could not compress.
+func TestCompressionSummaryFailureKeepsTheConversation(t *testing.T) {
+	t.Parallel()
+	fm := &fakeModel{reply: func(ctx context.Context, n int, req model.Request, emit func(model.Delta)) (*model.Reply, error) {
+		if isSummaryRequest(req) {
+			return nil, &model.Error{Kind: model.RateLimited, Status: 429, Message: "The model is rate limited."}
+		}
+		if lastMessage(req).Role == model.RoleUser {
+			return toolReply(model.ToolCall{Name: "echo", Arguments: `{"text":"` + strings.Repeat("data ", 300) + `"}`}), nil
+		}
+		return textReply("Done.", emit), nil
+	}}
+	opts := agent.Options{Model: agent.ModelSetup{ContextWindow: 3000}}
+	h := newHarness(t, fm, harnessOptions{reg: echoRegistry(t), opts: opts})
+	sid := h.newSession("")
+	prompts := []string{"p1", "p2", "p3", "p4", "p5", "p6"}
+	for _, p := range prompts {
+		if stop := h.prompt(sid, p); stop != acp.StopEndTurn {
+			t.Fatalf("%s: stop %s", p, stop)
+		}
+	}
+	reqs := fm.requests()
+	tries := 0
+	for _, r := range reqs {
+		if isSummaryRequest(r) {
+			tries++
+		}
+	}
+	if tries == 0 || tries >= len(prompts) {
+		t.Fatalf("%d summary requests in %d turns: want some, at most one a turn", tries, len(prompts))
+	}
+	last := reqs[len(reqs)-1]
+	if got, want := len(last.Messages), 1+4*len(prompts)-1; got != want {
+		t.Errorf("the last request has %d messages, want the whole conversation (%d)", got, want)
+	}
+	if txt := h.editor.Text(sid); strings.Contains(txt, "Context compressed") || strings.Count(txt, "Done.") != len(prompts) {
+		t.Errorf("turns = %q", txt)
+	}
+	h.prompt(sid, "/compact")
+	if txt := h.editor.Text(sid); !strings.Contains(txt, "Could not compress the conversation: summarise the conversation: The model is rate limited.") {
+		t.Errorf("/compact after a failed summary: %q", txt[strings.LastIndex(txt, "Done."):])
+	}
+}

@@ -65,6 +65,7 @@ type Session struct {
 	comp        compress.State              // the summary the model sees instead of the middle of history (agent/compress.go)
 	ctxTokens   int                         // tokens of the last model call, as the provider reported them; 0: unknown
 	ctxAt       int                         // history length those tokens cover
+	compBackoff bool                        // automatic compression failed this turn: not again before the next
 }
 
 // openSession builds a live session and registers it; its MCP servers (the

@@ -20,6 +20,7 @@ func (s *Session) runTurn(ctx context.Context, msg model.Message) acp.StopReason
 	setup := s.a.modelSetup()
 	s.mu.Lock()
 	s.turnFrom = len(s.history)
+	s.compBackoff = false
 	s.mu.Unlock()
 	s.appendHistory(msg)
 	defer s.endTurn()
