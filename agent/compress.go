@@ -121,7 +121,7 @@ func (s *Session) compact(ctx context.Context, setup ModelSetup, focus string, f
 		s.mu.Unlock()
 		return before, before, errors.New("the conversation changed during compression")
 	}
-	s.comp = compress.State{Head: w.Head, Tail: w.Tail, Summary: summary}
+	s.comp = compress.State{Head: w.Head, Tail: w.Tail, Summary: summary, Ask: w.Ask}
 	s.ctxTokens, s.ctxAt = 0, 0
 	after = compress.Estimate(s.comp.View(s.history))
 	s.mu.Unlock()

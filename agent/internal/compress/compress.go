@@ -11,6 +11,7 @@ package compress
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hermes-acp/hermes-acp/model"
 )
@@ -44,6 +45,10 @@ type State struct {
 	Head    int    // history[:Head] is kept: the first exchange
 	Tail    int    // history[Tail:] is kept: the recent messages
 	Summary string // stands for history[Head:Tail]; "" means no compression
+	// Ask is the latest user message when it was summarised (the tail
+	// holds only the work on it): the summary message repeats it, so that
+	// the model still knows what it is doing.
+	Ask string
 }
 
 // Active reports whether st replaces part of the history.
@@ -58,13 +63,21 @@ func (st State) View(history []model.Message) []model.Message {
 	}
 	out := make([]model.Message, 0, st.Head+1+len(history)-st.Tail)
 	out = append(out, history[:st.Head]...)
-	out = append(out, SummaryMessage(st.Summary))
+	out = append(out, SummaryMessage(st.Summary, st.Ask))
 	return append(out, history[st.Tail:]...)
 }
 
-// SummaryMessage is the user message that stands for the compressed middle.
-func SummaryMessage(summary string) model.Message {
-	return model.Message{Role: model.RoleUser, Content: SummaryPrefix + "\n\n" + strings.TrimSpace(summary) + "\n\n" + SummaryEnd}
+// askHeading introduces the latest user message inside a summary message.
+const askHeading = "The user's latest request, which the messages after this summary are working on (this one is active):"
+
+// SummaryMessage is the user message that stands for the compressed middle;
+// ask, when not empty, is the latest user message, summarised with it.
+func SummaryMessage(summary, ask string) model.Message {
+	c := SummaryPrefix + "\n\n" + strings.TrimSpace(summary) + "\n\n"
+	if ask != "" {
+		c += askHeading + "\n" + ask + "\n\n"
+	}
+	return model.Message{Role: model.RoleUser, Content: c + SummaryEnd}
 }
 
 // IsSummary reports whether m is a summary message.
@@ -76,6 +89,7 @@ func IsSummary(m model.Message) bool {
 type Window struct {
 	Head, Tail int             // the new State's bounds, in history indices
 	Middle     []model.Message // the messages to summarise (a previous summary first)
+	Ask        string          // the new State's Ask
 }
 
 // Select chooses the middle of history (as st shows it) to summarise: it
@@ -107,15 +121,34 @@ func Select(history []model.Message, st State, tailTokens int) (w Window, ok boo
 	if tail < from {
 		tail = from
 	}
-	var middle []model.Message
-	if from != head {
-		middle = append(middle, SummaryMessage(st.Summary))
-	}
-	middle = append(middle, history[from:tail]...)
 	if tail == from {
 		return Window{}, false
 	}
-	return Window{Head: head, Tail: tail, Middle: middle}, true
+	var middle []model.Message
+	if from != head {
+		middle = append(middle, SummaryMessage(st.Summary, st.Ask))
+	}
+	middle = append(middle, history[from:tail]...)
+	return Window{Head: head, Tail: tail, Middle: middle, Ask: latestAsk(history, st, head, from, tail)}, true
+}
+
+// latestAsk is the latest user message when the tail has none: the last
+// one of history[from:tail], or the one the previous summary repeated.
+func latestAsk(history []model.Message, st State, head, from, tail int) string {
+	for _, m := range history[tail:] {
+		if m.Role == model.RoleUser {
+			return ""
+		}
+	}
+	for i := tail - 1; i >= from; i-- {
+		if history[i].Role == model.RoleUser {
+			return clip(history[i].Content)
+		}
+	}
+	if from != head {
+		return st.Ask
+	}
+	return ""
 }
 
 // firstExchange is the end of the kept head: the first user message, the
@@ -233,7 +266,8 @@ Be specific: include file paths, command outputs, error messages and concrete va
 			}
 			b.WriteString("\n")
 		case IsSummary(m):
-			fmt.Fprintf(&b, "[PREVIOUS SUMMARY]: %s\n\n", strings.TrimSuffix(strings.TrimPrefix(m.Content, SummaryPrefix), SummaryEnd))
+			body := strings.TrimSuffix(strings.TrimPrefix(m.Content, SummaryPrefix), SummaryEnd)
+			fmt.Fprintf(&b, "[PREVIOUS SUMMARY]: %s\n\n", strings.TrimSpace(body))
 		default:
 			fmt.Fprintf(&b, "[%s]: %s\n\n", strings.ToUpper(string(m.Role)), clip(m.Content))
 		}
@@ -246,5 +280,12 @@ func clip(s string) string {
 	if len(s) <= contentMax {
 		return s
 	}
-	return s[:contentHead] + "\n…[truncated]…\n" + s[len(s)-contentTail:]
+	h, t := contentHead, len(s)-contentTail
+	for h > 0 && !utf8.RuneStart(s[h]) { // cut between runes
+		h--
+	}
+	for t < len(s) && !utf8.RuneStart(s[t]) {
+		t++
+	}
+	return s[:h] + "\n…[truncated]…\n" + s[t:]
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/hermes-acp/hermes-acp/model"
 )
@@ -186,5 +187,59 @@ func TestPromptFocusAndClipping(t *testing.T) {
 	}
 	if strings.Contains(Prompt(nil, ""), "FOCUS TOPIC") {
 		t.Error("focus section without a focus")
+	}
+}
+
+// A long turn: one question, then only tool work. When the question is
+// summarised, the summary message repeats it, also after a second
+// compression.
+func TestTheLatestAskSurvivesWhenSummarised(t *testing.T) {
+	h := []model.Message{user("first question"), asst("first answer"), user("port the parser to Go")}
+	for i := range 12 {
+		id := fmt.Sprintf("w%d", i)
+		h = append(h, call(id), result(id))
+	}
+	w, ok := Select(h, State{}, 250)
+	if !ok {
+		t.Fatal("nothing selected")
+	}
+	if w.Ask != "port the parser to Go" {
+		t.Fatalf("ask = %q", w.Ask)
+	}
+	st := State{Head: w.Head, Tail: w.Tail, Summary: "S1", Ask: w.Ask}
+	view := st.View(h)
+	if sm := view[w.Head]; !IsSummary(sm) || !strings.Contains(sm.Content, "port the parser to Go") || !strings.HasSuffix(sm.Content, SummaryEnd) {
+		t.Errorf("summary message = %q", sm.Content)
+	}
+	for i := 12; i < 20; i++ {
+		id := fmt.Sprintf("w%d", i)
+		h = append(h, call(id), result(id))
+	}
+	w2, ok := Select(h, st, 250)
+	if !ok || w2.Ask != "port the parser to Go" {
+		t.Fatalf("second compression: ok %v, ask %q", ok, w2.Ask)
+	}
+	// A new question in the tail: no ask.
+	for i := 20; i < 26; i++ {
+		id := fmt.Sprintf("w%d", i)
+		h = append(h, call(id), result(id))
+	}
+	h = append(h, user("now the tests"), asst("ok"))
+	w3, ok := Select(h, State{Head: w2.Head, Tail: w2.Tail, Summary: "S2", Ask: w2.Ask}, 250)
+	if !ok || w3.Ask != "" {
+		t.Errorf("third compression: ok %v, ask %q; the tail has the latest question", ok, w3.Ask)
+	}
+	if _, ok := Select(conversation(3), State{}, 250); !ok {
+		t.Fatal("nothing selected")
+	}
+	if w4, _ := Select(conversation(3), State{}, 250); w4.Ask != "" {
+		t.Errorf("ask %q while the tail holds the latest question", w4.Ask)
+	}
+}
+
+func TestClipKeepsUTF8Valid(t *testing.T) {
+	s := strings.Repeat("é", 5000) // 2 bytes each: the cut points fall inside runes
+	if c := clip(s); !utf8.ValidString(c) || len(c) >= len(s) {
+		t.Errorf("clip: valid %v, %d of %d bytes", utf8.ValidString(c), len(c), len(s))
 	}
 }
