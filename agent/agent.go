@@ -48,6 +48,13 @@ type ModelSetup struct {
 	// ContextWindow is the model's context size in tokens; 0 means
 	// DefaultContextWindow.
 	ContextWindow int
+	// CompressionThreshold is the share of ContextWindow past which the
+	// conversation is compressed (config compression.threshold); 0 means
+	// hermes's 0.80.
+	CompressionThreshold float64
+	// CompressionOff turns automatic compression off (compression.enabled:
+	// false); /compact still works.
+	CompressionOff bool
 }
 
 // Options configures an [Agent]. Zero values are sensible defaults.

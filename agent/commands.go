@@ -2,11 +2,13 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/hermes-acp/hermes-acp/acp"
+	"github.com/hermes-acp/hermes-acp/agent/internal/compress"
 	"github.com/hermes-acp/hermes-acp/model"
 )
 
@@ -37,6 +39,7 @@ func allCommands() []command {
 		{name: "tools", desc: "List the tools this session offers the model", immediate: true, run: cmdTools},
 		{name: "context", desc: "Show conversation size and context-window use", immediate: true, run: cmdContext},
 		{name: "reset", desc: "Clear the conversation history of this session", run: cmdReset},
+		{name: "compact", desc: "Summarise the middle of the conversation to free context", hint: "what the summary should focus on", run: cmdCompact},
 		{name: "steer", desc: "Guide the running turn (or re-run the interrupted prompt with guidance)", hint: "guidance for the active turn", immediate: true, run: cmdSteer},
 		{name: "queue", desc: "Run a prompt after the current turn", hint: "prompt to run next", run: cmdQueue},
 		{name: "version", desc: "Show the hermes-acp version", immediate: true, run: cmdVersion},
@@ -150,26 +153,27 @@ func cmdTools(_ context.Context, s *Session, _ string) commandResult {
 }
 
 func cmdContext(_ context.Context, s *Session, _ string) commandResult {
+	setup := s.a.modelSetup()
+	tools := s.toolDefs()
 	s.mu.Lock()
 	counts := map[model.Role]int{}
-	chars := 0
 	for _, m := range s.history {
 		counts[m.Role]++
-		chars += len(m.Content) + len(m.Thought)
-		for _, c := range m.ToolCalls {
-			chars += len(c.Arguments)
-		}
 	}
 	n := len(s.history)
 	name := s.modelName
 	last := s.lastUsage
-	s.mu.Unlock()
-	setup := s.a.modelSetup()
-	size := setup.ContextWindow
-	if size <= 0 {
-		size = DefaultContextWindow
+	tokens := s.contextTokens(tools)
+	compressed := ""
+	if s.comp.Active() {
+		compressed = fmt.Sprintf("\nCompressed: the model sees a summary instead of %d earlier messages.", s.comp.Tail-s.comp.Head)
 	}
-	tokens := chars / 4
+	s.mu.Unlock()
+	size, threshold := contextBudget(setup)
+	auto := fmt.Sprintf("compression at ~%d tokens (%.0f%%)", threshold, 100*float64(threshold)/float64(size))
+	if setup.CompressionOff {
+		auto = "automatic compression off"
+	}
 	provider := "none"
 	if r, ok := setup.Provider.(interface{ NameFor(string) string }); ok { // a model.Router, maybe recording
 		provider = r.NameFor(name)
@@ -180,14 +184,16 @@ func cmdContext(_ context.Context, s *Session, _ string) commandResult {
 	if r := last.CacheHitRatio(); r >= 0 && (last.CachedReadTokens > 0 || last.CacheWriteTokens > 0) {
 		cache = fmt.Sprintf("\nPrompt cache (last request): %.0f%% of %d input tokens read from the cache, %d written.", 100*r, last.InputTokens, last.CacheWriteTokens)
 	}
-	s.sendText(fmt.Sprintf("Conversation: %d messages (%d user, %d assistant, %d tool).\nModel: `%s` (%s).\nContext: ~%d tokens of %d (%.1f%%).%s",
-		n, counts[model.RoleUser], counts[model.RoleAssistant], counts[model.RoleTool], name, provider, tokens, size, 100*float64(tokens)/float64(size), cache))
+	s.sendText(fmt.Sprintf("Conversation: %d messages (%d user, %d assistant, %d tool).\nModel: `%s` (%s).\nContext: ~%d tokens of %d (%.1f%%); %s.%s%s",
+		n, counts[model.RoleUser], counts[model.RoleAssistant], counts[model.RoleTool], name, provider, tokens, size, 100*float64(tokens)/float64(size), auto, compressed, cache))
 	return done()
 }
 
 func cmdReset(_ context.Context, s *Session, _ string) commandResult {
 	s.mu.Lock()
 	s.plan = nil
+	s.comp = compress.State{}
+	s.ctxTokens, s.ctxAt = 0, 0
 	s.mu.Unlock()
 	s.resetStored() // clears the history
 	if s.reg != nil {
@@ -197,6 +203,25 @@ func cmdReset(_ context.Context, s *Session, _ string) commandResult {
 		}
 	}
 	s.sendText("Conversation cleared.")
+	return done()
+}
+
+func cmdCompact(ctx context.Context, s *Session, arg string) commandResult {
+	setup := s.a.modelSetup()
+	if setup.Provider == nil {
+		s.sendText(noModelText(setup.Problem))
+		return done()
+	}
+	before, _, err := s.compact(ctx, setup, arg, true) // on success compact reports the sizes
+	switch {
+	case errors.Is(err, errNothingToCompress):
+		s.sendText(fmt.Sprintf("Nothing to compress yet (~%d tokens): the conversation is only its first exchange and recent messages.", before))
+	case err != nil:
+		if ctx.Err() != nil {
+			return commandResult{Stop: acp.StopCancelled}
+		}
+		s.sendText(fmt.Sprintf("Could not compress the conversation: %v", err))
+	}
 	return done()
 }
 

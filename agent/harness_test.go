@@ -117,7 +117,7 @@ func newHarness(t *testing.T, fm *fakeModel, ho harnessOptions) *harness {
 	}
 	o.HermesHome = ho.home
 	if !ho.noModel {
-		o.Model = agent.ModelSetup{Provider: fm, Name: "fake-model", Choices: []string{"other-model"}}
+		o.Model.Provider, o.Model.Name, o.Model.Choices = fm, "fake-model", []string{"other-model"} // other fields from ho.opts
 	}
 	if len(ho.bound) > 0 {
 		if ho.reg == nil {

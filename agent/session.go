@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hermes-acp/hermes-acp/acp"
+	"github.com/hermes-acp/hermes-acp/agent/internal/compress"
 	"github.com/hermes-acp/hermes-acp/agent/internal/queue"
 	"github.com/hermes-acp/hermes-acp/agent/internal/store"
 	"github.com/hermes-acp/hermes-acp/model"
@@ -61,6 +62,10 @@ type Session struct {
 	plan        []todoItem
 	memory      string                      // the memory as the session opened, for its system prompt (agent/memorytool.go)
 	trackers    map[string]*toolCallTracker // calls of the running batch, by id
+	comp        compress.State              // the summary the model sees instead of the middle of history (agent/compress.go)
+	ctxTokens   int                         // tokens of the last model call, as the provider reported them; 0: unknown
+	ctxAt       int                         // history length those tokens cover
+	compBackoff bool                        // automatic compression failed this turn: not again before the next
 }
 
 // openSession builds a live session and registers it; its MCP servers (the

@@ -20,6 +20,7 @@ func (s *Session) runTurn(ctx context.Context, msg model.Message) acp.StopReason
 	setup := s.a.modelSetup()
 	s.mu.Lock()
 	s.turnFrom = len(s.history)
+	s.compBackoff = false
 	s.mu.Unlock()
 	s.appendHistory(msg)
 	defer s.endTurn()
@@ -35,6 +36,7 @@ func (s *Session) runTurn(ctx context.Context, msg model.Message) acp.StopReason
 		pturn = pipe.NewTurn()
 	}
 	s.mcp.settle(ctx) // the session's first prompt waits for its MCP servers to start (agent/mcp.go)
+	retried := false  // a context-length error compresses and retries once
 	for calls := 0; ; calls++ {
 		if calls >= s.a.opts.MaxModelCalls {
 			s.sendText(fmt.Sprintf("\n\nStopped: this turn reached the limit of %d model requests. Send another prompt to continue.", s.a.opts.MaxModelCalls))
@@ -42,7 +44,17 @@ func (s *Session) runTurn(ctx context.Context, msg model.Message) acp.StopReason
 		}
 		s.takeSteering()
 		tools := s.toolDefs() // per request: MCP servers may change their tools mid-turn
+		s.maybeCompress(ctx, setup, tools)
 		reply, partial, err := s.callModel(ctx, setup, tools)
+		if err != nil && !retried && ctx.Err() == nil && partial.Text == "" && isContextLength(err) {
+			retried = true
+			s.a.log.Warn("the model's context is full; compressing and retrying", "session", s.id, "error", err)
+			if _, _, cerr := s.compact(ctx, setup, "", true); cerr == nil {
+				reply, partial, err = s.callModel(ctx, setup, tools)
+			} else {
+				s.a.log.Warn("context compression failed", "session", s.id, "error", cerr)
+			}
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				if partial.Text != "" || partial.Thought != "" {
@@ -106,6 +118,7 @@ func (s *Session) callModel(ctx context.Context, setup ModelSetup, tools []model
 	}
 	s.mu.Lock()
 	s.lastUsage = reply.Usage
+	s.noteUsage(reply.Usage)
 	s.mu.Unlock()
 	s.sendUsage(setup, reply.Usage, msgs)
 	return reply, partial, nil
@@ -263,9 +276,10 @@ func (s *Session) appendHistory(msgs ...model.Message) {
 
 // requestMessages is the system prompt plus the history; s.mu is held.
 func (s *Session) requestMessages() []model.Message {
-	msgs := make([]model.Message, 0, len(s.history)+1)
+	view := s.comp.View(s.history) // compressed: agent/compress.go
+	msgs := make([]model.Message, 0, len(view)+1)
 	msgs = append(msgs, model.Message{Role: model.RoleSystem, Content: s.systemPrompt()})
-	return append(msgs, s.history...)
+	return append(msgs, view...)
 }
 
 // takeSteering moves /steer guidance into the conversation.

@@ -45,7 +45,12 @@ type fileConfig struct {
 		ReasoningEffort string `yaml:"reasoning_effort"` // none | low | medium | high | xhigh
 	} `yaml:"agent"`
 	MCPServers map[string]mcpServerConfig `yaml:"mcp_servers"`
-	FS         struct {
+	// Compression is hermes's context compression (issue #13).
+	Compression struct {
+		Enabled   *bool   `yaml:"enabled"`   // default true
+		Threshold float64 `yaml:"threshold"` // share of model.context_length; default 0.80
+	} `yaml:"compression"`
+	FS struct {
 		Timeout int `yaml:"timeout"` // seconds to wait for the editor's fs/* answer
 	} `yaml:"fs"`
 	// ToolLoopGuardrails is hermes's per-turn loop controller; 0 or absent
@@ -91,9 +96,13 @@ type config struct {
 	ReasoningEffort string
 	// Ignored lists the config.yaml settings hermes-acp does not use
 	// ("terminal", "model.streaming"); ignoredNote words them for the log.
-	Ignored         []string
-	ModelChoices    []string
-	ContextLength   int
+	Ignored       []string
+	ModelChoices  []string
+	ContextLength int
+	// CompressAt is compression.threshold (0: the default); CompressOff is
+	// compression.enabled: false.
+	CompressAt      float64
+	CompressOff     bool
 	ModelTimeout    time.Duration
 	ApprovalsOff    bool
 	ApprovalTimeout time.Duration
@@ -180,6 +189,14 @@ func loadConfig(getenv func(string) string, flagModel, flagBaseURL string) confi
 	c.ThinkingBudget = fc.Model.ThinkingBudget
 	c.ReasoningEffort = fc.Agent.ReasoningEffort
 	c.ContextLength = fc.Model.ContextLength
+	c.CompressOff = fc.Compression.Enabled != nil && !*fc.Compression.Enabled
+	switch t := fc.Compression.Threshold; {
+	case t == 0:
+	case t > 0 && t <= 1:
+		c.CompressAt = t
+	default:
+		c.problem(fmt.Sprintf("compression.threshold: %v is not a share of the context between 0 and 1 (e.g. 0.8); using 0.8", t))
+	}
 	if fc.Model.Timeout > 0 {
 		c.ModelTimeout = time.Duration(fc.Model.Timeout) * time.Second
 	}

@@ -136,7 +136,8 @@ func declaredTools(log *slog.Logger) (*registry.Registry, error) {
 // modelSetup builds the model provider from the configuration. A missing or
 // broken model is not fatal: the agent explains it when prompted.
 func modelSetup(cfg config, record string, log *slog.Logger) agent.ModelSetup {
-	setup := agent.ModelSetup{Name: cfg.Model, Choices: cfg.ModelChoices, ContextWindow: cfg.ContextLength}
+	setup := agent.ModelSetup{Name: cfg.Model, Choices: cfg.ModelChoices, ContextWindow: cfg.ContextLength,
+		CompressionThreshold: cfg.CompressAt, CompressionOff: cfg.CompressOff}
 	if cfg.ProviderProblem != "" && cfg.Model != "" {
 		setup.Problem = cfg.ProviderProblem
 		log.Warn("model not usable", "model", cfg.Model, "error", cfg.ProviderProblem)
