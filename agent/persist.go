@@ -8,38 +8,51 @@ import (
 	"github.com/hermes-acp/hermes-acp/model"
 )
 
-// persist queues a save of the session's new messages (and its metadata) on
-// the store's writer; it does not wait for it. What is saved is read when the
-// save runs, so that the saves of a busy session are batched; messages of a
-// turn still running are left for the save at its end, so that one turn's
-// messages stay together in the stored history even when another process
-// appends to the session meanwhile.
+// Saves are synchronous, so that a session survives the agent being killed
+// (an editor closing its window may kill -9 its agent): every message is in
+// the database before the next update about the session is sent to the
+// editor ([Session.send] saves first), the prompt's reply waits for the
+// save at the end of the turn, and so at most the event in flight — the
+// model reply being streamed, a tool still running — is lost. One save is
+// one SQLite transaction holding every message not yet saved, so writes are
+// grouped, never delayed. WAL with synchronous=NORMAL makes a committed
+// transaction survive the process being killed (not a power cut).
+
+// persist saves the session's new messages (and its metadata) now and
+// waits for it. A failed save is kept for the next persist.
 func (s *Session) persist() {
-	st := s.store
-	if st == nil {
+	if s.store == nil {
 		return
 	}
-	s.mu.Lock()
-	if s.savePending || (!s.cleared && !s.moved && s.saved == len(s.history)) {
-		s.mu.Unlock()
-		return
-	}
-	s.savePending = true
-	s.mu.Unlock()
-	st.Enqueue(s.save)
+	s.save(true)
 }
 
-// save runs on the store's writer: it appends the messages not yet saved.
-func (s *Session) save() {
-	st := s.store
-	s.mu.Lock()
-	s.savePending = false
-	end := len(s.history)
-	if s.turnFrom >= 0 {
-		end = min(end, s.turnFrom)
+// saveBeforeUpdate saves the messages not yet saved before an update goes to
+// the editor. After a failed save it leaves them for the next persist (the
+// end of the turn), so that a database locked by another process or a full
+// disk does not stall every update.
+func (s *Session) saveBeforeUpdate() {
+	if s.store == nil {
+		return
 	}
+	s.mu.Lock()
+	skip := s.saveFailed || (!s.cleared && !s.moved && s.saved == len(s.history))
+	s.mu.Unlock()
+	if !skip {
+		s.save(false)
+	}
+}
+
+// save appends the messages not yet saved; saves of a session run one at a
+// time, in order. retry: an explicit persist, tried even after a failure.
+func (s *Session) save(retry bool) {
+	st := s.store
+	s.saveMu.Lock()
+	defer s.saveMu.Unlock()
+	s.mu.Lock()
 	from, reset, moved, gen := s.saved, s.cleared, s.moved, s.resets
-	if from > end || (from == end && !reset && !moved) {
+	end := len(s.history)
+	if (s.saveFailed && !retry) || (from >= end && !reset && !moved) {
 		s.mu.Unlock()
 		return
 	}
@@ -50,6 +63,12 @@ func (s *Session) save() {
 	s.mu.Unlock()
 	defer releaseHugeSave(msgs)
 	err := st.Save(context.Background(), rec, reset, msgs)
+	s.mu.Lock()
+	s.saveFailed = err != nil
+	if err != nil && s.resets == gen { // not cleared meanwhile: try these again next time
+		s.saved, s.cleared, s.moved = from, reset, moved
+	}
+	s.mu.Unlock()
 	if err == nil {
 		return
 	}
@@ -58,11 +77,6 @@ func (s *Session) save() {
 		s.log.Error("persist session", "session", s.id, "error", err)
 		st.ReportSaveFailure(err)
 	}
-	s.mu.Lock()
-	if s.resets == gen { // not cleared meanwhile: try these again next time
-		s.saved, s.cleared, s.moved = from, reset, moved
-	}
-	s.mu.Unlock()
 }
 
 // resetStored clears the history after /reset; the stored history is
