@@ -28,17 +28,12 @@ func (s *Session) persist() {
 }
 
 // saveBeforeUpdate saves the messages not yet saved before an update goes to
-// the editor. After a failed save it leaves them for the next persist (the
-// end of the turn), so that a database locked by another process or a full
-// disk does not stall every update.
+// the editor, and waits for a save under way on another goroutine (a
+// parallel tool's update). After a failed save it leaves them for the next
+// persist (the end of the turn), so that a database locked by another
+// process or a full disk does not stall every update.
 func (s *Session) saveBeforeUpdate() {
-	if s.store == nil {
-		return
-	}
-	s.mu.Lock()
-	skip := s.saveFailed || (!s.cleared && !s.moved && s.saved == len(s.history))
-	s.mu.Unlock()
-	if !skip {
+	if s.store != nil {
 		s.save(false)
 	}
 }
