@@ -106,3 +106,49 @@ func restoredPlan(plan []store.PlanItem) []todoItem {
 	}
 	return out
 }
+
+// interruptedResult is the result given, on load, to a tool call whose
+// result was never saved: the agent was killed while the tool ran.
+const interruptedResult = `{"error":"Not run to completion: the agent stopped (its process ended) before this tool call finished. Run it again if it is still needed."}`
+
+// pairToolResults returns the history with a result for every tool call:
+// a session saved as it went and killed during a tool call (agent/persist.go)
+// has an assistant message whose calls have no result, which providers
+// refuse. The added results follow the calls' message, in call order; the
+// stored history is left as it is (every load adds them again).
+func pairToolResults(msgs []model.Message) []model.Message {
+	var out []model.Message
+	for i := 0; i < len(msgs); i++ {
+		m := msgs[i]
+		if out != nil {
+			out = append(out, m)
+		}
+		if m.Role != model.RoleAssistant || len(m.ToolCalls) == 0 {
+			continue
+		}
+		answered := map[string]bool{}
+		j := i + 1
+		for ; j < len(msgs) && msgs[j].Role == model.RoleTool; j++ {
+			answered[msgs[j].ToolCallID] = true
+		}
+		var missing []model.Message
+		for _, c := range m.ToolCalls {
+			if !answered[c.ID] {
+				missing = append(missing, model.Message{Role: model.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: interruptedResult, IsError: true})
+			}
+		}
+		if len(missing) == 0 {
+			continue
+		}
+		if out == nil {
+			out = append([]model.Message(nil), msgs[:i+1]...)
+		}
+		out = append(out, msgs[i+1:j]...)
+		out = append(out, missing...)
+		i = j - 1
+	}
+	if out == nil {
+		return msgs
+	}
+	return out
+}

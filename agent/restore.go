@@ -52,8 +52,8 @@ func (a *Agent) restore(ctx context.Context, id, cwd string, dirs []string, mcpS
 		return nil, err
 	}
 	s.mu.Lock()
-	s.history = msgs
-	s.saved = len(msgs)
+	s.history = pairToolResults(msgs) // a kill during a tool call left it without a result
+	s.saved = len(s.history)
 	s.title = rec.Title
 	s.plan = restoredPlan(rec.Plan)
 	s.created, s.updated = rec.Created, rec.Updated

@@ -170,12 +170,12 @@ func (st *Store) checkHeader() error {
 }
 
 // ReportSaveFailure shows the first failed save of the process in the chat
-// (the save is tried again at the end of the next turn).
+// (the save is tried again when the turn ends and at each later turn).
 func (st *Store) ReportSaveFailure(err error) {
 	first := false
 	st.saveFailOnce.Do(func() { first = true })
 	if first && st.notify != nil {
-		st.notify(fmt.Sprintf("Saving this conversation to %s failed (%v); hermes-acp tries again after the next turn.", st.path, err))
+		st.notify(fmt.Sprintf("Saving this conversation to %s failed (%v); hermes-acp tries again when the turn ends and at each later turn.", st.path, err))
 	}
 }
 
