@@ -20,7 +20,9 @@ func TestPairToolResults(t *testing.T) {
 		}
 		return m
 	}
-	result := func(id string) model.Message { return model.Message{Role: model.RoleTool, ToolCallID: id, Content: "ok"} }
+	result := func(id string) model.Message {
+		return model.Message{Role: model.RoleTool, ToolCallID: id, Content: "ok"}
+	}
 	user := model.Message{Role: model.RoleUser, Content: "go"}
 	text := model.Message{Role: model.RoleAssistant, Content: "done"}
 	show := func(msgs []model.Message) []string {
