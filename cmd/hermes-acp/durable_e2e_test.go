@@ -12,9 +12,11 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
+	"github.com/hermes-acp/hermes-acp/internal/mcptest"
 	"github.com/hermes-acp/hermes-acp/model/modeltest"
 )
 
@@ -97,9 +99,15 @@ func durableModel(t *testing.T, final []string, block bool) *modeltest.Server {
 	})
 }
 
-// restartAndLoad starts a new agent on home and returns what session/list
-// says of sid and the summary of what session/load replays.
+// restartAndLoad starts a new agent on env's home, checks that
+// session/list has sid and returns the summary of what session/load
+// replays.
 func restartAndLoad(t *testing.T, env []string, sid, cwd string) []string {
+	_, replay := restartAndLoadAgent(t, env, sid, cwd)
+	return replay
+}
+
+func restartAndLoadAgent(t *testing.T, env []string, sid, cwd string) (*rawAgent, []string) {
 	t.Helper()
 	a := startRaw(t, nil, env)
 	a.initialize(t)
@@ -117,7 +125,7 @@ func restartAndLoad(t *testing.T, env []string, sid, cwd string) []string {
 		t.Errorf("session/list after the kill = %+v, want %s in it", list.Sessions, sid)
 	}
 	replay := a.result(t, "session/load", map[string]any{"sessionId": sid, "cwd": cwd, "mcpServers": []any{}}, nil)
-	return summary(durableUpdates(t, replay))
+	return a, summary(durableUpdates(t, replay))
 }
 
 func kill9(t *testing.T, a *rawAgent) {
@@ -198,5 +206,73 @@ func TestDurableKillDuringTurn(t *testing.T) {
 	}
 	if got := restartAndLoad(t, env, sid, cwd); !slices.Equal(got, want) {
 		t.Errorf("session/load after kill -9 during the turn replays\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestDurableKillDuringToolCall: kill -9 while a tool runs (an MCP tool
+// that sleeps). After a restart the call is replayed as failed, and the
+// next prompt works: the model gets a result for the call, which the agent
+// never saved, so the request is one a provider accepts.
+func TestDurableKillDuringToolCall(t *testing.T) {
+	t.Parallel()
+	server := mcptest.Build(t)
+	var mu sync.Mutex
+	var resumed []modeltest.Message // the request after the restart
+	srv := startModel(t, func(r modeltest.Request) modeltest.Turn {
+		if r.Last().Content == "Continue." {
+			mu.Lock()
+			resumed = r.Messages
+			mu.Unlock()
+			return modeltest.Turn{Text: []string{"Continued."}}
+		}
+		return modeltest.Turn{ToolCalls: []modeltest.ToolCall{{ID: "call_slow_1", Name: "mcp_test_slow", Arguments: `{"ms":600000}`}}}
+	})
+	env := baseEnv(t, modelEnv(srv)...)
+	a := startRaw(t, nil, env)
+	a.initialize(t)
+	cwd := t.TempDir()
+	var created struct {
+		SessionID string `json:"sessionId"`
+	}
+	a.result(t, "session/new", map[string]any{"cwd": cwd, "mcpServers": []any{
+		map[string]any{"name": "test", "command": server, "args": []string{}, "env": []any{}},
+	}}, &created)
+	sid := created.SessionID
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 99, "method": "session/prompt", "params": map[string]any{
+		"sessionId": sid, "prompt": []any{map[string]any{"type": "text", "text": "Run the slow tool."}}}})
+	a.send(t, string(b))
+	for {
+		m := a.next(t)
+		if m.isResponse() {
+			t.Fatalf("the turn ended before the kill: %s %+v", m.Result, m.Error)
+		}
+		if us := durableUpdates(t, []message{m}); len(us) == 1 && us[0].Kind == "tool_call" && us[0].ToolCallID == "call_slow_1" {
+			break
+		}
+	}
+	kill9(t, a)
+	a2, got := restartAndLoadAgent(t, env, sid, cwd)
+	want := []string{"user: Run the slow tool.", "tool call_slow_1", "tool call_slow_1 failed"}
+	if !slices.Equal(got, want) {
+		t.Errorf("session/load after kill -9 during a tool call replays\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if stop, text := a2.prompt(t, sid, "Continue."); stop != "end_turn" || text != "Continued." {
+		t.Fatalf("prompt after the restart: %s %q", stop, text)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var roles []string
+	for _, m := range resumed {
+		r := m.Role
+		if m.ToolCallID != "" {
+			r += " " + m.ToolCallID
+			if strings.Contains(m.Content, "agent stopped") {
+				r += " (interrupted)"
+			}
+		}
+		roles = append(roles, r)
+	}
+	if wantRoles := []string{"system", "user", "assistant", "tool call_slow_1 (interrupted)", "user"}; !slices.Equal(roles, wantRoles) {
+		t.Errorf("request after the restart = %q, want %q", roles, wantRoles)
 	}
 }
