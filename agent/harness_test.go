@@ -69,6 +69,7 @@ type harnessOptions struct {
 	perm    func(ctx context.Context, req *acp.RequestPermissionRequest) acp.PermissionOutcome
 	noModel bool
 	home    string
+	noStore bool                     // no session database (HermesHome "")
 	stall   func(method string) bool // editor requests left unanswered
 	// bound are tools bound to each session's Env: the harness declares
 	// them in reg (a new registry when nil) and binds them through
@@ -116,6 +117,9 @@ func newHarness(t *testing.T, fm *fakeModel, ho harnessOptions) *harness {
 		ho.home = t.TempDir()
 	}
 	o.HermesHome = ho.home
+	if ho.noStore {
+		o.HermesHome = ""
+	}
 	if !ho.noModel {
 		o.Model.Provider, o.Model.Name, o.Model.Choices = fm, "fake-model", []string{"other-model"} // other fields from ho.opts
 	}

@@ -8,38 +8,46 @@ import (
 	"github.com/hermes-acp/hermes-acp/model"
 )
 
-// persist queues a save of the session's new messages (and its metadata) on
-// the store's writer; it does not wait for it. What is saved is read when the
-// save runs, so that the saves of a busy session are batched; messages of a
-// turn still running are left for the save at its end, so that one turn's
-// messages stay together in the stored history even when another process
-// appends to the session meanwhile.
+// Saves are synchronous, so that a session survives the agent being killed
+// (an editor closing its window may kill -9 its agent): every message is in
+// the database before the next update about the session is sent to the
+// editor ([Session.send] saves first), the prompt's reply waits for the
+// save at the end of the turn, and so at most the event in flight — the
+// model reply being streamed, a tool still running — is lost. One save is
+// one SQLite transaction holding every message not yet saved, so writes are
+// grouped, never delayed. WAL with synchronous=NORMAL makes a committed
+// transaction survive the process being killed (not a power cut).
+
+// persist saves the session's new messages (and its metadata) now and
+// waits for it. A failed save is kept for the next persist.
 func (s *Session) persist() {
-	st := s.store
-	if st == nil {
+	if s.store == nil {
 		return
 	}
-	s.mu.Lock()
-	if s.savePending || (!s.cleared && !s.moved && s.saved == len(s.history)) {
-		s.mu.Unlock()
-		return
-	}
-	s.savePending = true
-	s.mu.Unlock()
-	st.Enqueue(s.save)
+	s.save(true)
 }
 
-// save runs on the store's writer: it appends the messages not yet saved.
-func (s *Session) save() {
-	st := s.store
-	s.mu.Lock()
-	s.savePending = false
-	end := len(s.history)
-	if s.turnFrom >= 0 {
-		end = min(end, s.turnFrom)
+// saveBeforeUpdate saves the messages not yet saved before an update goes to
+// the editor, and waits for a save under way on another goroutine (a
+// parallel tool's update). After a failed save it leaves them for the next
+// persist (the end of the turn), so that a database locked by another
+// process or a full disk does not stall every update.
+func (s *Session) saveBeforeUpdate() {
+	if s.store != nil {
+		s.save(false)
 	}
+}
+
+// save appends the messages not yet saved; saves of a session run one at a
+// time, in order. retry: an explicit persist, tried even after a failure.
+func (s *Session) save(retry bool) {
+	st := s.store
+	s.saveMu.Lock()
+	defer s.saveMu.Unlock()
+	s.mu.Lock()
 	from, reset, moved, gen := s.saved, s.cleared, s.moved, s.resets
-	if from > end || (from == end && !reset && !moved) {
+	end := len(s.history)
+	if (s.saveFailed && !retry) || (from >= end && !reset && !moved) {
 		s.mu.Unlock()
 		return
 	}
@@ -50,6 +58,12 @@ func (s *Session) save() {
 	s.mu.Unlock()
 	defer releaseHugeSave(msgs)
 	err := st.Save(context.Background(), rec, reset, msgs)
+	s.mu.Lock()
+	s.saveFailed = err != nil
+	if err != nil && s.resets == gen { // not cleared meanwhile: try these again next time
+		s.saved, s.cleared, s.moved = from, reset, moved
+	}
+	s.mu.Unlock()
 	if err == nil {
 		return
 	}
@@ -58,11 +72,6 @@ func (s *Session) save() {
 		s.log.Error("persist session", "session", s.id, "error", err)
 		st.ReportSaveFailure(err)
 	}
-	s.mu.Lock()
-	if s.resets == gen { // not cleared meanwhile: try these again next time
-		s.saved, s.cleared, s.moved = from, reset, moved
-	}
-	s.mu.Unlock()
 }
 
 // resetStored clears the history after /reset; the stored history is
@@ -94,6 +103,52 @@ func restoredPlan(plan []store.PlanItem) []todoItem {
 	out := make([]todoItem, len(plan))
 	for i, it := range plan {
 		out[i] = todoItem(it)
+	}
+	return out
+}
+
+// interruptedResult is the result given, on load, to a tool call whose
+// result was never saved: the agent was killed while the tool ran.
+const interruptedResult = `{"error":"Not run to completion: the agent stopped (its process ended) before this tool call finished. Run it again if it is still needed."}`
+
+// pairToolResults returns the history with a result for every tool call:
+// a session saved as it went and killed during a tool call (agent/persist.go)
+// has an assistant message whose calls have no result, which providers
+// refuse. The added results follow the calls' message, in call order; the
+// stored history is left as it is (every load adds them again).
+func pairToolResults(msgs []model.Message) []model.Message {
+	var out []model.Message
+	for i := 0; i < len(msgs); i++ {
+		m := msgs[i]
+		if out != nil {
+			out = append(out, m)
+		}
+		if m.Role != model.RoleAssistant || len(m.ToolCalls) == 0 {
+			continue
+		}
+		answered := map[string]bool{}
+		j := i + 1
+		for ; j < len(msgs) && msgs[j].Role == model.RoleTool; j++ {
+			answered[msgs[j].ToolCallID] = true
+		}
+		var missing []model.Message
+		for _, c := range m.ToolCalls {
+			if !answered[c.ID] {
+				missing = append(missing, model.Message{Role: model.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: interruptedResult, IsError: true})
+			}
+		}
+		if len(missing) == 0 {
+			continue
+		}
+		if out == nil {
+			out = append([]model.Message(nil), msgs[:i+1]...)
+		}
+		out = append(out, msgs[i+1:j]...)
+		out = append(out, missing...)
+		i = j - 1
+	}
+	if out == nil {
+		return msgs
 	}
 	return out
 }

@@ -40,7 +40,6 @@ func (a *Agent) restore(ctx context.Context, id, cwd string, dirs []string, mcpS
 	if a.store == nil {
 		return nil, acp.SessionNotFound(id)
 	}
-	a.store.Flush()
 	rec, msgs, err := a.store.Load(ctx, id)
 	if errors.Is(err, store.ErrNoSession) {
 		return nil, acp.SessionNotFound(id)
@@ -53,8 +52,8 @@ func (a *Agent) restore(ctx context.Context, id, cwd string, dirs []string, mcpS
 		return nil, err
 	}
 	s.mu.Lock()
-	s.history = msgs
-	s.saved = len(msgs)
+	s.history = pairToolResults(msgs) // a kill during a tool call left it without a result
+	s.saved = len(s.history)
 	s.title = rec.Title
 	s.plan = restoredPlan(rec.Plan)
 	s.created, s.updated = rec.Created, rec.Updated
@@ -165,7 +164,6 @@ func (a *Agent) ListSessions(ctx context.Context, req *acp.ListSessionsRequest) 
 	if req.Cursor != nil {
 		cursor = *req.Cursor
 	}
-	a.store.Flush()
 	recs, next, err := a.store.List(ctx, cwd, cursor)
 	var off *store.Problem
 	if errors.As(err, &off) {
@@ -206,9 +204,10 @@ func (a *Agent) DeleteSession(ctx context.Context, req *acp.SessionRequest) (*ac
 		s.saved, s.cleared, s.moved = 0, false, false
 		s.mu.Unlock()
 		s.close()
+		s.saveMu.Lock() // a save under way must not bring it back
+		s.saveMu.Unlock()
 	}
 	if a.store != nil {
-		a.store.Flush() // a queued save must not bring it back
 		if err := a.store.Remove(ctx, req.SessionID); err != nil {
 			return nil, err
 		}

@@ -40,6 +40,7 @@ type Session struct {
 	log    *slog.Logger
 	proj   *projectContext // AGENTS.md and the like (agent/projctx.go)
 
+	saveMu      sync.Mutex // one save of the session at a time (agent/persist.go); taken before mu
 	mu          sync.Mutex // guards the fields below
 	cwd         string
 	dirs        []string
@@ -51,7 +52,7 @@ type Session struct {
 	turnFrom    int  // history length when the running turn began; -1: none
 	cleared     bool // /reset: delete the stored history at the next save
 	moved       bool // the workspace changed: save the session row
-	savePending bool // a save is queued on the store's writer
+	saveFailed  bool // the last save failed: updates no longer wait for one (agent/persist.go)
 	resets      int  // counts /reset, so that a failed save knows it is stale
 	title       string
 	created     time.Time
@@ -225,6 +226,7 @@ func (s *Session) configOptions() []acp.SessionConfigOption {
 
 // send writes one session/update; a closed connection is logged, not fatal.
 func (s *Session) send(u acp.SessionUpdate) {
+	s.saveBeforeUpdate() // the messages it follows are saved first (agent/persist.go)
 	if err := s.client.SessionUpdate(s.id, u); err != nil && !errors.Is(err, acp.ErrClosed) {
 		s.log.Warn("send session update", "session", s.id, "update", u.Kind(), "error", err)
 	}

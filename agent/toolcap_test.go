@@ -27,7 +27,10 @@ func TestToolCallsPerReplyCapped(t *testing.T) {
 		}
 		return toolReply(calls...), nil
 	}}
-	h := newHarness(t, fm, harnessOptions{reg: echoRegistry(t)})
+	// No session database: saving 10 000 tool results before the reply
+	// takes ~16 s under the race detector (0.4 s without), and saving is not
+	// what this test is about.
+	h := newHarness(t, fm, harnessOptions{reg: echoRegistry(t), noStore: true})
 	sid := h.newSession("")
 	if stop := h.prompt(sid, "flood"); stop != acp.StopEndTurn {
 		t.Fatalf("stop = %s, want end_turn", stop)

@@ -23,6 +23,7 @@ func (s *Session) runTurn(ctx context.Context, msg model.Message) acp.StopReason
 	s.compBackoff = false
 	s.mu.Unlock()
 	s.appendHistory(msg)
+	s.persist() // the prompt survives a kill before the model answers (agent/persist.go)
 	defer s.endTurn()
 	if setup.Provider == nil {
 		s.sendText(noModelText(setup.Problem))

@@ -60,10 +60,8 @@ type Hit struct {
 }
 
 // Search returns the best matching message of up to q.Limit sessions,
-// ranked by relevance (or by time with q.Sort). Saves queued by this
-// process are written first.
+// ranked by relevance (or by time with q.Sort).
 func (st *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
-	st.Flush()
 	db, err := st.open()
 	if err != nil {
 		return nil, err
@@ -245,7 +243,6 @@ var ErrNoMessage = errors.New("no such message in the session")
 // Around returns the anchor message of session and up to window messages
 // on each side of it, in order.
 func (st *Store) Around(ctx context.Context, session string, anchor int64, window int) (Window, error) {
-	st.Flush()
 	db, err := st.open()
 	if err != nil {
 		return Window{}, err
@@ -319,7 +316,6 @@ func (st *Store) Bookends(ctx context.Context, session string, n int) (start, en
 
 // Messages returns every stored message of a session, in order.
 func (st *Store) Messages(ctx context.Context, session string) ([]Message, error) {
-	st.Flush()
 	db, err := st.open()
 	if err != nil {
 		return nil, err
@@ -364,7 +360,6 @@ const previewChars = 60
 // Recent returns up to limit sessions, most recently active first, leaving
 // out exclude.
 func (st *Store) Recent(ctx context.Context, limit int, exclude string) ([]Summary, error) {
-	st.Flush()
 	db, err := st.open()
 	if err != nil {
 		return nil, err

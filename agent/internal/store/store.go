@@ -8,11 +8,13 @@
 // schema, turns persistence off for the process and is never written to;
 // the problem is shown in the chat (through the notify func given to [New]).
 //
-// Saves run in order on one writer goroutine, off the prompt's reply path
-// ([Store.Enqueue]), and start only after a delay without new saves, so that
-// they do not compete with a turn that follows at once (a queued prompt);
-// readers call [Store.Flush], which runs them now. [Store.Close] stops the
-// writer after the queued saves. No lock of the store is held while a
+// [Store.Save] commits before it returns: the agent saves a session's
+// messages before the editor hears of what follows them, so that a kill -9
+// loses at most the event in flight. The database is in WAL mode with
+// synchronous=NORMAL: a committed transaction is in the WAL file (the
+// operating system's cache) and survives the process being killed; only a
+// power cut or an operating-system crash may lose the last transactions
+// (never corrupting the file). No lock of the store is held while a
 // database job, a notification or a log write runs.
 package store
 
@@ -56,84 +58,15 @@ type Store struct {
 	openMu sync.Mutex // guards db and err; never held while the database is used
 	db     *sql.DB    // nil until opened
 	err    error      // why persistence is off; nil: it is on
-
-	delay time.Duration // saveDelay; tests may shorten it
-
-	mu      sync.Mutex // guards queue, running, stopped and wake
-	queue   []func()
-	running bool
-	stopped bool
-	wake    chan struct{} // closed to make the writer start at once
-	idle    *sync.Cond    // signalled when the queue empties
-	wg      sync.WaitGroup
 }
-
-// saveDelay is how long the writer waits for the session to go quiet.
-const saveDelay = 200 * time.Millisecond
 
 // New returns the store of home (its database is home/sessions.db, opened
 // on first use); log receives its problems, and notify (may be nil) shows
 // them in the chat. notify and log are called with no lock of the store
 // held.
 func New(home string, log *slog.Logger, notify func(string)) *Store {
-	st := &Store{path: filepath.Join(home, "sessions.db"), log: log, notify: notify, delay: saveDelay}
-	st.idle = sync.NewCond(&st.mu)
+	st := &Store{path: filepath.Join(home, "sessions.db"), log: log, notify: notify}
 	return st
-}
-
-// Enqueue runs job on the writer goroutine after the jobs before it.
-func (st *Store) Enqueue(job func()) {
-	st.mu.Lock()
-	if st.stopped {
-		st.mu.Unlock()
-		job() // after Close: run inline (the database is closed; job reports it)
-		return
-	}
-	st.queue = append(st.queue, job)
-	if !st.running {
-		st.running = true
-		st.wake = make(chan struct{})
-		st.wg.Add(1)
-		go st.drain(st.wake)
-	}
-	st.mu.Unlock()
-}
-
-func (st *Store) drain(wake <-chan struct{}) {
-	defer st.wg.Done()
-	t := time.NewTimer(st.delay)
-	select {
-	case <-t.C:
-	case <-wake:
-		t.Stop()
-	}
-	st.mu.Lock()
-	for len(st.queue) > 0 {
-		job := st.queue[0]
-		st.queue = st.queue[1:]
-		st.mu.Unlock()
-		job()
-		st.mu.Lock()
-	}
-	st.running = false
-	st.idle.Broadcast()
-	st.mu.Unlock()
-}
-
-// Flush runs the queued saves now and waits until they are done.
-func (st *Store) Flush() {
-	st.mu.Lock()
-	if st.running && st.wake != nil {
-		select {
-		case <-st.wake:
-		default:
-			close(st.wake)
-		}
-	}
-	for st.running {
-		st.idle.Wait()
-	}
-	st.mu.Unlock()
 }
 
 // schemaVersion is the database's user_version this code reads and writes.
@@ -237,12 +170,12 @@ func (st *Store) checkHeader() error {
 }
 
 // ReportSaveFailure shows the first failed save of the process in the chat
-// (the save is tried again at the end of the next turn).
+// (the save is tried again when the turn ends and at each later turn).
 func (st *Store) ReportSaveFailure(err error) {
 	first := false
 	st.saveFailOnce.Do(func() { first = true })
 	if first && st.notify != nil {
-		st.notify(fmt.Sprintf("Saving this conversation to %s failed (%v); hermes-acp tries again after the next turn.", st.path, err))
+		st.notify(fmt.Sprintf("Saving this conversation to %s failed (%v); hermes-acp tries again when the turn ends and at each later turn.", st.path, err))
 	}
 }
 
@@ -476,17 +409,8 @@ func migrateV1(ctx context.Context, conn *sql.Conn) error {
 // never opened.
 var errClosed = errors.New("session store closed")
 
-// Close runs the queued saves, stops the writer and closes the database.
+// Close closes the database; later saves fail.
 func (st *Store) Close() error {
-	st.Flush()
-	st.mu.Lock()
-	if st.stopped {
-		st.mu.Unlock()
-		return nil
-	}
-	st.stopped = true
-	st.mu.Unlock()
-	st.wg.Wait()
 	// Waits for an open under way; a store never opened stays closed.
 	st.openOnce.Do(func() {
 		st.openMu.Lock()

@@ -321,8 +321,7 @@ func benchTurn(i int) []model.Message {
 }
 
 // BenchmarkStoreSaveTurn measures saving one turn (4 messages, ~2.5 KB) to
-// a session that already holds 100 turns: the cost paid on the writer
-// goroutine after each turn.
+// a session that already holds 100 turns in one transaction.
 func BenchmarkStoreSaveTurn(b *testing.B) {
 	st := New(b.TempDir(), slog.New(slog.DiscardHandler), nil)
 	defer st.Close()
@@ -336,6 +335,35 @@ func BenchmarkStoreSaveTurn(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		if err := st.Save(ctx, rec, false, benchTurn(100+i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkStoreSaveTurnDurable measures saving one turn as the agent does
+// since saves are durable (#13): a transaction for each message, as each
+// is saved before the update that follows it, plus the session row at the
+// end of the turn (5 transactions) — the prompt-turn overhead of a kill -9
+// losing nothing.
+func BenchmarkStoreSaveTurnDurable(b *testing.B) {
+	st := New(b.TempDir(), slog.New(slog.DiscardHandler), nil)
+	defer st.Close()
+	ctx := context.Background()
+	rec := Record{ID: "sess_bench", Cwd: "/w", Created: time.Now(), Updated: time.Now()}
+	for i := range 100 {
+		if err := st.Save(ctx, rec, false, benchTurn(i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		for _, m := range benchTurn(100 + i) {
+			if err := st.Save(ctx, rec, false, []model.Message{m}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		rec.Title = fmt.Sprint("turn ", i)
+		if err := st.Save(ctx, rec, false, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
