@@ -48,7 +48,7 @@ func BenchmarkCompressionCheck(b *testing.B) {
 		usage model.Usage
 	}{{"usage", model.Usage{InputTokens: 300_000, OutputTokens: 100}}, {"estimate", model.Usage{}}} {
 		b.Run(c.name, func(b *testing.B) {
-			s := &Session{a: a, id: "bench", log: a.log, cwd: "/work", modelName: "m", turnFrom: -1}
+			s := &Session{a: a, id: "bench", log: a.log, cwd: "/work", modelName: "m"}
 			s.history = history[:len(history)-4]
 			s.noteUsage(c.usage)
 			s.history = history // a turn later: a prompt, a call, its result, an answer

@@ -49,7 +49,6 @@ type Session struct {
 	lastUsage   model.Usage // of the last model reply, for /context's cache line
 	history     []model.Message
 	saved       int  // history entries saved (or being saved) to the store
-	turnFrom    int  // history length when the running turn began; -1: none
 	cleared     bool // /reset: delete the stored history at the next save
 	moved       bool // the workspace changed: save the session row
 	saveFailed  bool // the last save failed: updates no longer wait for one (agent/persist.go)
@@ -99,7 +98,7 @@ func (a *Agent) openSession(ctx context.Context, id, cwd string, dirs []string, 
 		name = noModel
 	}
 	now := a.now()
-	s := &Session{a: a, id: id, client: client, ws: ws, store: a.store, log: a.log, cwd: cwd, dirs: dirs, mode: mode, modelName: name, created: now, updated: now, turnFrom: -1}
+	s := &Session{a: a, id: id, client: client, ws: ws, store: a.store, log: a.log, cwd: cwd, dirs: dirs, mode: mode, modelName: name, created: now, updated: now}
 	base := a.opts.Registry
 	if base == nil && len(a.opts.MCPServers)+len(mcpServers) > 0 {
 		base = registry.New(a.log) // MCP tools only

@@ -19,7 +19,6 @@ import (
 func (s *Session) runTurn(ctx context.Context, msg model.Message) acp.StopReason {
 	setup := s.a.modelSetup()
 	s.mu.Lock()
-	s.turnFrom = len(s.history)
 	s.compBackoff = false
 	s.mu.Unlock()
 	s.appendHistory(msg)
@@ -296,7 +295,6 @@ func (s *Session) takeSteering() {
 // endTurn titles a new session and persists the conversation.
 func (s *Session) endTurn() {
 	s.mu.Lock()
-	s.turnFrom = -1
 	var title string
 	if s.title == "" {
 		title = titleFrom(s.history)
