@@ -18,6 +18,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -228,7 +229,7 @@ func (s *Store) Apply(target string, ops []Op, batch bool) (Outcome, error) {
 		if batch {
 			msg = fmt.Sprintf("Applied %d operation(s).", len(ops))
 		}
-		if !equal(entries, working) {
+		if !slices.Equal(entries, working) {
 			if err := writeAtomic(path, Format(working)); err != nil {
 				return err
 			}
@@ -458,18 +459,6 @@ func writeAtomic(path, content string) error {
 		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
 	}
 	return nil
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func percent(n, limit int) int {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hermes-acp/hermes-acp/lint"
 	"github.com/hermes-acp/hermes-acp/registry"
+	"github.com/hermes-acp/hermes-acp/tools/internal/fuzzy"
 	"github.com/hermes-acp/hermes-acp/tools/internal/v4a"
 	"github.com/hermes-acp/hermes-acp/workspace"
 )
@@ -274,7 +275,7 @@ func patchFailed(env *session, rawPath string, p workspace.Path, msg, warning st
 		}
 		switch {
 		case n >= patchEscalateAfter:
-			out.Hint = fmt.Sprintf(patchHintEscalatedFmt, n, pyRepr(rawPath))
+			out.Hint = fmt.Sprintf(patchHintEscalatedFmt, n, fuzzy.Repr(rawPath))
 			if env.Enabled("write_file") {
 				out.Hint += patchHintEscalatedWrite
 			}

@@ -109,7 +109,7 @@ const maxEditWork = 20_000_000
 // are matched by a line diff ([diff.Match]) when it needs no more than
 // maxEditWork work, and otherwise all count as changed.
 func matchLines(a, b []textLine) []int {
-	ids := map[textLine]int32{}
+	var ids diff.Interner[textLine]
 	intern := func(lines []textLine) []int32 {
 		out := make([]int32, len(lines))
 		for i, l := range lines {
@@ -117,12 +117,7 @@ func matchLines(a, b []textLine) []int {
 			if l.ending == "" {
 				key.ending = "none"
 			}
-			id, ok := ids[key]
-			if !ok {
-				id = int32(len(ids))
-				ids[key] = id
-			}
-			out[i] = id
+			out[i] = ids.ID(key)
 		}
 		return out
 	}

@@ -445,23 +445,11 @@ func lineDiff(a, b string) []string {
 	if a == "" {
 		al = nil
 	}
-	ids := map[string]int32{}
-	intern := func(lines []string) []int32 {
-		out := make([]int32, len(lines))
-		for i, l := range lines {
-			id, ok := ids[l]
-			if !ok {
-				id = int32(len(ids))
-				ids[l] = id
-			}
-			out[i] = id
-		}
-		return out
-	}
-	ia := intern(al)
+	var lines diff.Interner[string]
+	ia := lines.IDs(al)
 	var out, added []string
 	i := 0
-	for j, k := range diff.Match(ia, intern(bl), 0) {
+	for j, k := range diff.Match(ia, lines.IDs(bl), 0) {
 		if k < 0 {
 			added = append(added, "+ "+bl[j])
 			continue

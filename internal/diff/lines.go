@@ -147,7 +147,7 @@ func tokenRunes(ts []int32) ([]rune, bool) {
 // "\n", and a last line without one counts too. It returns, for each line
 // of b, the index of the line of a it is unchanged from, or -1.
 func LineMap(a, b string) []int {
-	ids := make(map[string]int32)
+	var lines Interner[string]
 	intern := func(s string) []int32 {
 		out := make([]int32, 0, strings.Count(s, "\n")+1)
 		for len(s) > 0 {
@@ -155,12 +155,7 @@ func LineMap(a, b string) []int {
 			if i == 0 {
 				i = len(s)
 			}
-			id, ok := ids[s[:i]]
-			if !ok {
-				id = int32(len(ids))
-				ids[s[:i]] = id
-			}
-			out = append(out, id)
+			out = append(out, lines.ID(s[:i]))
 			s = s[i:]
 		}
 		return out

@@ -13,21 +13,9 @@ import (
 // by "\ No newline at end of file", as in git. Equal texts give "".
 func Unified(fromName, toName, a, b string, context int) string {
 	la, lb := splitAfterNewlines(a), splitAfterNewlines(b)
-	ids := make(map[string]int32, len(la))
-	intern := func(lines []string) []int32 {
-		out := make([]int32, len(lines))
-		for i, l := range lines {
-			id, ok := ids[l]
-			if !ok {
-				id = int32(len(ids))
-				ids[l] = id
-			}
-			out[i] = id
-		}
-		return out
-	}
-	ia, ib := intern(la), intern(lb)
-	groups := NewMatcher(ia, ib, int32(len(ids))).GroupedOpcodes(context)
+	var lines Interner[string]
+	ia, ib := lines.IDs(la), lines.IDs(lb)
+	groups := NewMatcher(ia, ib, lines.Len()).GroupedOpcodes(context)
 	if len(groups) == 0 {
 		return ""
 	}

@@ -370,16 +370,8 @@ func lineOccurrences(ctx context.Context, text, pat []string) []int {
 	if n == 0 || n > len(text) {
 		return nil
 	}
-	ids := make(map[string]int32, n) // the pattern's distinct lines
-	p := make([]int32, n)
-	for i, l := range pat {
-		id, ok := ids[l]
-		if !ok {
-			id = int32(len(ids))
-			ids[l] = id
-		}
-		p[i] = id
-	}
+	var ids diff.Interner[string] // the pattern's distinct lines
+	p := ids.IDs(pat)
 	fail := make([]int, n) // fail[i]: longest proper border of p[:i+1]
 	for i, k := 1, 0; i < n; i++ {
 		for k > 0 && p[i] != p[k] {
@@ -396,7 +388,7 @@ func lineOccurrences(ctx context.Context, text, pat []string) []int {
 		if stopped(ctx, j) {
 			return out
 		}
-		id, ok := ids[l]
+		id, ok := ids.Lookup(l)
 		if !ok {
 			k = 0 // no occurrence spans a line the pattern lacks
 			continue

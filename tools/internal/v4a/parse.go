@@ -2,10 +2,9 @@ package v4a
 
 import (
 	"fmt"
+	"github.com/hermes-acp/hermes-acp/tools/internal/fuzzy"
 	"regexp"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 )
 
 // Kind is the kind of one V4A operation.
@@ -179,7 +178,7 @@ func Parse(text string) ([]Op, error) {
 		if HasTraversal(p) {
 			return nil, &Error{Msg: fmt.Sprintf(
 				"V4A patch header contains '..' traversal: %s. Use the agent's cwd-relative path (no '..') or an absolute path in '*** Update File:' / '*** Add File:' / '*** Delete File:' / '*** Move File:' headers.",
-				repr(p))}
+				fuzzy.Repr(p))}
 		}
 	}
 	lines := splitLines(text)
@@ -260,7 +259,7 @@ func Parse(text string) ([]Op, error) {
 		if afterMove != nil && line != "" && (line[0] == '+' || line[0] == '-') {
 			problems = append(problems, fmt.Sprintf(
 				"MOVE %s: edit lines after a '*** Move File:' header are not supported; put them in their own '*** Update File: %s' block",
-				repr(afterMove.Path), afterMove.MoveTo))
+				fuzzy.Repr(afterMove.Path), afterMove.MoveTo))
 			afterMove = nil // report once per Move
 			continue
 		}
@@ -308,10 +307,10 @@ func Parse(text string) ([]Op, error) {
 			problems = append(problems, "Operation with empty file path")
 		}
 		if op.Kind == Update && len(op.Hunks) == 0 {
-			problems = append(problems, fmt.Sprintf("UPDATE %s: no hunks found", repr(op.Path)))
+			problems = append(problems, fmt.Sprintf("UPDATE %s: no hunks found", fuzzy.Repr(op.Path)))
 		}
 		if op.Kind == Move && op.MoveTo == "" {
-			problems = append(problems, fmt.Sprintf("MOVE %s: missing destination path (expected 'src -> dst')", repr(op.Path)))
+			problems = append(problems, fmt.Sprintf("MOVE %s: missing destination path (expected 'src -> dst')", fuzzy.Repr(op.Path)))
 		}
 	}
 	if len(problems) > 0 {
@@ -329,41 +328,3 @@ type Error struct {
 
 // Error returns Msg.
 func (e *Error) Error() string { return e.Msg }
-
-// repr is Python's repr() of a str, used where hermes formats a path with
-// !r.
-func repr(s string) string {
-	quote := byte('\'')
-	if strings.Contains(s, "'") && !strings.Contains(s, `"`) {
-		quote = '"'
-	}
-	var b strings.Builder
-	b.WriteByte(quote)
-	for i := 0; i < len(s); {
-		r, w := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && w == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == rune(quote) || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == ' ' || (r != 0x7f && r > ' ' && unicode.IsPrint(r)):
-			b.WriteRune(r)
-		case r < 0x100:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r < 0x10000:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			fmt.Fprintf(&b, `\U%08x`, r)
-		}
-		i += w
-	}
-	b.WriteByte(quote)
-	return b.String()
-}
