@@ -9,8 +9,8 @@ import (
 
 // Deps is what the built-in tools need from the session they run in. The
 // agent supplies one per session (the composition root wires it); tests
-// build their own. Every field must be set, except Enabled (nil: every
-// tool is enabled).
+// build their own. The fields up to SavedResult must be set; Enabled nil
+// enables every tool, and the command seams after it say what nil means.
 type Deps struct {
 	// Workspace is the session's workspace: its roots and path rules.
 	Workspace *workspace.Workspace
@@ -36,6 +36,23 @@ type Deps struct {
 	// Enabled reports whether a tool is enabled in the session: descriptions
 	// and result hints name only enabled tools.
 	Enabled func(tool string) bool
+
+	// Commands approves the commands of the terminal tool (and of anything
+	// else that runs commands). Nil refuses every command.
+	Commands CommandApprover
+	// Terminals runs foreground commands in editor terminals; nil when the
+	// client has none (the tools then run them and stream to Output).
+	Terminals EditorTerminals
+	// Output shows the output of commands the tools run themselves; nil
+	// shows nothing until they end.
+	Output OutputSink
+	// Announce tells the user (in the chat) and the model (at its next
+	// turn) something that happened outside a tool call, such as a
+	// background process that finished. Nil drops it.
+	Announce func(text string)
+	// OnClose registers f to run when the session closes (background
+	// processes are killed then). Nil: the tools never learn it.
+	OnClose func(f func())
 }
 
 // EditApprover shows the proposed changes of tool call callID to the user
