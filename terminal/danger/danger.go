@@ -109,8 +109,12 @@ func Allowed(command string, v Verdict, allowlist []string) bool {
 		if command == e {
 			return true
 		}
-		if p, ok := strings.CutSuffix(e, " *"); ok && command == p {
-			return true
+		if p, ok := strings.CutSuffix(e, " *"); ok && !strings.ContainsAny(p, "*?[") {
+			// a prefix entry: the command word(s), however they are spaced
+			words := strings.Join(strings.Fields(command), " ")
+			if words == p || strings.HasPrefix(words, p+" ") {
+				return true
+			}
 		}
 		if strings.ContainsAny(e, "*?[") && fnmatch(e, command) {
 			return true

@@ -129,6 +129,9 @@ func foldHomes(s string) string {
 		return s
 	}
 	for _, f := range homeFolds() {
+		if !strings.Contains(s, f.needle) {
+			continue
+		}
 		s = f.re.ReplaceAllStringFunc(s, func(m string) string {
 			sub := f.re.FindStringSubmatch(m)
 			return f.to + strings.ReplaceAll(sub[1], `\`, "/")
@@ -138,8 +141,9 @@ func foldHomes(s string) string {
 }
 
 type homeFold struct {
-	re *regexp.Regexp
-	to string
+	re     *regexp.Regexp
+	to     string
+	needle string // the path's last component: no fold without it
 }
 
 var (
@@ -174,7 +178,7 @@ func homeFolds() []homeFold {
 			}
 			seen[p] = true
 			if re := prefixRegexp(p); re != nil {
-				folds = append(folds, homeFold{re, to})
+				folds = append(folds, homeFold{re, to, filepath.Base(strings.ReplaceAll(p, `\`, "/"))})
 			}
 		}
 	}

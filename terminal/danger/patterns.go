@@ -39,6 +39,30 @@ type rule struct {
 	// loose is the unanchored form used over the whole normalised command
 	// when it cannot be parsed (hermes's own regex, fail closed).
 	loose *regexp.Regexp
+	// needles, when set, are words one of which a string must contain for
+	// the rule to possibly match (a cheap filter before the regexes);
+	// prefix is the literal start a view must have for a command rule.
+	needles []string
+	prefix  string
+}
+
+// need sets the rule's needles.
+func (r rule) need(words ...string) rule {
+	r.needles = words
+	return r
+}
+
+// possible reports whether s can match r at all.
+func (r *rule) possible(s string) bool {
+	if len(r.needles) == 0 {
+		return true
+	}
+	for _, n := range r.needles {
+		if strings.Contains(s, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // Path fragments of hermes's sensitive write targets, lowercase (every
@@ -77,18 +101,18 @@ const rmFlags = `rm\s+(-\S*\s+)*`
 // hardline is hermes's unconditional floor, in hermes's order: these never
 // run, whatever the approvals.
 var hardline = []rule{
-	cmdRule("recursive delete of root filesystem", rmFlags+rmPath(`/(?:(?:\.\.?)?/)*(?:\.\.?)?\**|/ \*`)),
-	cmdRule("recursive delete of system directory", rmFlags+rmPath(`/home|/home/\*|/root|/root/\*|/etc|/etc/\*|/usr|/usr/\*|/var|/var/\*|/bin|/bin/\*|/sbin|/sbin/\*|/boot|/boot/\*|/lib|/lib/\*`)),
-	cmdRule("recursive delete of home directory", rmFlags+rmPath(`(?:~|\$\{?home\}?)(?:/?|/\*)?`)),
-	cmdRule("format filesystem (mkfs)", `(?:mkfs(?:\.[a-z0-9]+)?|mke2fs)\b`),
-	cmdRule("dd to raw block device", `dd\b[^\n]*\bof=["']?`+blockDevice),
-	redirRule("redirect to raw block device", `>\s*["']?`+blockDevice+`\b`),
-	wholeRule("fork bomb", `:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:`),
-	cmdRule("kill all processes", `kill\s+(-\S+\s+)*-1\b`),
-	cmdRule("system shutdown/reboot", `(?:shutdown|reboot|halt|poweroff)\b`),
-	cmdRule("init 0/6 (shutdown/reboot)", `init\s+[06]\b`),
-	cmdRule("systemctl poweroff/reboot", `systemctl\s+(?:-\S+\s+)*(?:poweroff|reboot|halt|kexec)\b`),
-	cmdRule("telinit 0/6 (shutdown/reboot)", `telinit\s+[06]\b`),
+	cmdRule("recursive delete of root filesystem", rmFlags+rmPath(`/(?:(?:\.\.?)?/)*(?:\.\.?)?\**|/ \*`)).need("rm"),
+	cmdRule("recursive delete of system directory", rmFlags+rmPath(`/home|/home/\*|/root|/root/\*|/etc|/etc/\*|/usr|/usr/\*|/var|/var/\*|/bin|/bin/\*|/sbin|/sbin/\*|/boot|/boot/\*|/lib|/lib/\*`)).need("rm"),
+	cmdRule("recursive delete of home directory", rmFlags+rmPath(`(?:~|\$\{?home\}?)(?:/?|/\*)?`)).need("rm"),
+	cmdRule("format filesystem (mkfs)", `(?:mkfs(?:\.[a-z0-9]+)?|mke2fs)\b`).need("mk"),
+	cmdRule("dd to raw block device", `dd\b[^\n]*\bof=["']?`+blockDevice).need("of="),
+	redirRule("redirect to raw block device", `>\s*["']?`+blockDevice+`\b`).need("/dev/"),
+	wholeRule("fork bomb", `:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:`).need(":"),
+	cmdRule("kill all processes", `kill\s+(-\S+\s+)*-1\b`).need("kill"),
+	cmdRule("system shutdown/reboot", `(?:shutdown|reboot|halt|poweroff)\b`).need("shutdown", "reboot", "halt", "poweroff"),
+	cmdRule("init 0/6 (shutdown/reboot)", `init\s+[06]\b`).need("init"),
+	cmdRule("systemctl poweroff/reboot", `systemctl\s+(?:-\S+\s+)*(?:poweroff|reboot|halt|kexec)\b`).need("systemctl"),
+	cmdRule("telinit 0/6 (shutdown/reboot)", `telinit\s+[06]\b`).need("telinit"),
 }
 
 // Keys the package produces outside the tables.
@@ -115,9 +139,9 @@ var dangerous = []rule{
 	cmdRule("format filesystem", `mkfs\b`),
 	cmdRule("disk copy", `dd\s+.*if=`),
 	redirRule("write to block device", `>\s*/dev/sd`),
-	argsRule("SQL DROP", `\bdrop\s+(?:table|database)\b`),
-	{key: "SQL DELETE without WHERE", kind: kindArgs},
-	argsRule("SQL TRUNCATE", `\btruncate\s+(?:table)?\s*\w`),
+	argsRule("SQL DROP", `\bdrop\s+(?:table|database)\b`).need("drop"),
+	{key: "SQL DELETE without WHERE", kind: kindArgs, needles: []string{"delete"}},
+	argsRule("SQL TRUNCATE", `\btruncate\s+(?:table)?\s*\w`).need("truncate"),
 	redirRule("overwrite system config", `>\s*`+systemConfig),
 	cmdRule("stop/restart system service", `systemctl\s+(-\S+\s+)*(?:stop|restart|disable|mask)\b`),
 	cmdRule("kill all processes", `kill\s+-9\s+-1\b`),
@@ -125,14 +149,14 @@ var dangerous = []rule{
 	cmdRule("force kill processes (killall -KILL)", `killall\s+(-\S*\s+)*-(?:9|kill|sigkill)\b`),
 	cmdRule("force kill processes (killall -s KILL)", `killall\s+(-\S*\s+)*-s\s+(?:kill|sigkill|9)\b`),
 	cmdRule("kill processes by regex (killall -r)", `killall\s+(-\S*\s+)*-r\b`),
-	wholeRule("fork bomb", `:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:`),
-	wholeRule("pipe remote content to shell", `\b(?:curl|wget)\b.*\|\s*(?:[/\w]*/)?(?:ba|z|k|da)?sh(?:\s|$|-c)`),
+	wholeRule("fork bomb", `:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:`).need(":"),
+	wholeRule("pipe remote content to shell", `\b(?:curl|wget)\b.*\|\s*(?:[/\w]*/)?(?:ba|z|k|da)?sh(?:\s|$|-c)`).need("curl", "wget"),
 	cmdRule("execute remote script via process substitution", shells+`\s+<\s*<?\s*\(\s*(?:curl|wget)\b`),
 	cmdRule("execute remote content via command substitution", "(?:eval|source|\\.)\\s*(?:\\$\\(\\s*|`\\s*|<\\(\\s*)(?:curl|wget)\\b"),
-	wholeRule("pipe decoded content to shell (possible command obfuscation)", `\b(?:base64|base32|base16)\s+(?:-d|--decode)\b.*\|\s*\b`+shells+`\b`),
-	wholeRule("pipe xxd-decoded content to shell (possible command obfuscation)", `\bxxd\s+-r\b.*\|\s*\b`+shells+`\b`),
-	wholeRule("pipe tr-transformed output to shell (possible command obfuscation)", `\becho\b[^|]*\|\s*\btr\b[^|]*\|\s*\b`+shells+`\b`),
-	wholeRule("pipe openssl-decoded content to shell (possible command obfuscation)", `\bopenssl\b.*\b(?:base64|enc)\b[^|]*\s+-d\b[^|]*\|\s*\b`+shells+`\b`),
+	wholeRule("pipe decoded content to shell (possible command obfuscation)", `\b(?:base64|base32|base16)\s+(?:-d|--decode)\b.*\|\s*\b`+shells+`\b`).need("base"),
+	wholeRule("pipe xxd-decoded content to shell (possible command obfuscation)", `\bxxd\s+-r\b.*\|\s*\b`+shells+`\b`).need("xxd"),
+	wholeRule("pipe tr-transformed output to shell (possible command obfuscation)", `\becho\b[^|]*\|\s*\btr\b[^|]*\|\s*\b`+shells+`\b`).need("tr"),
+	wholeRule("pipe openssl-decoded content to shell (possible command obfuscation)", `\bopenssl\b.*\b(?:base64|enc)\b[^|]*\s+-d\b[^|]*\|\s*\b`+shells+`\b`).need("openssl"),
 	cmdRule("overwrite system file via tee", `tee\b.*["']?`+sensitive),
 	redirRule("overwrite system file via redirection", `>>?\s*["']?`+sensitive),
 	cmdRule("overwrite project env/config via tee", `tee\b.*["']?`+projSensitive+`["']?`+targetBoundary),
@@ -144,7 +168,7 @@ var dangerous = []rule{
 	cmdRule("hermes update (restarts gateway, kills running agents)", `hermes\s+update\b`),
 	cmdRule("docker compose restart/stop/kill/down (container lifecycle)", `docker(?:-compose|\s+compose)\s+(?:-{1,2}\S+(?:[=\s]\S+)?\s+)*(?:restart|stop|kill|down)\b`),
 	cmdRule("docker restart/stop/kill (container lifecycle)", `docker\s+(?:-{1,2}\S+(?:[=\s]\S+)?\s+)*(?:restart|stop|kill)\b`),
-	wholeRule("start gateway outside systemd (use 'systemctl --user restart hermes-gateway')", `gateway\s+run\b.*(?:&\s*$|&\s*;|\bdisown\b|\bsetsid\b)`),
+	wholeRule("start gateway outside systemd (use 'systemctl --user restart hermes-gateway')", `gateway\s+run\b.*(?:&\s*$|&\s*;|\bdisown\b|\bsetsid\b)`).need("gateway"),
 	cmdRule("start gateway outside systemd (use 'systemctl --user restart hermes-gateway')", `nohup\b.*gateway\s+run\b`),
 	cmdRule("kill hermes/gateway process (self-termination)", `(?:pkill|killall)\b.*\b(?:hermes|gateway|cli\.py)\b`),
 	cmdRule("kill process via pgrep/pidof expansion (self-termination)", `kill\b.*\$\(\s*(?:pgrep|pidof)\b`),
@@ -170,7 +194,7 @@ var dangerous = []rule{
 	fnRule("git branch force delete", gitBranchForceD, `\bgit\s+branch\s+-d\b`),
 	cmdRule("git branch force delete (long flags)", `git\s+`+gitOpts+`branch\b[^;|&\n]*?(?:-d\b|--delete\b)[^;|&\n]*?(?:-f\b|--force\b)`),
 	cmdRule("git branch force delete (long flags, force-first)", `git\s+`+gitOpts+`branch\b[^;|&\n]*?(?:-f\b|--force\b)[^;|&\n]*?(?:-d\b|--delete\b)`),
-	wholeRule("chmod +x followed by immediate execution", `\bchmod\s+\+x\b.*[;&|]+\s*\./`),
+	wholeRule("chmod +x followed by immediate execution", `\bchmod\s+\+x\b.*[;&|]+\s*\./`).need("chmod"),
 	fnRule("sudo with privilege flag (stdin/askpass/shell/list)", sudoPrivilegeFlag, `\bsudo\b[^;|&\n]*?\s+(?:-s\b|--st[a-z]*\b|-a\b|--a[a-z]*\b)`),
 	fnRule("sudo with combined-flag privilege escalation", sudoCombinedFlag, `\bsudo\b[^;|&\n]*?\s+-[a-z]*[sa][a-z]*\b`),
 	// hermes checks the inline-script flags structurally after every
@@ -180,7 +204,8 @@ var dangerous = []rule{
 }
 
 func cmdRule(key, body string) rule {
-	return rule{key: key, kind: kindCmd, re: regexp.MustCompile(`^(?:` + body + `)`), loose: regexp.MustCompile(`(?s)\b(?:` + body + `)`)}
+	prefix, _ := regexp.MustCompile(body).LiteralPrefix()
+	return rule{key: key, kind: kindCmd, re: regexp.MustCompile(`^(?:` + body + `)`), loose: regexp.MustCompile(`(?s)\b(?:` + body + `)`), prefix: prefix}
 }
 
 func fnRule(key string, fn func(*view) bool, loose string) rule {

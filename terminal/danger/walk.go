@@ -76,12 +76,12 @@ func analyze(command string, depth int, f *findings) {
 func fallback(src string, f *findings) {
 	s := flatten(src)
 	for i := range hardline {
-		if hardline[i].loose.MatchString(s) {
+		if hardline[i].possible(s) && hardline[i].loose.MatchString(s) {
 			f.hard[i] = true
 		}
 	}
 	for i := range dangerous {
-		if dangerous[i].matchLoose(s) {
+		if dangerous[i].possible(s) && dangerous[i].matchLoose(s) {
 			f.dang[i] = true
 		}
 	}
@@ -142,7 +142,7 @@ func (w *walker) whole(file *syntax.File) {
 	})
 	s := flatten(string(masked))
 	for i := range hardline {
-		if hardline[i].loose.MatchString(s) {
+		if hardline[i].possible(s) && hardline[i].loose.MatchString(s) {
 			w.f.hard[i] = true
 		}
 	}
@@ -151,7 +151,7 @@ func (w *walker) whole(file *syntax.File) {
 
 func (w *walker) matchWhole(s string) {
 	for i := range dangerous {
-		if dangerous[i].kind == kindWhole && dangerous[i].re.MatchString(s) {
+		if dangerous[i].kind == kindWhole && dangerous[i].possible(s) && dangerous[i].re.MatchString(s) {
 			w.f.dang[i] = true
 		}
 	}
@@ -275,13 +275,13 @@ func (w *walker) call(call *syntax.CallExpr, redirs []*syntax.Redirect) {
 
 func (w *walker) checkView(v *view) {
 	for i := range hardline {
-		if hardline[i].kind == kindCmd && hardline[i].re.MatchString(v.s) {
+		if hardline[i].kind == kindCmd && strings.HasPrefix(v.s, hardline[i].prefix) && hardline[i].re.MatchString(v.s) {
 			w.f.hard[i] = true
 		}
 	}
 	for i := range dangerous {
 		r := &dangerous[i]
-		if r.kind != kindCmd {
+		if r.kind != kindCmd || !strings.HasPrefix(v.s, r.prefix) {
 			continue
 		}
 		if r.fn != nil {
@@ -299,7 +299,7 @@ func (w *walker) checkView(v *view) {
 
 func (w *walker) matchArgs(s string) {
 	for i := range dangerous {
-		if dangerous[i].kind == kindArgs && dangerous[i].matchString(s) {
+		if dangerous[i].kind == kindArgs && dangerous[i].possible(s) && dangerous[i].matchString(s) {
 			w.f.dang[i] = true
 		}
 	}
