@@ -114,6 +114,15 @@ func TestHardlineTable(t *testing.T) {
 		{`r\m -rf /`, "recursive delete of root filesystem"},
 		{"r''m -rf /", "recursive delete of root filesystem"},
 		{"rm -rf \\\n/", "recursive delete of root filesystem"},
+		// spellings the shell resolves before it runs anything
+		{`$'\x72\x6d' -rf /`, "recursive delete of root filesystem"},
+		{"{rm,-rf,/}", "recursive delete of root filesystem"},
+		{"r$()m -rf /", "recursive delete of root filesystem"},
+		{"$(echo rm) -rf /", "recursive delete of root filesystem"},
+		{"${u:-rm} -rf /", "recursive delete of root filesystem"},
+		{"X=rm; $X -rf /", "recursive delete of root filesystem"},
+		{"c=reboot\nsudo $c", "system shutdown/reboot"},
+		{`"$(printf %s reboot)"`, "system shutdown/reboot"},
 		{"mkfs.ext4 /dev/sda1", "format filesystem (mkfs)"},
 		{"sudo mkfs /dev/sdb", "format filesystem (mkfs)"},
 		{"dd if=/dev/zero of=/dev/sda", "dd to raw block device"},
@@ -150,6 +159,7 @@ func TestHardlineTable(t *testing.T) {
 		`echo "does this use mkfs?"`, `echo "cat f > /dev/sda"`, "man reboot", "which shutdown",
 		"command -v mkfs", `gh pr create --title "block rm -rf / spellings"`, "rm -rf ./build",
 		"git commit -m \"notes\nreboot\"", "ls # ; reboot",
+		`X="rm -rf /"; echo "$X"`, "echo {reboot,halt}", "echo $(echo reboot)",
 	}
 	for _, c := range notHardline {
 		if v := Check(c); v.Hardline {

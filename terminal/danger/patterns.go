@@ -86,8 +86,9 @@ const (
 	gitOpts = `(?:(?:-c|-C)\s+\S+\s+|--?[a-z][a-z-]*(?:=\S*)?\s+)*`
 	// cmdPos is hermes's command position for the fallback over an
 	// unparsable string: the start, a newline, a separator, a backtick or
-	// $(, then optional sudo/env/exec/nohup/setsid/time wrappers.
-	cmdPos = "(?:^|[\\n`;&|({]|\\$\\()\\s*(?:sudo\\s+(?:-\\S+\\s+)*)?(?:env\\s+(?:\\w+=\\S*\\s+)*)?(?:(?:exec|nohup|setsid|time)\\s+)*\\s*"
+	// $(, a group's "{ ", then optional sudo/env/exec/nohup/setsid/time
+	// wrappers ("{" alone would be brace expansion: echo {reboot,halt}).
+	cmdPos = "(?:^|[\\n`;&|(]|\\{\\s|\\$\\()\\s*(?:sudo\\s+(?:-\\S+\\s+)*)?(?:env\\s+(?:\\w+=\\S*\\s+)*)?(?:(?:exec|nohup|setsid|time)\\s+)*\\s*"
 )
 
 // rmPath is hermes's destructive-path matcher for the rm floor: the path

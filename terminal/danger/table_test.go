@@ -26,6 +26,9 @@ var dangerousTable = []struct{ cmd, key string }{
 	{"\x1b]0;title\x07rm -rf build", "recursive delete"},
 	{"r\x00m -rf build", "recursive delete"},
 	{"rm -rf \\\nbuild", "recursive delete"},
+	{`$'\162\155' -rf build`, "recursive delete"},
+	{"`printf %s rm` -rf build", "recursive delete"},
+	{"{rm,-r,build}", "recursive delete"},
 	// wrappers, nesting and carried scripts
 	{"bash -c 'rm -r build'", "recursive delete"},
 	{`sh -c "rm -rf build"`, "recursive delete"},

@@ -2,6 +2,8 @@ package danger
 
 import (
 	"path"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -65,7 +67,7 @@ func analyze(command string, depth int, f *findings) {
 		fallback(src, f)
 		return
 	}
-	w := &walker{src: src, depth: depth, f: f}
+	w := &walker{src: src, depth: depth, f: f, vars: map[string]string{}}
 	w.whole(file)
 	syntax.Walk(file, w.visit)
 }
@@ -91,6 +93,9 @@ type walker struct {
 	src   string
 	depth int
 	f     *findings
+	// vars are the variables the script set to a literal so far (X=rm),
+	// in the order the walk meets them.
+	vars map[string]string
 }
 
 func (w *walker) text(n syntax.Node) string {
@@ -160,9 +165,15 @@ func (w *walker) matchWhole(s string) {
 func (w *walker) visit(n syntax.Node) bool {
 	switch n := n.(type) {
 	case *syntax.Stmt:
-		if call, ok := n.Cmd.(*syntax.CallExpr); ok && len(call.Args) > 0 {
-			w.call(call, n.Redirs)
+		if call, ok := n.Cmd.(*syntax.CallExpr); ok {
+			if len(call.Args) == 0 {
+				w.assign(call.Assigns)
+			} else {
+				w.call(call, n.Redirs)
+			}
 		}
+	case *syntax.DeclClause:
+		w.assign(n.Args)
 	case *syntax.Redirect:
 		w.redirect(n)
 	case *syntax.BinaryCmd:
@@ -171,6 +182,46 @@ func (w *walker) visit(n syntax.Node) bool {
 		}
 	}
 	return true
+}
+
+// assign records variables set to a value known without running anything.
+func (w *walker) assign(as []*syntax.Assign) {
+	for _, a := range as {
+		if a.Name == nil || a.Naked || a.Array != nil || a.Index != nil {
+			continue
+		}
+		if a.Value == nil {
+			w.vars[a.Name.Value] = ""
+			continue
+		}
+		if v := w.word(a.Value); !strings.Contains(v, "$") {
+			w.vars[a.Name.Value] = v
+		} else {
+			delete(w.vars, a.Name.Value)
+		}
+	}
+}
+
+// braces matches an unquoted word bash brace-expands into several words:
+// {rm,-rf,/} is the command rm -rf /.
+var braces = regexp.MustCompile(`^([^{},]*)\{([^{}]*,[^{}]*)\}([^{}]*)$`)
+
+// words renders a command's words, brace expansion included.
+func (w *walker) words(args []*syntax.Word) []string {
+	out := make([]string, 0, len(args))
+	for _, a := range args {
+		v := w.word(a)
+		if lit, ok := literal(a); ok && len(a.Parts) == 1 && strings.ContainsRune(lit, ',') {
+			if m := braces.FindStringSubmatch(v); m != nil {
+				for _, alt := range strings.Split(m[2], ",") {
+					out = append(out, m[1]+alt+m[3])
+				}
+				continue
+			}
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 // word renders a shell word as the command would receive it, as far as that
@@ -189,20 +240,194 @@ func (w *walker) part(b *strings.Builder, p syntax.WordPart, quoted bool) {
 	case *syntax.Lit:
 		b.WriteString(unescape(p.Value, quoted))
 	case *syntax.SglQuoted:
-		b.WriteString(p.Value)
+		if p.Dollar {
+			b.WriteString(ansiC(p.Value))
+		} else {
+			b.WriteString(p.Value)
+		}
 	case *syntax.DblQuoted:
 		for _, q := range p.Parts {
 			w.part(b, q, true)
 		}
 	case *syntax.ParamExp:
-		if p.Param != nil && p.Param.Value == "IFS" && !p.Length && !p.Excl {
-			b.WriteByte(' ')
+		b.WriteString(w.param(p))
+	case *syntax.CmdSubst:
+		if out, ok := w.literalOutput(p); ok {
+			b.WriteString(out)
 			return
 		}
 		b.WriteString(w.text(p))
 	default:
 		b.WriteString(w.text(p))
 	}
+}
+
+// param renders a parameter expansion: $IFS is a space (the shell splits
+// on it), a variable the script set to a literal earlier is that literal,
+// ${x:-word} and ${x-word} of a variable it never set are the word, and
+// ${x/a/b} is its replacement — the spellings that hide a command name
+// (${u:-rm} -rf /). Anything else stays as written.
+func (w *walker) param(p *syntax.ParamExp) string {
+	if p.Param == nil || p.Length || p.Excl || p.Index != nil {
+		return w.text(p)
+	}
+	name := p.Param.Value
+	if name == "IFS" {
+		return " "
+	}
+	val, known := w.vars[name]
+	switch {
+	case p.Exp != nil && (p.Exp.Op == syntax.DefaultUnset || p.Exp.Op == syntax.DefaultUnsetOrNull ||
+		p.Exp.Op == syntax.AssignUnset || p.Exp.Op == syntax.AssignUnsetOrNull):
+		if known && val != "" {
+			return val
+		}
+		if p.Exp.Word != nil {
+			return w.word(p.Exp.Word)
+		}
+		return ""
+	case p.Repl != nil && p.Repl.With != nil:
+		return w.word(p.Repl.With)
+	case p.Exp == nil && p.Repl == nil && p.Slice == nil && known:
+		return val
+	}
+	return w.text(p)
+}
+
+// literalOutput resolves a command substitution whose output is known
+// without running anything: $() is empty, $(echo rm) and $(printf %s rm)
+// print their literal.
+func (w *walker) literalOutput(c *syntax.CmdSubst) (string, bool) {
+	if len(c.Stmts) == 0 {
+		return "", true
+	}
+	if len(c.Stmts) != 1 || len(c.Stmts[0].Redirs) > 0 {
+		return "", false
+	}
+	call, ok := c.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) < 2 {
+		return "", false
+	}
+	var args []string
+	for _, a := range call.Args {
+		lit, ok := literal(a)
+		if !ok {
+			return "", false
+		}
+		args = append(args, lit)
+	}
+	switch args[0] {
+	case "echo":
+		args = args[1:]
+		for len(args) > 0 && (args[0] == "-n" || args[0] == "-e" || args[0] == "-E") {
+			args = args[1:]
+		}
+		return strings.Join(args, " "), true
+	case "printf":
+		if len(args) == 2 && !strings.ContainsAny(args[1], `%\`) {
+			return args[1], true
+		}
+		if len(args) == 3 && args[1] == "%s" {
+			return args[2], true
+		}
+	}
+	return "", false
+}
+
+// literal returns a word's value when it has no expansions at all.
+func literal(word *syntax.Word) (string, bool) {
+	var b strings.Builder
+	for _, p := range word.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(unescape(p.Value, false))
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				b.WriteString(ansiC(p.Value))
+			} else {
+				b.WriteString(p.Value)
+			}
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok {
+					return "", false
+				}
+				b.WriteString(unescape(l.Value, true))
+			}
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// ansiC decodes bash's $'…' escapes (\xHH, \NNN, \uHHHH, \n …), so
+// $'\x72\x6d' reads as rm.
+func ansiC(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch e := s[i]; e {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case 'a':
+			b.WriteByte(7)
+		case 'b':
+			b.WriteByte(8)
+		case 'e', 'E':
+			b.WriteByte(0x1b)
+		case 'f':
+			b.WriteByte('\f')
+		case 'v':
+			b.WriteByte('\v')
+		case 'x', 'u', 'U':
+			max := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
+			j := i + 1
+			for j < len(s) && j-i-1 < max && isHex(s[j]) {
+				j++
+			}
+			if j == i+1 {
+				b.WriteByte('\\')
+				b.WriteByte(e)
+				continue
+			}
+			n, _ := strconv.ParseUint(s[i+1:j], 16, 32)
+			if e == 'x' {
+				b.WriteByte(byte(n))
+			} else {
+				b.WriteRune(rune(n))
+			}
+			i = j - 1
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			j := i
+			for j < len(s) && j-i < 3 && s[j] >= '0' && s[j] <= '7' {
+				j++
+			}
+			n, _ := strconv.ParseUint(s[i:j], 8, 16)
+			b.WriteByte(byte(n))
+			i = j - 1
+		default:
+			b.WriteByte(e) // \\ \' \" \?
+		}
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
 // unescape resolves backslashes as the shell does: outside quotes a
@@ -232,9 +457,9 @@ func unescape(s string, quoted bool) string {
 // call checks one simple command: every view of it against the command
 // rules and the floor, the scripts it carries recursively.
 func (w *walker) call(call *syntax.CallExpr, redirs []*syntax.Redirect) {
-	words := make([]string, len(call.Args))
-	for i, a := range call.Args {
-		words[i] = w.word(a)
+	words := w.words(call.Args)
+	if len(words) == 0 {
+		return
 	}
 	var in, bodies []string
 	for _, r := range redirs {
@@ -345,9 +570,10 @@ func (w *walker) pipeline(b *syntax.BinaryCmd) {
 			stages = append(stages, "_")
 			return
 		}
-		words := make([]string, len(call.Args))
-		for i, a := range call.Args {
-			words[i] = w.word(a)
+		words := w.words(call.Args)
+		if len(words) == 0 {
+			stages = append(stages, "_")
+			return
 		}
 		var discard []string
 		views := expand(words, &discard, 0)
