@@ -123,6 +123,16 @@ func TestHardlineTable(t *testing.T) {
 		{"X=rm; $X -rf /", "recursive delete of root filesystem"},
 		{"c=reboot\nsudo $c", "system shutdown/reboot"},
 		{`"$(printf %s reboot)"`, "system shutdown/reboot"},
+		// commands handed on to another shell, a container or a host
+		{`git commit -m "$(rm -rf /)"`, "recursive delete of root filesystem"},
+		{`echo "rm -rf /" | sh`, "recursive delete of root filesystem"},
+		{`printf 'reboot\n' | sudo bash -s`, "system shutdown/reboot"},
+		{`ssh prod "sudo rm -rf /"`, "recursive delete of root filesystem"},
+		{"ssh -p 2222 -i key prod reboot", "system shutdown/reboot"},
+		{"docker exec -it web rm -rf /", "recursive delete of root filesystem"},
+		{"kubectl exec -n prod web -- rm -rf /", "recursive delete of root filesystem"},
+		{"watch -n 5 reboot", "system shutdown/reboot"},
+		{`script -qc "reboot" /dev/null`, "system shutdown/reboot"},
 		{"mkfs.ext4 /dev/sda1", "format filesystem (mkfs)"},
 		{"sudo mkfs /dev/sdb", "format filesystem (mkfs)"},
 		{"dd if=/dev/zero of=/dev/sda", "dd to raw block device"},
@@ -160,6 +170,7 @@ func TestHardlineTable(t *testing.T) {
 		"command -v mkfs", `gh pr create --title "block rm -rf / spellings"`, "rm -rf ./build",
 		"git commit -m \"notes\nreboot\"", "ls # ; reboot",
 		`X="rm -rf /"; echo "$X"`, "echo {reboot,halt}", "echo $(echo reboot)",
+		`echo "rm -rf /" | cat`, "echo reboot | bash script.sh", "ssh prod uptime", "docker exec web ls",
 	}
 	for _, c := range notHardline {
 		if v := Check(c); v.Hardline {

@@ -70,6 +70,9 @@ func analyze(command string, depth int, f *findings) {
 	w := &walker{src: src, depth: depth, f: f, vars: map[string]string{}}
 	w.whole(file)
 	syntax.Walk(file, w.visit)
+	for _, p := range w.stdinScripts {
+		analyze(p, depth+1, f)
+	}
 }
 
 // fallback is hermes's detection over a string the parser refused: every
@@ -96,6 +99,8 @@ type walker struct {
 	// vars are the variables the script set to a literal so far (X=rm),
 	// in the order the walk meets them.
 	vars map[string]string
+	// stdinScripts are scripts piped into a shell (echo "…" | sh).
+	stdinScripts []string
 }
 
 func (w *walker) text(n syntax.Node) string {
@@ -558,6 +563,7 @@ func (w *walker) redirect(r *syntax.Redirect) {
 // hold spaces or shell syntax masked, and matches the pipeline rules.
 func (w *walker) pipeline(b *syntax.BinaryCmd) {
 	var stages []string
+	var prev []string
 	var collect func(s *syntax.Stmt)
 	collect = func(s *syntax.Stmt) {
 		if bc, ok := s.Cmd.(*syntax.BinaryCmd); ok && (bc.Op == syntax.Pipe || bc.Op == syntax.PipeAll) {
@@ -583,10 +589,44 @@ func (w *walker) pipeline(b *syntax.BinaryCmd) {
 			parts = append(parts, maskArg(a))
 		}
 		stages = append(stages, strings.Join(parts, " "))
+		// echo "…" | sh: the shell runs what echo prints.
+		if isShell(commandName(last[0])) && readsStdin(last[1:]) && len(prev) > 1 {
+			if n := commandName(prev[0]); n == "echo" || n == "printf" {
+				args := prev[1:]
+				escapes := n == "printf"
+				for len(args) > 0 && n == "echo" && strings.HasPrefix(args[0], "-") {
+					escapes = escapes || strings.ContainsRune(args[0], 'e')
+					args = args[1:]
+				}
+				script := strings.Join(args, " ")
+				if escapes {
+					script = ansiC(script)
+				}
+				w.stdinScripts = append(w.stdinScripts, script)
+			}
+		}
+		prev = last
 	}
 	collect(b.X)
 	collect(b.Y)
 	w.matchWhole(strings.ToLower(strings.Join(stages, " | ")))
+}
+
+// readsStdin reports whether a shell with these arguments reads its script
+// from standard input: no operand, or -s.
+func readsStdin(args []string) bool {
+	if _, ok := shellPayload(args); ok {
+		return false
+	}
+	for _, a := range args {
+		if a == "-s" || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.ContainsRune(a, 's') {
+			return true
+		}
+		if !strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "+") {
+			return false
+		}
+	}
+	return true
 }
 
 func maskArg(a string) string {
@@ -710,6 +750,37 @@ func expand(words []string, payloads *[]string, depth int) [][]string {
 				*payloads = append(*payloads, strings.Join(args, " "))
 			}
 			return views
+		case "watch":
+			next = skipOptions(args, "nqd", []string{"--interval", "--differences"}, "")
+		case "ssh":
+			// the remote shell parses the words after the host
+			rest := skipOptions(args, "bcDEeFIiJLlmOopQRSWw", nil, "")
+			if len(rest) > 1 {
+				*payloads = append(*payloads, strings.Join(rest[1:], " "))
+			}
+			return views
+		case "script":
+			for i, a := range args {
+				short := len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.HasSuffix(a, "c")
+				if (short || a == "--command") && i+1 < len(args) {
+					*payloads = append(*payloads, args[i+1])
+				}
+			}
+			return views
+		case "docker", "podman", "kubectl", "oc":
+			// a command run in a container: docker exec [opts] ctr cmd…,
+			// kubectl exec [opts] pod -- cmd…
+			if len(args) == 0 || args[0] != "exec" {
+				return views
+			}
+			if i := indexOf(args, "--"); i >= 0 {
+				next = args[i+1:]
+			} else if name == "docker" || name == "podman" {
+				rest := skipOptions(args[1:], "euw", []string{"--env", "--user", "--workdir", "--env-file", "--detach-keys"}, "")
+				if len(rest) > 1 {
+					next = rest[1:]
+				}
+			}
 		case "su":
 			for i, a := range args {
 				if (a == "-c" || a == "--command") && i+1 < len(args) {
@@ -773,6 +844,15 @@ func skipOptions(args []string, withArg string, longWithArg []string, _ string) 
 		}
 	}
 	return nil
+}
+
+func indexOf(args []string, s string) int {
+	for i, a := range args {
+		if a == s {
+			return i
+		}
+	}
+	return -1
 }
 
 func hasOption(args []string, short, long string) bool {
