@@ -42,6 +42,9 @@ var allowed = map[string][]string{
 	"agent/internal/queue":       {},
 	"agent/internal/compress":    {"model"},
 	"agent/internal/projctx":     {},
+
+	// terminal safety: dangerous-command detection is pure (issue 11).
+	"terminal/danger": {},
 }
 
 // thirdParty lists the only packages allowed to import each third-party
@@ -57,6 +60,7 @@ var thirdParty = map[string][]string{
 	"github.com/openai/openai-go/v3":         {"model"},
 	"modernc.org/sqlite":                     {"agent/internal/store"},
 	"github.com/modelcontextprotocol/go-sdk": {"mcp", "internal/mcptest"},
+	"mvdan.cc/sh/v3":                         {"terminal/danger"},
 }
 
 type pkg struct {
