@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -79,9 +80,15 @@ type Options struct {
 	// and the hooks their per-session state needs. Nil binds none (the
 	// session still binds the agent's own tools).
 	BindTools func(env *Env) ([]registry.Entry, []registry.Hook)
-	// ApprovalsOff makes new sessions start in dont_ask mode
-	// (approvals.mode: off).
+	// ApprovalsOff makes new sessions start in dont_ask mode and approves
+	// every command but the hardline floor's (approvals.mode: off).
 	ApprovalsOff bool
+	// CommandAllowlist is command_allowlist: commands (exact or globs),
+	// prefixes and danger keys the user always allows.
+	CommandAllowlist []string
+	// SaveAllowlist saves an entry the user added with "allow always" to
+	// the configuration file; nil keeps it for this run only.
+	SaveAllowlist func(entry string) error
 	// ApprovalTimeout bounds a permission request (approvals.timeout); 0
 	// means DefaultApprovalTimeout.
 	ApprovalTimeout time.Duration
@@ -137,7 +144,8 @@ type Agent struct {
 	clientInfo *acp.Implementation
 	clientCaps acp.ClientCapabilities
 	closed     bool
-	notices    []string // shown in the chat at the next prompt (agent/notices.go)
+	notices    []string  // shown in the chat at the next prompt (agent/notices.go)
+	allow      allowlist // command_allowlist (agent/shell.go)
 
 	store *store.Store // opened on first use; safe for concurrent use
 
@@ -177,6 +185,7 @@ func New(opts Options) *Agent {
 	}
 	a := &Agent{opts: opts, log: opts.Log, now: now, sessions: map[string]*Session{}, setup: opts.Model}
 	a.notices = append(a.notices, opts.Notices...)
+	a.allow = allowlist{entries: slices.Clone(opts.CommandAllowlist), save: opts.SaveAllowlist}
 	if opts.HermesHome != "" {
 		a.store = store.New(opts.HermesHome, opts.Log, a.notice)
 	}

@@ -45,4 +45,7 @@ func (t *toolCallTracker) addLint(m lint.Meta) {
 }
 
 // close stops the diagnostics publisher and its watcher.
-func (e *Env) close() { e.diag.Close() }
+func (e *Env) close() {
+	e.runClosers()
+	e.diag.Close()
+}

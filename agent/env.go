@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -24,6 +25,9 @@ type Env struct {
 	diag  *diagnostics.Publisher // the session's diagnostics and watcher
 
 	enabled atomic.Pointer[enabledSet] // cache of Enabled
+
+	closeMu sync.Mutex
+	closers []func() // OnClose (agent/terminals.go)
 }
 
 func newEnv(s *Session) *Env {

@@ -57,8 +57,10 @@ type Session struct {
 	created     time.Time
 	updated     time.Time
 	steer       []string
-	lastPrompt  string // text of the running prompt, for /steer after a cancel
-	interrupted string // text of the last cancelled prompt
+	cmdApproved []string        // danger keys the user allowed for this session (agent/shell.go)
+	announced   []*announcement // for the user and the model (agent/terminals.go)
+	lastPrompt  string          // text of the running prompt, for /steer after a cancel
+	interrupted string          // text of the last cancelled prompt
 	plan        []todoItem
 	memory      string                      // the memory as the session opened, for its system prompt (agent/memorytool.go)
 	trackers    map[string]*toolCallTracker // calls of the running batch, by id

@@ -25,6 +25,10 @@ type toolCallTracker struct {
 	content   []acp.ToolCallContent // content set by the tool (a diff); kept at completion
 	locations []acp.ToolCallLocation
 	meta      acp.Meta
+	// terminalID is the editor terminal the call runs in (kept as its
+	// content at the end); stream is the output the agent streams for it.
+	terminalID string
+	stream     *outputStream
 }
 
 func (s *Session) newTracker(c model.ToolCall) *toolCallTracker {
@@ -128,8 +132,11 @@ func (t *toolCallTracker) finish(c *registry.Call, out registry.Outcome) {
 	}
 	t.announce(acp.StatusPending, nil, nil)
 	t.mu.Lock()
-	args, kept, meta := t.args, t.content, t.meta
+	args, kept, meta, term, stream := t.args, t.content, t.meta, t.terminalID, t.stream
 	t.mu.Unlock()
+	if stream != nil {
+		stream.close()
+	}
 	failed := out.Failed || out.Cancelled || out.Blocked
 	status := acp.StatusCompleted
 	if failed {
@@ -138,6 +145,9 @@ func (t *toolCallTracker) finish(c *registry.Call, out registry.Outcome) {
 	upd := &acp.ToolCallUpdate{ToolCallID: t.id, Status: status}
 	rendered := t.completion(args, out)
 	switch {
+	case term != "":
+		// The editor's terminal shows the output and how it ended.
+		upd.Content = []acp.ToolCallContent{{TerminalID: term}}
 	case kept != nil && !failed:
 		// Keep the diff; add the summary below it.
 		upd.Content = append(append([]acp.ToolCallContent{}, kept...), rendered...)
@@ -265,4 +275,18 @@ func (t *toolCallTracker) preview(args map[string]any) []acp.ToolCallContent {
 		text = text[:1200] + "\n..."
 	}
 	return []acp.ToolCallContent{acp.TextContentItem(text)}
+}
+
+// restoreTitle puts back the call's own title, kind and preview after a
+// permission request showed its own, with status.
+func (t *toolCallTracker) restoreTitle(status acp.ToolCallStatus) {
+	t.mu.Lock()
+	args := t.args
+	t.mu.Unlock()
+	title := t.title(args)
+	content := t.preview(args)
+	if content == nil {
+		content = []acp.ToolCallContent{}
+	}
+	t.s.send(acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: t.id, Title: &title, Kind: t.kind(), Status: status, Content: content}})
 }

@@ -43,6 +43,7 @@ func (s *Session) runTurn(ctx context.Context, msg model.Message) acp.StopReason
 			return acp.StopMaxTurnRequests
 		}
 		s.takeSteering()
+		s.takeAnnouncements(true)
 		tools := s.toolDefs() // per request: MCP servers may change their tools mid-turn
 		s.maybeCompress(ctx, setup, tools)
 		reply, partial, err := s.callModel(ctx, setup, tools)
@@ -294,6 +295,7 @@ func (s *Session) takeSteering() {
 
 // endTurn titles a new session and persists the conversation.
 func (s *Session) endTurn() {
+	s.takeAnnouncements(false)
 	s.mu.Lock()
 	var title string
 	if s.title == "" {

@@ -54,6 +54,8 @@ type Editor struct {
 	writes      []acp.WriteTextFileRequest
 	buffers     map[string]string // editor buffers by absolute path (unsaved text)
 	changed     chan struct{}     // closed and replaced whenever a record is added
+	terms       map[string]*fakeTerminal
+	termCalls   []TerminalCall
 }
 
 // New connects a fake editor to agent over an in-memory pipe. The connection
@@ -68,6 +70,7 @@ func New(t testing.TB, agent acp.Agent, opts Options) *Editor {
 	e := start(ctx, clientIn, &acp.LineTap{W: clientOut, Tap: opts.Tap}, clientIn, opts)
 	t.Cleanup(func() {
 		cancel()
+		e.closeTerminals()
 		_ = e.Close()
 		_ = clientOut.Close()
 		_ = agentOut.Close()
@@ -127,6 +130,9 @@ func (e *Editor) HandleRequest(ctx context.Context, method string, params json.R
 	if e.opts.Stall != nil && e.opts.Stall(method) {
 		<-ctx.Done()
 		return nil, ctx.Err()
+	}
+	if res, err, ok := e.handleTerminal(ctx, method, params); ok {
+		return res, err
 	}
 	switch method {
 	case "session/request_permission":

@@ -61,7 +61,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		},
 		Registry: reg,
 		BindTools: func(env *agent.Env) ([]registry.Entry, []registry.Hook) {
-			return tools.Bind(tools.Deps{
+			d := tools.Deps{
 				Workspace:           env.Workspace(),
 				Files:               env.Files(),
 				State:               env.State(),
@@ -71,7 +71,9 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 				RefuseNewLintErrors: env.RefuseNewLintErrors(),
 				SavedResult:         env.SavedResult,
 				Enabled:             env.Enabled,
-			})
+			}
+			commandDeps(&d, env)
+			return tools.Bind(d)
 		},
 		Pipeline: registry.PipelineOptions{
 			ResultsDir:     filepath.Join(cfg.Home, "results"),
@@ -83,6 +85,8 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		Toolsets:         cfg.Toolsets,
 		DisabledToolsets: cfg.Disabled,
 		ApprovalsOff:     cfg.ApprovalsOff,
+		CommandAllowlist: cfg.Allowlist,
+		SaveAllowlist:    func(entry string) error { return saveAllowlistEntry(cfg.File, entry) },
 		LintRefuse:       cfg.LintRefuse,
 		ApprovalTimeout:  cfg.ApprovalTimeout,
 		MaxModelCalls:    cfg.MaxTurns,

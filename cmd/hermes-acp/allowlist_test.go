@@ -1,0 +1,70 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestSaveAllowlistEntryKeepsTheFile(t *testing.T) {
+	home := t.TempDir()
+	path := filepath.Join(home, "config.yaml")
+	orig := "# my settings\nmodel:\n  default: gpt-x # the one I pay for\ncommand_allowlist:\n  - make test\n"
+	if err := os.WriteFile(path, []byte(orig), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []string{"recursive delete", "git push *", "recursive delete"} {
+		if err := saveAllowlistEntry(path, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, _ := os.ReadFile(path)
+	text := string(b)
+	for _, want := range []string{"# my settings", "# the one I pay for", "default: gpt-x"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the file lost %q:\n%s", want, text)
+		}
+	}
+	c := loadConfig(envMap(map[string]string{"HERMES_HOME": home}), "", "")
+	if want := []string{"make test", "recursive delete", "git push *"}; !slices.Equal(c.Allowlist, want) {
+		t.Errorf("allowlist read back = %q, want %q (no duplicates)", c.Allowlist, want)
+	}
+	if c.Model != "gpt-x" {
+		t.Errorf("model read back = %q", c.Model)
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o640 {
+		t.Errorf("mode = %v, want the file's own 0640", st.Mode().Perm())
+	}
+}
+
+func TestSaveAllowlistEntryNewFileAndRefusals(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "new-home")
+	path := filepath.Join(home, "config.yaml")
+	if err := saveAllowlistEntry(path, "rm *"); err != nil {
+		t.Fatal(err)
+	}
+	c := loadConfig(envMap(map[string]string{"HERMES_HOME": home}), "", "")
+	if !slices.Equal(c.Allowlist, []string{"rm *"}) {
+		t.Errorf("allowlist = %q", c.Allowlist)
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
+		t.Errorf("a new config file has mode %v, want 0600", st.Mode().Perm())
+	}
+	for name, content := range map[string]string{
+		"broken YAML":   "model: [unclosed\n",
+		"not a mapping": "- a\n- b\n",
+		"not a list":    "command_allowlist: make\n",
+	} {
+		p := filepath.Join(t.TempDir(), "config.yaml")
+		os.WriteFile(p, []byte(content), 0o600)
+		err := saveAllowlistEntry(p, "x")
+		if err == nil || !strings.Contains(err.Error(), "left as it is") {
+			t.Errorf("%s: err = %v, want a refusal that leaves the file", name, err)
+		}
+		if b, _ := os.ReadFile(p); string(b) != content {
+			t.Errorf("%s: the file changed to %q", name, b)
+		}
+	}
+}
