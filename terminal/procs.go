@@ -243,7 +243,7 @@ func (t *Table) Close() {
 	t.mu.Unlock()
 	for _, b := range procs {
 		if b.p != nil {
-			b.Kill()
+			b.kill()
 		}
 	}
 	t.wg.Wait()
@@ -324,6 +324,15 @@ func (b *Background) Wait(ctx context.Context, timeout time.Duration) bool {
 // Kill ends the process and everything it started, and waits for it. It
 // reports false when the process had already ended.
 func (b *Background) Kill() bool {
+	if !b.kill() {
+		return false
+	}
+	<-b.done
+	return true
+}
+
+// kill starts killing the process; false when it had already ended.
+func (b *Background) kill() bool {
 	b.mu.Lock()
 	if !b.ended.IsZero() {
 		b.mu.Unlock()
@@ -332,7 +341,6 @@ func (b *Background) Kill() bool {
 	b.killed = true
 	b.mu.Unlock()
 	b.p.Kill()
-	<-b.done
 	return true
 }
 

@@ -205,7 +205,7 @@ func runTerminal(ctx context.Context, s *session, call *registry.Call, p *termin
 	if pty && terminal.NeedsPipedStdin(command) {
 		pty, ptyNote = false, terminal.PTYDisabledNote
 	}
-	env := s.localEnv()
+	env := s.localEnv(p.Background)
 	if p.Background {
 		b, err := s.procs.Start(context.WithoutCancel(ctx), env, terminal.Spec{Command: command, Dir: dir, PTY: pty, Stdin: true}, p.NotifyOnComplete)
 		if err != nil {
@@ -334,10 +334,20 @@ func (s *session) commandDir(workdir string) (dir, msg string) {
 }
 
 // localEnv is the session's environment for commands run here (and the
-// argv of editor terminals).
-func (s *session) localEnv() *terminal.Local {
-	return &terminal.Local{Sandbox: s.Terminal.Sandbox, Roots: s.Workspace.Roots()}
+// argv of editor terminals). Background processes get a shorter grace
+// between SIGTERM and SIGKILL: they are all killed when the agent exits,
+// which waits less than a second.
+func (s *session) localEnv(background bool) *terminal.Local {
+	l := &terminal.Local{Sandbox: s.Terminal.Sandbox, Roots: s.Workspace.Roots()}
+	if background {
+		l.KillGrace = backgroundKillGrace
+	}
+	return l
 }
+
+// backgroundKillGrace is the time a killed background process has
+// between SIGTERM and SIGKILL.
+const backgroundKillGrace = 400 * time.Millisecond
 
 // announceExit tells the user and the model that a background process
 // ended by itself, in hermes's words, with the end of its output.
