@@ -275,10 +275,10 @@ func (b *Background) run() {
 	b.exit, b.ended = exit, b.t.opts.Now()
 	killed := b.killed
 	b.mu.Unlock()
-	close(b.done)
 	if !killed && b.t.opts.OnExit != nil {
-		b.t.opts.OnExit(b.Snapshot())
+		b.t.opts.OnExit(b.Snapshot()) // before done: a wait sees it announced
 	}
+	close(b.done)
 }
 
 // endedAt returns when the process ended, and whether it has.
