@@ -2,8 +2,8 @@ package tools
 
 import (
 	"strings"
-	"time"
 	"testing"
+	"time"
 )
 
 // startBackground starts command in the background and returns its id and
@@ -139,4 +139,3 @@ func TestProcessesKilledOnClose(t *testing.T) {
 		t.Errorf("background start after close = %s, want an error", r.Encode())
 	}
 }
-
