@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -116,7 +117,7 @@ func (l *Local) Start(ctx context.Context, s Spec) (Process, error) {
 	if grace <= 0 {
 		grace = DefaultKillGrace
 	}
-	p := &localProcess{cmd: cmd, grace: grace, done: make(chan struct{})}
+	p := &localProcess{cmd: cmd, grace: grace, done: make(chan struct{}), eof: make(chan struct{})}
 	if s.PTY {
 		if !hasEnv(cmd.Env, "TERM") {
 			cmd.Env = append(cmd.Env, "TERM=xterm-256color")
@@ -184,6 +185,10 @@ type localProcess struct {
 	done chan struct{} // closed when the command is reaped
 	exit Exit
 
+	read    atomic.Int64  // bytes of output read so far
+	eof     chan struct{} // closed when the output has ended
+	eofOnce sync.Once
+
 	mu       sync.Mutex // guards killed, exited, inClosed
 	killed   bool
 	exited   bool
@@ -192,19 +197,20 @@ type localProcess struct {
 
 func (p *localProcess) PID() int { return p.pid }
 
-func (p *localProcess) Output() io.Reader { return outputReader{p.out, p.pty} }
+func (p *localProcess) Output() io.Reader { return outputReader{p} }
 
 // outputReader ends the output at EIO (a PTY whose other side is closed)
-// and at a closed file (the drain delay ran out).
-type outputReader struct {
-	f   *os.File
-	pty bool
-}
+// and at a closed file (see drain), and counts what it reads.
+type outputReader struct{ p *localProcess }
 
 func (r outputReader) Read(b []byte) (int, error) {
-	n, err := r.f.Read(b)
-	if err != nil && (errors.Is(err, syscall.EIO) || errors.Is(err, os.ErrClosed)) {
-		err = io.EOF
+	n, err := r.p.out.Read(b)
+	r.p.read.Add(int64(n))
+	if err != nil {
+		r.p.eofOnce.Do(func() { close(r.p.eof) })
+		if errors.Is(err, syscall.EIO) || errors.Is(err, os.ErrClosed) {
+			err = io.EOF
+		}
 	}
 	return n, err
 }
@@ -281,7 +287,28 @@ func (p *localProcess) wait() {
 		p.in.Close()
 	}
 	close(p.done)
-	time.AfterFunc(drainDelay, func() { p.out.Close() })
+	p.drain()
+}
+
+// drain closes the output of an exited command once reading it has
+// stalled for drainDelay without reaching its end: something that left
+// the process group (a daemon) holds it open.
+func (p *localProcess) drain() {
+	last := int64(-1)
+	for {
+		select {
+		case <-p.eof:
+			p.out.Close()
+			return
+		case <-time.After(drainDelay):
+		}
+		if n := p.read.Load(); n != last {
+			last = n
+			continue
+		}
+		p.out.Close()
+		return
+	}
 }
 
 // exitOf converts a process state to an Exit.

@@ -3,11 +3,14 @@ package terminal
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -258,5 +261,29 @@ func TestKillSignalled(t *testing.T) {
 	}
 	if left := groupMembers(t, p.PID()); len(left) > 0 {
 		t.Errorf("processes of group %d left: %v", p.PID(), left)
+	}
+}
+
+// TestRunEscapedDaemonDoesNotHang: a process that leaves the command's
+// process group while holding its output (setsid) does not keep Run from
+// returning once the command has exited.
+func TestRunEscapedDaemonDoesNotHang(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid")
+	}
+	res, err := Run(t.Context(), &Local{}, Spec{Command: `setsid -f sh -c 'echo daemon $$; exec sleep 100'; sleep 0.2; echo main done`, Dir: t.TempDir()}, RunOptions{Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var daemon int
+	if i := strings.Index(res.Output, "daemon "); i >= 0 {
+		fmt.Sscanf(res.Output[i:], "daemon %d", &daemon)
+	}
+	if daemon > 0 {
+		syscall.Kill(daemon, syscall.SIGKILL)
+	}
+	if res.TimedOut || res.ExitCode != 0 || !strings.Contains(res.Output, "main done") || daemon == 0 {
+		t.Errorf("Run = %+v, want the command's own end", res)
 	}
 }

@@ -378,3 +378,22 @@ func TestTerminalOutputStreamingBounded(t *testing.T) {
 		t.Errorf("sink received %d bytes, want 5 000 000", len(e.chunks))
 	}
 }
+
+// TestTerminalTimeout: a foreground command past its timeout is killed
+// with everything it started and answers with hermes's timeout marker.
+func TestTerminalTimeout(t *testing.T) {
+	t.Parallel()
+	e := newTermEnv(t, termEnvOptions{})
+	r, m := e.call(t, "terminal", map[string]any{"command": "echo $$ > pid; echo started; sleep 100 | cat", "timeout": 1})
+	if m["output"] != "started\n\n[Command timed out after 1s]" || m["exit_code"] != 124.0 || !r.IsError {
+		t.Fatalf("timed out = %s, want hermes's marker and 124", r.Encode())
+	}
+	data, err := os.ReadFile(e.Abs("pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pgid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	if left := groupAlive(t, pgid); pgid == 0 || len(left) > 0 {
+		t.Errorf("processes of group %d left after the timeout: %v", pgid, left)
+	}
+}
