@@ -54,6 +54,8 @@ func contractEntry(t testing.TB, name string) registry.Entry {
 // contractHermesDescriptions are the tools' descriptions in a session that
 // enables every tool: hermes's wording, with hermes-acp's additions.
 var contractHermesDescriptions = map[string]string{
+	"process":  "Manage background processes started with terminal(background=true): list, poll, log, wait, kill, write, submit, close.\npoll: status + new output (the last 1000 characters). log: full output, paged by lines (default: the last 200). wait: block until the process exits or the timeout passes (partial output on timeout). write vs submit: submit appends Enter — use it to answer prompts; write sends raw bytes, no newline. close: EOF on stdin. kill: terminate the process and everything it started.\nsession_id: from the background start's output; any unique prefix works ('4dae' for proc_4dae56ca81f6). Required except for 'list'.",
+	"terminal": "Execute shell commands on a Linux environment. Each command runs in a fresh shell (bash) whose working directory is the workspace root, or `workdir`; `cd` and exported variables do not carry over to the next call.\n\nDo NOT use cat/head/tail to read files — use read_file instead.\nDo NOT use grep/rg/find to search — use search_files instead.\nDo NOT use ls to list directories — use search_files(target='files') instead.\nDo NOT use sed/awk to edit files — use patch instead.\nDo NOT use echo/cat heredoc to create files — use write_file instead.\nReserve terminal for: builds, installs, git, processes, scripts, network, package managers, and anything that needs a shell.\n\nForeground (default): Commands return INSTANTLY when done, even if the timeout is high. Set timeout=300 for long builds/scripts — you'll still get the result in seconds if it's fast. Prefer foreground for short commands.\nBackground: Set background=true to get a session_id. Use it for long-lived processes that never exit (servers, watchers, daemons) and for long-running bounded tasks (tests, builds, deploys); you are told when it exits by itself.\nFor servers/watchers, do NOT use shell-level background wrappers (nohup/disown/setsid/trailing '&') in foreground mode. Use background=true so Hermes can track lifecycle and output.\nAfter starting a server, verify readiness with a health check or log signal, then run tests in a separate terminal() call. Avoid blind sleep loops.\nUse process(action=\"poll\") for progress checks, process(action=\"wait\") to block until done.\nWorking directory: Use 'workdir' for per-command cwd (inside the workspace).\nPTY mode: Set pty=true for interactive CLI tools (Codex, Claude Code, Python REPL).\nSandbox: when the sandbox is on, commands can write only inside the workspace, the temporary directory and the toolchains' caches.\n\nDo NOT use vim/nano/interactive tools without pty=true — they hang without a pseudo-terminal. Pipe git output to cat if it might page.",
 	"read_file": "Read a text file with line numbers and pagination. Use this instead of cat/head/tail in terminal. " +
 		"Output format: 'LINE_NUM|CONTENT'. Suggests similar filenames if not found. Use offset and limit for " +
 		"large files. A read returns at most ~100K characters: a longer window is cut at a line boundary with " +
@@ -112,6 +114,8 @@ func TestEntries(t *testing.T) {
 		"search_files": {Toolset: "file", Kind: registry.KindSearch, ReadOnly: true, Idempotent: true, ParallelSafe: true,
 			MaxResultChars: 100_000},
 		"write_file": {Toolset: "file", Kind: registry.KindEdit, PathArg: "path", MaxResultChars: 100_000},
+		"terminal":   {Toolset: "terminal", Kind: registry.KindExecute, MaxResultChars: 100_000},
+		"process":    {Toolset: "terminal", Kind: registry.KindExecute},
 	}
 	got := map[string]facts{}
 	var names []string
@@ -154,7 +158,7 @@ func TestBindEnabledToolsOnly(t *testing.T) {
 			t.Errorf("bound entry %s has no handler", e.Name)
 		}
 	}
-	if d := cmp.Diff([]string{"read_file", "write_file"}, names); d != "" {
+	if d := cmp.Diff([]string{"process", "read_file", "terminal", "write_file"}, names); d != "" {
 		t.Errorf("Bind entries mismatch (-want +got):\n%s", d)
 	}
 	if len(hooks) != 1 {
@@ -304,7 +308,7 @@ func TestDescriptionsNameOnlyEnabledTools(t *testing.T) {
 			t.Errorf("%s description or schema names %v, which the session does not enable:\n%s", e.Name, m, e.Description)
 		}
 	}
-	if d := cmp.Diff([]string{"patch", "read_file"}, names); d != "" {
+	if d := cmp.Diff([]string{"patch", "process", "read_file"}, names); d != "" {
 		t.Errorf("bound tools mismatch (-want +got):\n%s", d)
 	}
 

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hermes-acp/hermes-acp/lint"
+	"github.com/hermes-acp/hermes-acp/terminal"
 	"github.com/hermes-acp/hermes-acp/workspace"
 )
 
@@ -53,6 +54,11 @@ type Deps struct {
 	// OnClose registers f to run when the session closes (background
 	// processes are killed then). Nil: the tools never learn it.
 	OnClose func(f func())
+
+	// terminal: the terminal and process tools' settings (timeouts, the
+	// output cap, the sandbox); the zero value is hermes's defaults
+	// without a sandbox.
+	Terminal TerminalConfig
 }
 
 // EditApprover shows the proposed changes of tool call callID to the user
@@ -81,11 +87,17 @@ type session struct {
 	Deps
 	reads   *readFileTracker // read_file's dedup and loop guard
 	patches *patchFailures   // patch's consecutive failure counters
+	procs   *terminal.Table  // the terminal tool's background processes
 }
 
 func newSession(d Deps) *session {
 	if d.Enabled == nil {
 		d.Enabled = func(string) bool { return true }
 	}
-	return &session{Deps: d, reads: newReadTracker(), patches: newPatchFailures()}
+	s := &session{Deps: d, reads: newReadTracker(), patches: newPatchFailures()}
+	s.procs = terminal.NewTable(terminal.TableOptions{OnExit: s.announceExit})
+	if d.OnClose != nil {
+		d.OnClose(s.procs.Close)
+	}
+	return s
 }

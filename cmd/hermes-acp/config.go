@@ -65,6 +65,17 @@ type fileConfig struct {
 		NoProgressWarnAfter      int   `yaml:"no_progress_warn_after"`
 		NoProgressBlockAfter     int   `yaml:"no_progress_block_after"`
 	} `yaml:"tool_loop_guardrails"`
+	// terminal: the terminal and process tools (issue 11). hermes's other
+	// terminal.* keys (backend, docker_*, …) are listed as ignored.
+	Terminal struct {
+		Timeout              int      `yaml:"timeout"`                // seconds; default 180
+		MaxForegroundTimeout int      `yaml:"max_foreground_timeout"` // seconds; default 600
+		Sandbox              string   `yaml:"sandbox"`                // workspace-write (default) | off
+		SandboxWritable      []string `yaml:"sandbox_writable"`       // more writable folders
+	} `yaml:"terminal"`
+	ToolOutput struct {
+		MaxBytes int `yaml:"max_bytes"` // characters of command output a result keeps; default 50000
+	} `yaml:"tool_output"`
 }
 
 // mcpServerConfig configures an MCP server in config.yaml (hermes's shape).
@@ -119,6 +130,15 @@ type config struct {
 	// Problems are the file's bad values and syntax errors in plain words,
 	// each naming its key; shown in the chat once (configNotice).
 	Problems []string
+
+	// terminal: terminal.timeout, terminal.max_foreground_timeout and
+	// tool_output.max_bytes (0: the defaults); terminal.sandbox: off and
+	// terminal.sandbox_writable.
+	TerminalTimeout       time.Duration
+	TerminalMaxForeground time.Duration
+	ToolOutputMaxChars    int
+	SandboxOff            bool
+	SandboxWritable       []string
 }
 
 // problem records a bad value of the config file.
@@ -225,6 +245,7 @@ func loadConfig(getenv func(string) string, flagModel, flagBaseURL string) confi
 	if fc.FS.Timeout > 0 {
 		c.FSTimeout = time.Duration(fc.FS.Timeout) * time.Second
 	}
+	terminalConfig(&c, &fc)
 	g := fc.ToolLoopGuardrails
 	c.Guardrails = registry.GuardrailConfig{
 		WarningsOff:              g.WarningsEnabled != nil && !*g.WarningsEnabled,
@@ -237,6 +258,46 @@ func loadConfig(getenv func(string) string, flagModel, flagBaseURL string) confi
 		NoProgressBlockAfter:     g.NoProgressBlockAfter,
 	}
 	return c
+}
+
+// terminalConfig applies the terminal tool's settings.
+func terminalConfig(c *config, fc *fileConfig) {
+	t := fc.Terminal
+	switch {
+	case t.Timeout > 0:
+		c.TerminalTimeout = time.Duration(t.Timeout) * time.Second
+	case t.Timeout < 0:
+		c.problem(fmt.Sprintf("terminal.timeout: %d is not a number of seconds above 0; using 180", t.Timeout))
+	}
+	switch {
+	case t.MaxForegroundTimeout > 0:
+		c.TerminalMaxForeground = time.Duration(t.MaxForegroundTimeout) * time.Second
+	case t.MaxForegroundTimeout < 0:
+		c.problem(fmt.Sprintf("terminal.max_foreground_timeout: %d is not a number of seconds above 0; using 600", t.MaxForegroundTimeout))
+	}
+	switch m := fc.ToolOutput.MaxBytes; {
+	case m > 0:
+		c.ToolOutputMaxChars = m
+	case m < 0:
+		c.problem(fmt.Sprintf("tool_output.max_bytes: %d is not a number of characters above 0; using 50000", m))
+	}
+	switch strings.ToLower(strings.TrimSpace(t.Sandbox)) {
+	case "", "workspace-write":
+	case "off":
+		c.SandboxOff = true
+	default:
+		c.problem(fmt.Sprintf("terminal.sandbox: %q is not workspace-write or off; using workspace-write", t.Sandbox))
+	}
+	for _, d := range t.SandboxWritable {
+		if d = strings.TrimSpace(d); d == "" {
+			continue
+		}
+		if d != "~" && !strings.HasPrefix(d, "~/") && !filepath.IsAbs(d) {
+			c.problem(fmt.Sprintf("terminal.sandbox_writable: %q is not an absolute path (or ~/…); it is ignored", d))
+			continue
+		}
+		c.SandboxWritable = append(c.SandboxWritable, d)
+	}
 }
 
 func firstNonEmpty(vs ...string) string {

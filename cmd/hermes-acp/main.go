@@ -24,6 +24,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/hermes-acp/hermes-acp/terminal"
 )
 
 // version is set at build time with -ldflags "-X main.version=…"; otherwise
@@ -63,6 +65,10 @@ Flags for serving:
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
+		case terminal.SandboxCommand:
+			// The terminal tool's sandbox helper: it applies Landlock and
+			// becomes the command; stdout is the command's alone.
+			return terminal.SandboxMain(args[1:], stderr)
 		case "client":
 			return runClient(args[1:], stdin, stdout, stderr)
 		case "demo":

@@ -18,6 +18,7 @@ import (
 	"github.com/hermes-acp/hermes-acp/mcp"
 	"github.com/hermes-acp/hermes-acp/model"
 	"github.com/hermes-acp/hermes-acp/registry"
+	"github.com/hermes-acp/hermes-acp/terminal"
 	"github.com/hermes-acp/hermes-acp/tools"
 )
 
@@ -53,6 +54,10 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		return 1
 	}
 	resultChars, turnChars := registry.BudgetForContextWindow(cfg.ContextLength)
+	termCfg, sandboxNotice := terminalSettings(cfg, terminal.LandlockABI, os.Executable)
+	if sandboxNotice != "" {
+		log.Warn("terminal sandbox unavailable", "reason", sandboxNotice)
+	}
 	ag := agent.New(agent.Options{
 		Version: buildVersion(),
 		Model:   setup,
@@ -71,6 +76,8 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 				RefuseNewLintErrors: env.RefuseNewLintErrors(),
 				SavedResult:         env.SavedResult,
 				Enabled:             env.Enabled,
+				// terminal
+				Terminal: termCfg,
 			}
 			commandDeps(&d, env)
 			return tools.Bind(d)
@@ -93,7 +100,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		FSTimeout:        cfg.FSTimeout,
 		HermesHome:       cfg.Home,
 		MCPServers:       mcpServers(cfg.MCPServers),
-		Notices:          startNotices(cfg, setup),
+		Notices:          append(startNotices(cfg, setup), nonEmpty(sandboxNotice)...),
 		Log:              log,
 	})
 	var trace *slog.Logger
@@ -180,6 +187,40 @@ func modelSetup(cfg config, record string, log *slog.Logger) agent.ModelSetup {
 		setup.Problem = fmt.Sprintf("%s\n\n(configuration problem: %v)", setup.Problem, cfg.FileErr)
 	}
 	return setup
+}
+
+// terminalSettings turns the configuration into the terminal tools'
+// settings. The sandbox is on unless terminal.sandbox is off; where the
+// kernel has no Landlock (abi returns 0) or the binary cannot be found,
+// commands run without it and notice says so, once, in the chat.
+func terminalSettings(cfg config, abi func() int, exe func() (string, error)) (tools.TerminalConfig, string) {
+	tc := tools.TerminalConfig{
+		DefaultTimeout:       cfg.TerminalTimeout,
+		MaxForegroundTimeout: cfg.TerminalMaxForeground,
+		MaxOutputChars:       cfg.ToolOutputMaxChars,
+	}
+	if cfg.SandboxOff {
+		return tc, ""
+	}
+	const off = " Commands run without the sandbox: they can write wherever your user can. " +
+		"Set terminal.sandbox: off in config.yaml to silence this notice."
+	if abi() == 0 {
+		return tc, "The terminal sandbox is not available: this system has no Landlock (Linux 5.13 or later with Landlock enabled)." + off
+	}
+	path, err := exe()
+	if err != nil {
+		return tc, fmt.Sprintf("The terminal sandbox is not available: the agent cannot find its own binary (%v).", err) + off
+	}
+	tc.Sandbox = &terminal.Sandbox{Exe: path, Writable: cfg.SandboxWritable}
+	return tc, ""
+}
+
+// nonEmpty returns s as a list, empty when s is "".
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
 }
 
 // startNotices are the configuration problems to show in the chat once.

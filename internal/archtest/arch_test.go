@@ -25,7 +25,8 @@ var allowed = map[string][]string{
 	"workspace":            {"internal/diff"},
 	"lint":                 {"internal/diff"},
 	"tools/internal/fuzzy": {"internal/diff"},
-	"tools":                {"registry", "workspace", "lint", "internal/diff", "tools/internal/fuzzy", "tools/internal/v4a", "tools/internal/search"},
+	"tools":                {"registry", "workspace", "lint", "internal/diff", "tools/internal/fuzzy", "tools/internal/v4a", "tools/internal/search", "terminal"},
+	"terminal":             {"workspace"},
 	"mcp":                  {"registry"},
 	"memory":               {},
 	"agent":                {"acp", "model", "registry", "toolsets", "workspace", "lint", "internal/diff", "mcp", "memory", "terminal/danger", "agent/internal/store", "agent/internal/diagnostics", "agent/internal/queue", "agent/internal/projctx", "agent/internal/compress"},
@@ -61,6 +62,9 @@ var thirdParty = map[string][]string{
 	"modernc.org/sqlite":                     {"agent/internal/store"},
 	"github.com/modelcontextprotocol/go-sdk": {"mcp", "internal/mcptest"},
 	"mvdan.cc/sh/v3":                         {"terminal/danger"},
+	// terminal: PTYs and the Landlock sandbox live in the terminal package.
+	"github.com/creack/pty":               {"terminal"},
+	"github.com/landlock-lsm/go-landlock": {"terminal"},
 }
 
 type pkg struct {

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestTerminalConfig reads the terminal tool's keys: the values apply, bad
+// ones are problems that keep the default.
+func TestTerminalConfig(t *testing.T) {
+	t.Parallel()
+	home := writeHome(t, map[string]string{"config.yaml": `
+terminal:
+  backend: local
+  timeout: 90
+  max_foreground_timeout: 300
+  sandbox: workspace-write
+  sandbox_writable: [/opt/shared, "~/.m2", relative/dir]
+tool_output:
+  max_bytes: 20000
+`})
+	c := loadConfig(envMap(map[string]string{"HERMES_HOME": home}), "", "")
+	if c.TerminalTimeout != 90*time.Second || c.TerminalMaxForeground != 300*time.Second || c.ToolOutputMaxChars != 20000 || c.SandboxOff {
+		t.Errorf("terminal settings = %v %v %d off=%v, want 90s 300s 20000 on", c.TerminalTimeout, c.TerminalMaxForeground, c.ToolOutputMaxChars, c.SandboxOff)
+	}
+	if !slices.Equal(c.SandboxWritable, []string{"/opt/shared", "~/.m2"}) {
+		t.Errorf("SandboxWritable = %q, want the absolute and ~ folders", c.SandboxWritable)
+	}
+	if len(c.Problems) != 1 || !strings.Contains(c.Problems[0], `terminal.sandbox_writable: "relative/dir" is not an absolute path`) {
+		t.Errorf("Problems = %q, want the relative folder named", c.Problems)
+	}
+	if !slices.Contains(c.Ignored, "terminal.backend") || slices.Contains(c.Ignored, "terminal.timeout") {
+		t.Errorf("Ignored = %q, want terminal.backend but not the keys in use", c.Ignored)
+	}
+
+	home = writeHome(t, map[string]string{"config.yaml": "terminal:\n  sandbox: strict\n  timeout: -5\n"})
+	c = loadConfig(envMap(map[string]string{"HERMES_HOME": home}), "", "")
+	if c.SandboxOff || c.TerminalTimeout != 0 || len(c.Problems) != 2 {
+		t.Errorf("bad values: off=%v timeout=%v problems=%q, want the defaults and two problems", c.SandboxOff, c.TerminalTimeout, c.Problems)
+	}
+	home = writeHome(t, map[string]string{"config.yaml": "terminal:\n  sandbox: off\n"})
+	if c = loadConfig(envMap(map[string]string{"HERMES_HOME": home}), "", ""); !c.SandboxOff {
+		t.Error("terminal.sandbox: off did not turn the sandbox off")
+	}
+}
+
+// TestTerminalSettingsSandbox: the sandbox is on by default where Landlock
+// exists; without it (or with sandbox off) commands run unsandboxed, and
+// only the first case says so in a notice.
+func TestTerminalSettingsSandbox(t *testing.T) {
+	t.Parallel()
+	exe := func() (string, error) { return "/usr/bin/hermes-acp", nil }
+	cfg := config{TerminalTimeout: time.Minute, SandboxWritable: []string{"/opt/x"}}
+	tc, notice := terminalSettings(cfg, func() int { return 7 }, exe)
+	if notice != "" || tc.Sandbox == nil || tc.Sandbox.Exe != "/usr/bin/hermes-acp" || !slices.Equal(tc.Sandbox.Writable, []string{"/opt/x"}) || tc.DefaultTimeout != time.Minute {
+		t.Errorf("with Landlock: %+v, notice %q; want a sandbox and no notice", tc, notice)
+	}
+	tc, notice = terminalSettings(cfg, func() int { return 0 }, exe)
+	if tc.Sandbox != nil || !strings.Contains(notice, "no Landlock") || !strings.Contains(notice, "terminal.sandbox: off") {
+		t.Errorf("without Landlock: sandbox %v, notice %q; want none and a notice", tc.Sandbox, notice)
+	}
+	tc, notice = terminalSettings(cfg, func() int { return 7 }, func() (string, error) { return "", errors.New("gone") })
+	if tc.Sandbox != nil || !strings.Contains(notice, "cannot find its own binary") {
+		t.Errorf("without the binary: sandbox %v, notice %q", tc.Sandbox, notice)
+	}
+	cfg.SandboxOff = true
+	if tc, notice = terminalSettings(cfg, func() int { return 0 }, exe); tc.Sandbox != nil || notice != "" {
+		t.Errorf("sandbox off: %v %q, want no sandbox and no notice", tc.Sandbox, notice)
+	}
+}

@@ -1,0 +1,11 @@
+//go:build unix && !linux
+
+package terminal
+
+// waitExited does not wait where waitid(WNOWAIT) is not used: the
+// leftovers of the group are killed right after the shell is reaped.
+func waitExited(int) bool { return false }
+
+// waitGroupGone does not wait: there is no portable way to watch
+// processes that are not our children.
+func waitGroupGone(int) {}

@@ -1,0 +1,17 @@
+//go:build !linux
+
+package terminal
+
+import (
+	"fmt"
+	"io"
+)
+
+// LandlockABI returns 0: Landlock exists only on Linux.
+func LandlockABI() int { return 0 }
+
+// SandboxMain refuses: there is no sandbox on this system.
+func SandboxMain(args []string, stderr io.Writer) int {
+	fmt.Fprintf(stderr, "hermes-acp %s: the sandbox needs Linux (Landlock)\n", SandboxCommand)
+	return 126
+}

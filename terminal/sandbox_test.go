@@ -1,0 +1,176 @@
+package terminal
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// outsideTemp returns a new folder that is not under the temporary
+// directory (the sandbox allows that one): under /var/tmp, else under the
+// package's testdata. It is removed when the test ends.
+func outsideTemp(t *testing.T) string {
+	t.Helper()
+	tmp, _ := filepath.EvalSymlinks(os.TempDir())
+	wd, _ := os.Getwd()
+	for _, parent := range []string{"/var/tmp", filepath.Join(wd, "testdata")} {
+		real, err := filepath.EvalSymlinks(parent)
+		if err != nil || real == tmp || strings.HasPrefix(real, tmp+string(filepath.Separator)) {
+			continue
+		}
+		dir, err := os.MkdirTemp(real, "hermes-sandbox-test-")
+		if err != nil {
+			continue
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		return dir
+	}
+	t.Fatal("no folder outside the temporary directory to test the sandbox in")
+	return ""
+}
+
+// sandboxEnv returns a Local running commands under the sandbox (the test
+// binary is the helper, see TestMain) with HOME set to a test home; the
+// workspace root, its sibling and the home are outside the temp dir.
+func sandboxEnv(t *testing.T) (l *Local, root, sibling, home string) {
+	t.Helper()
+	if LandlockABI() == 0 {
+		t.Skip("this kernel has no Landlock")
+	}
+	base := outsideTemp(t)
+	root, sibling, home = filepath.Join(base, "ws"), filepath.Join(base, "sibling"), filepath.Join(base, "home")
+	for _, d := range []string{root, sibling, home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		return strings.HasPrefix(kv, "HOME=") || strings.HasPrefix(kv, "XDG_CACHE_HOME=")
+	})
+	env = append(env, "HOME="+home, "GOTOOLCHAIN=local", "GOFLAGS=-mod=mod")
+	// The real Go caches, so the build below reuses them; the sandbox
+	// allows them (it asks the go command where they are).
+	if out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE").Output(); err == nil {
+		if f := strings.Fields(string(out)); len(f) == 2 {
+			env = append(env, "GOCACHE="+f[0], "GOMODCACHE="+f[1])
+		}
+	}
+	sb := &Sandbox{Exe: exe, Home: home, Getenv: func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		if k == "XDG_CACHE_HOME" {
+			return ""
+		}
+		return os.Getenv(k)
+	}}
+	return &Local{Sandbox: sb, Roots: []string{root}, Env: env}, root, sibling, home
+}
+
+// TestSandboxRestrictsWrites: a sandboxed command can write in the
+// workspace, the temp directory and /dev/null, and not in $HOME or in a
+// sibling of the workspace.
+func TestSandboxRestrictsWrites(t *testing.T) {
+	t.Parallel()
+	l, root, sibling, home := sandboxEnv(t)
+	run := func(cmd string) Result {
+		t.Helper()
+		res, err := Run(t.Context(), l, Spec{Command: cmd, Dir: root}, RunOptions{Timeout: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	res := run(`touch in-workspace && mkdir -p sub/deeper && mv in-workspace sub/deeper/ && echo ok > /dev/null && f=$(mktemp) && rm "$f" && echo fine`)
+	if res.ExitCode != 0 || res.Output != "fine\n" {
+		t.Errorf("writes inside the sandbox = %+v, want them to work", res)
+	}
+	if _, err := os.Stat(filepath.Join(root, "sub/deeper/in-workspace")); err != nil {
+		t.Errorf("the workspace file was not written: %v", err)
+	}
+	for _, tc := range []struct{ cmd, target string }{
+		{"touch $HOME/x", filepath.Join(home, "x")},
+		{"echo data > " + filepath.Join(sibling, "y"), filepath.Join(sibling, "y")},
+		{"mkdir " + filepath.Join(sibling, "d"), filepath.Join(sibling, "d")},
+	} {
+		res := run(tc.cmd)
+		if res.ExitCode == 0 || !LooksRefused(res.Output) {
+			t.Errorf("%s = %+v, want a refused write", tc.cmd, res)
+		}
+		if _, err := os.Stat(tc.target); err == nil {
+			t.Errorf("%s wrote %s", tc.cmd, tc.target)
+		}
+	}
+	// Reading outside stays allowed.
+	if err := os.WriteFile(filepath.Join(sibling, "readme"), []byte("readable\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if res := run("cat " + filepath.Join(sibling, "readme")); res.Output != "readable\n" {
+		t.Errorf("reading outside the workspace = %+v, want it allowed", res)
+	}
+}
+
+// TestSandboxGoBuildAndTest: go build and go test of a module in the
+// workspace work under the sandbox.
+func TestSandboxGoBuildAndTest(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	l, root, _, _ := sandboxEnv(t)
+	files := map[string]string{
+		"go.mod":       "module example.com/tiny\n\ngo 1.21\n",
+		"tiny.go":      "package tiny\n\nfunc Double(n int) int { return 2 * n }\n",
+		"tiny_test.go": "package tiny\n\nimport \"testing\"\n\nfunc TestDouble(t *testing.T) {\n\tif Double(2) != 4 {\n\t\tt.Fatal(\"no\")\n\t}\n}\n",
+		"cmd/main.go":  "package main\n\nimport (\n\t\"fmt\"\n\n\t\"example.com/tiny\"\n)\n\nfunc main() { fmt.Println(tiny.Double(21)) }\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(root, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := Run(t.Context(), l, Spec{Command: "go build ./... && go build -o bin/tiny ./cmd && ./bin/tiny && go test -count=1 ./...", Dir: root},
+		RunOptions{Timeout: 5 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != 0 || !strings.Contains(res.Output, "42\n") || !strings.Contains(res.Output, "ok  \texample.com/tiny") {
+		t.Errorf("go build and go test under the sandbox = %+v", res)
+	}
+}
+
+func TestSandboxArgs(t *testing.T) {
+	t.Parallel()
+	sb := &Sandbox{Exe: "/bin/hermes-acp", Home: "/home/u", Writable: []string{"~/.m2", "/opt/x", "relative"},
+		Getenv: func(k string) string { return map[string]string{"TMPDIR": "/scratch", "PIP_CACHE_DIR": "/pip"}[k] }}
+	argv := sb.Wrap([]string{"bash", "-c", "make"}, []string{"/ws", "/ws"})
+	got := strings.Join(argv, " ")
+	for _, want := range []string{"/bin/hermes-acp sandbox-exec --write /ws ", "--write /scratch ", "--write /home/u/.cache ",
+		"--write /home/u/.npm ", "--write /pip ", "--write /home/u/.m2 ", "--write /opt/x ", " -- bash -c make"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Wrap = %q, want it to contain %q", got, want)
+		}
+	}
+	if strings.Count(got, "--write /ws ") != 1 || strings.Contains(got, "relative") {
+		t.Errorf("Wrap = %q, want each folder once and no relative folder", got)
+	}
+	w, cmd, err := parseSandboxArgs(argv[2:])
+	if err != nil || !slices.Equal(cmd, []string{"bash", "-c", "make"}) || w[0] != "/ws" {
+		t.Errorf("parseSandboxArgs = %q %q %v", w, cmd, err)
+	}
+	for _, bad := range [][]string{{}, {"--write"}, {"--write", "/x"}, {"--"}, {"-x", "--", "ls"}} {
+		if _, _, err := parseSandboxArgs(bad); err == nil {
+			t.Errorf("parseSandboxArgs(%q) succeeded", bad)
+		}
+	}
+}

@@ -1,0 +1,444 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/hermes-acp/hermes-acp/registry"
+	"github.com/hermes-acp/hermes-acp/terminal"
+	"github.com/hermes-acp/hermes-acp/workspace"
+)
+
+// terminal runs a shell command, as hermes-agent's tool of the same name
+// does: foreground with a timeout (in an editor terminal when the editor
+// has them, else here with the output streamed to the editor), or in the
+// background (see process). Every command is approved first (the
+// dangerous-command check), runs in its own process group that a timeout
+// or a cancel kills whole, and its output reaches the model capped (40 %
+// head, 60 % tail), without ANSI sequences and with secrets redacted.
+var _ = register(registry.Entry{
+	Name:        terminalName,
+	Toolset:     "terminal",
+	Emoji:       "💻",
+	Description: terminalDescription,
+	Schema: map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"command": map[string]any{
+				"type":        "string",
+				"description": "The command to execute on the VM",
+			},
+			"background": map[string]any{
+				"type": "boolean",
+				"description": "Run the command in the background. Two legitimate patterns: (1) Long-lived processes that never exit " +
+					"(servers, watchers, daemons). (2) Long-running bounded tasks (tests, builds, deploys, CI pollers, batch jobs); " +
+					"you are told when the process exits. For short commands, prefer foreground with a generous timeout instead.",
+				"default": false,
+			},
+			"timeout": map[string]any{
+				"type": "integer",
+				"description": "Max seconds to wait (default: 180, foreground max: 600). Returns INSTANTLY when command finishes — " +
+					"set high for long tasks, you won't wait unnecessarily. Foreground timeout above 600s is rejected; use " +
+					"background=true for longer commands.",
+				"minimum": 1,
+			},
+			"workdir": map[string]any{
+				"type":        "string",
+				"description": "Working directory for this command (absolute path, or relative to the workspace root; inside the workspace). Defaults to the workspace root.",
+			},
+			"pty": map[string]any{
+				"type":        "boolean",
+				"description": "Run in pseudo-terminal (PTY) mode for interactive CLI tools like Codex, Claude Code, or Python REPL. Default: false.",
+				"default":     false,
+			},
+			"notify_on_complete": map[string]any{
+				"type":        "boolean",
+				"description": "When true (and background=true), you'll be notified when the process finishes. Background processes that exit by themselves are always announced; this flag is kept for compatibility.",
+				"default":     false,
+			},
+		},
+		"required": []any{"command"},
+	},
+	MaxResultChars: 100_000,
+	Kind:           registry.KindExecute,
+	Title:          terminalTitle,
+	Preview:        terminalPreview,
+	Render:         terminalRender,
+}, handle(runTerminal))
+
+//go:embed terminal.md
+var terminalDescription string
+
+// terminalName is the tool's name, for other tools' hints.
+const terminalName = "terminal"
+
+// TerminalConfig is the terminal and process tools' settings. The zero
+// value is hermes's defaults without a sandbox.
+type TerminalConfig struct {
+	// DefaultTimeout is terminal.timeout: a foreground command's timeout
+	// when the call gives none, and process wait's longest wait
+	// (0: 180 s).
+	DefaultTimeout time.Duration
+	// MaxForegroundTimeout is terminal.max_foreground_timeout: a longer
+	// foreground timeout is refused (0: 600 s).
+	MaxForegroundTimeout time.Duration
+	// MaxOutputChars is tool_output.max_bytes: the characters of output a
+	// result keeps (0: 50 000).
+	MaxOutputChars int
+	// Sandbox, when set, runs every command under it
+	// (terminal.sandbox: workspace-write on a kernel with Landlock).
+	Sandbox *terminal.Sandbox
+}
+
+func (c TerminalConfig) defaultTimeout() time.Duration {
+	if c.DefaultTimeout > 0 {
+		return c.DefaultTimeout
+	}
+	return 180 * time.Second
+}
+
+func (c TerminalConfig) maxForeground() time.Duration {
+	if c.MaxForegroundTimeout > 0 {
+		return c.MaxForegroundTimeout
+	}
+	return 600 * time.Second
+}
+
+func (c TerminalConfig) maxChars() int {
+	if c.MaxOutputChars > 0 {
+		return c.MaxOutputChars
+	}
+	return terminal.DefaultMaxChars
+}
+
+// terminalParams are terminal's arguments. Command is any: hermes answers
+// a command of another type with its own error.
+type terminalParams struct {
+	Command          any    `json:"command"`
+	Background       bool   `json:"background"`
+	Timeout          *int   `json:"timeout"`
+	Workdir          string `json:"workdir"`
+	PTY              bool   `json:"pty"`
+	NotifyOnComplete bool   `json:"notify_on_complete"`
+}
+
+// terminalResult is terminal's answer for a command that ran (or was
+// refused before running), in hermes's key order.
+type terminalResult struct {
+	Output          string `json:"output"`
+	ExitCode        int    `json:"exit_code"`
+	Error           any    `json:"error"` // null when the command ran
+	Status          string `json:"status,omitempty"`
+	Approval        string `json:"approval,omitempty"`
+	ExitCodeMeaning string `json:"exit_code_meaning,omitempty"`
+	PTYNote         string `json:"pty_note,omitempty"`
+}
+
+// terminalBackgroundResult is terminal's answer for a background start.
+type terminalBackgroundResult struct {
+	Output           string `json:"output"`
+	SessionID        string `json:"session_id"`
+	PID              int    `json:"pid"`
+	ExitCode         int    `json:"exit_code"`
+	Error            any    `json:"error"`
+	Approval         string `json:"approval,omitempty"`
+	PTYNote          string `json:"pty_note,omitempty"`
+	NotifyOnComplete bool   `json:"notify_on_complete,omitempty"`
+}
+
+// terminalRenderData is what Render shows of a foreground command.
+type terminalRenderData struct {
+	Output   string
+	ExitCode int
+}
+
+// refused is hermes's shape for a command that did not run.
+func refused(status, msg string) registry.Result {
+	return registry.Failed(terminalResult{Output: "", ExitCode: -1, Error: msg, Status: status})
+}
+
+func runTerminal(ctx context.Context, s *session, call *registry.Call, p *terminalParams) (registry.Result, error) {
+	command, ok := p.Command.(string)
+	if !ok {
+		return refused("error", fmt.Sprintf("Invalid command: expected string, got %s", pyTypeName(p.Command))), nil
+	}
+	cfg := s.Terminal
+	timeout := cfg.defaultTimeout()
+	if p.Timeout != nil && *p.Timeout > 0 {
+		timeout = time.Duration(*p.Timeout) * time.Second
+		if !p.Background && timeout > cfg.maxForeground() {
+			return registry.Error(fmt.Sprintf("Foreground timeout %ds exceeds the maximum of %ds. "+
+				"Use background=true with notify_on_complete=true for long-running commands.",
+				*p.Timeout, int(cfg.maxForeground()/time.Second))), nil
+		}
+	}
+	if !p.Background {
+		if g := terminal.LongLivedGuidance(command); g != "" {
+			return refused("error", g), nil
+		}
+	}
+	if msg := terminal.CheckWorkdir(p.Workdir); msg != "" {
+		return refused("blocked", msg), nil
+	}
+	dir, msg := s.commandDir(p.Workdir)
+	if msg != "" {
+		return refused("blocked", msg), nil
+	}
+	if s.Commands == nil {
+		return refused("blocked", "Commands cannot run in this session: it has no command approval (the agent did not set one up)."), nil
+	}
+	d := s.Commands.ApproveCommand(ctx, call.ID, CommandRequest{Command: command, Workdir: dir, Background: p.Background})
+	if !d.Allowed {
+		msg := d.Message
+		if msg == "" {
+			msg = "Command denied: " + firstNonEmpty(d.Description, "command flagged") + ". Use the approval prompt to allow it, or rephrase the command."
+		}
+		return refused("blocked", msg), nil
+	}
+	approval := approvalNote(d)
+	pty, ptyNote := p.PTY, ""
+	if pty && terminal.NeedsPipedStdin(command) {
+		pty, ptyNote = false, terminal.PTYDisabledNote
+	}
+	env := s.localEnv(p.Background)
+	if p.Background {
+		b, err := s.procs.Start(context.WithoutCancel(ctx), env, terminal.Spec{Command: command, Dir: dir, PTY: pty, Stdin: true}, p.NotifyOnComplete)
+		if err != nil {
+			return registry.Failed(terminalResult{Output: "", ExitCode: -1, Error: "Failed to start background process: " + err.Error()}), nil
+		}
+		return registry.OK(terminalBackgroundResult{
+			Output: "Background process started", SessionID: b.ID, PID: b.PID, ExitCode: 0,
+			Approval: approval, PTYNote: ptyNote, NotifyOnComplete: p.NotifyOnComplete,
+		}), nil
+	}
+
+	var output string
+	var code int
+	if s.Terminals != nil && !pty {
+		out, err := s.Terminals.Run(ctx, call.ID, TerminalCommand{
+			Argv: env.Argv(command), Dir: dir, OutputByteLimit: 4 * cfg.maxChars(), Timeout: timeout,
+		})
+		if err != nil {
+			return registry.Failed(terminalResult{Output: "", ExitCode: -1, Error: fmt.Sprintf("Command execution failed: %v", err)}), nil
+		}
+		code = editorExitCode(out)
+		output, code = terminal.Interrupted(terminal.Truncate(out.Output, cfg.maxChars()), code, out.TimedOut, out.Cancelled, timeout)
+	} else {
+		var sink func([]byte)
+		if s.Output != nil {
+			sink = func(chunk []byte) { s.Output.Output(call.ID, chunk) }
+		}
+		res, err := terminal.Run(ctx, env, terminal.Spec{Command: command, Dir: dir, PTY: pty},
+			terminal.RunOptions{Timeout: timeout, MaxChars: cfg.maxChars(), Sink: sink})
+		if err != nil {
+			return registry.Failed(terminalResult{Output: "", ExitCode: -1, Error: fmt.Sprintf("Command execution failed: %v", err)}), nil
+		}
+		output, code = res.Output, res.ExitCode
+	}
+	output = terminal.Redact(strings.TrimSpace(terminal.StripANSI(output)), command)
+	meaning := terminal.ExitMeaning(command, code)
+	r := terminalResult{Output: output, ExitCode: code, Approval: approval, ExitCodeMeaning: meaning, PTYNote: ptyNote}
+	res := registry.Result{Value: r, IsError: code != 0 && !strings.Contains(meaning, "not an error"),
+		Data: terminalRenderData{Output: output, ExitCode: code}}
+	if code != 0 && cfg.Sandbox != nil && terminal.LooksRefused(output) {
+		res.Hint = "[Hint: " + terminal.SandboxHint + "]"
+	}
+	return res, nil
+}
+
+// approvalNote is hermes's approval field for a command that needed one.
+func approvalNote(d CommandDecision) string {
+	if d.Approval == "" {
+		return ""
+	}
+	desc := firstNonEmpty(d.Description, "flagged as dangerous")
+	switch d.Approval {
+	case "once", "session", "always":
+		return fmt.Sprintf("Command required approval (%s) and was approved by the user.", desc)
+	default:
+		return fmt.Sprintf("Command was flagged (%s) and auto-approved (%s).", desc, d.Approval)
+	}
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// editorExitCode is an editor terminal's exit code, or 128 + the signal
+// number (as shells report it) when a signal ended the command.
+func editorExitCode(o TerminalOutcome) int {
+	if o.ExitCode != nil {
+		return *o.ExitCode
+	}
+	signals := map[string]int{"SIGHUP": 1, "SIGINT": 2, "SIGQUIT": 3, "SIGABRT": 6, "SIGKILL": 9, "SIGSEGV": 11, "SIGPIPE": 13, "SIGTERM": 15}
+	if n, ok := signals[strings.ToUpper(o.Signal)]; ok {
+		return 128 + n
+	}
+	return -1
+}
+
+// pyTypeName names a JSON value's type as Python does (hermes's message).
+func pyTypeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "NoneType"
+	case bool:
+		return "bool"
+	case map[string]any:
+		return "dict"
+	case []any:
+		return "list"
+	case string:
+		return "str"
+	default:
+		if s := fmt.Sprint(v); strings.ContainsAny(s, ".eE") {
+			return "float"
+		}
+		return "int"
+	}
+}
+
+// commandDir resolves workdir inside the workspace (the first root when
+// empty); msg says why it cannot be used.
+func (s *session) commandDir(workdir string) (dir, msg string) {
+	ws := s.Workspace
+	if strings.TrimSpace(workdir) == "" {
+		return ws.Cwd(), ""
+	}
+	p, err := ws.Resolve(workdir)
+	if err != nil {
+		if errors.Is(err, workspace.ErrOutsideWorkspace) {
+			return "", fmt.Sprintf("Blocked: workdir %s is outside the workspace (%s); commands run only inside it.",
+				workdir, strings.Join(ws.Roots(), ", "))
+		}
+		return "", "Blocked: workdir: " + err.Error()
+	}
+	fi, err := os.Stat(p.Abs())
+	if err != nil {
+		return "", fmt.Sprintf("workdir %s does not exist; create it first or give an existing directory inside the workspace.", workdir)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Sprintf("workdir %s is not a directory.", workdir)
+	}
+	return p.Abs(), ""
+}
+
+// localEnv is the session's environment for commands run here (and the
+// argv of editor terminals). Background processes get a shorter grace
+// between SIGTERM and SIGKILL: they are all killed when the agent exits,
+// which waits less than a second.
+func (s *session) localEnv(background bool) *terminal.Local {
+	l := &terminal.Local{Sandbox: s.Terminal.Sandbox, Roots: s.Workspace.Roots()}
+	if background {
+		l.KillGrace = backgroundKillGrace
+	}
+	return l
+}
+
+// backgroundKillGrace is the time a killed background process has
+// between SIGTERM and SIGKILL.
+const backgroundKillGrace = 400 * time.Millisecond
+
+// announceExit tells the user and the model that a background process
+// ended by itself, in hermes's words, with the end of its output.
+func (s *session) announceExit(snap terminal.Snapshot) {
+	if s.Announce == nil {
+		return
+	}
+	status := "exited"
+	if snap.Exit.Code == 0 {
+		status = "completed normally"
+	}
+	sig := ""
+	if snap.Exit.Code == 128+15 {
+		sig = ", SIGTERM"
+	}
+	out := terminal.Redact(terminal.StripANSI(tailChars(snap.Output, processCompletionChars)), snap.Command)
+	s.Announce(fmt.Sprintf("[IMPORTANT: Background process %s %s (exit code %d%s).\nCommand: %s\nOutput:\n%s]",
+		snap.ID, status, snap.Exit.Code, sig, terminal.Redact(snap.Command, ""), out))
+}
+
+// tailChars returns the last n characters of s.
+func tailChars(s string, n int) string {
+	count := 0
+	for i := len(s); i > 0; {
+		_, size := lastRune(s[:i])
+		i -= size
+		count++
+		if count == n {
+			return s[i:]
+		}
+	}
+	return s
+}
+
+func lastRune(s string) (rune, int) {
+	for i := len(s) - 1; i >= 0 && i >= len(s)-4; i-- {
+		if s[i]&0xC0 != 0x80 {
+			return rune(s[i]), len(s) - i
+		}
+	}
+	return 0, 1
+}
+
+// terminalTitle is hermes's "terminal: <command>", the command cut to 80
+// characters.
+func terminalTitle(args map[string]any) string {
+	cmd := strings.Join(strings.Fields(strArg(args, "command")), " ")
+	if cmd == "" {
+		return terminalName
+	}
+	if r := []rune(cmd); len(r) > 80 {
+		cmd = string(r[:77]) + "..."
+	}
+	return "terminal: " + cmd
+}
+
+// terminalPreview is hermes's "$ <command>".
+func terminalPreview(args map[string]any) string {
+	if cmd := strArg(args, "command"); cmd != "" {
+		return "$ " + cmd
+	}
+	return ""
+}
+
+// terminalRender shows a foreground command's output in a fence and its
+// exit code; a background start says which process it is.
+func terminalRender(args map[string]any, r registry.Result) string {
+	switch v := r.Value.(type) {
+	case terminalBackgroundResult:
+		return fmt.Sprintf("Background process `%s` started (pid %d)", v.SessionID, v.PID)
+	case terminalResult:
+		data, _ := r.Data.(terminalRenderData)
+		var b strings.Builder
+		if cmd := strArg(args, "command"); cmd != "" {
+			f := fence(cmd)
+			fmt.Fprintf(&b, "%s\n$ %s\n%s\n\n", f, cmd, f)
+		}
+		if data.Output != "" {
+			out := clipRunes(data.Output, renderOutputChars)
+			f := fence(out)
+			fmt.Fprintf(&b, "%s\n%s\n%s\n\n", f, out, f)
+		}
+		fmt.Fprintf(&b, "Exit code: %d", data.ExitCode)
+		if v.ExitCodeMeaning != "" {
+			fmt.Fprintf(&b, " (%s)", v.ExitCodeMeaning)
+		}
+		return b.String()
+	}
+	return ""
+}
+
+// renderOutputChars bounds the output shown in the editor's completed
+// call (hermes's ACP rendering keeps 5 000 characters).
+const renderOutputChars = 4000
