@@ -89,6 +89,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		FSTimeout:        cfg.FSTimeout,
 		HermesHome:       cfg.Home,
 		MCPServers:       mcpServers(cfg.MCPServers),
+		Delegation:       cfg.Delegation,
 		Notices:          startNotices(cfg, setup),
 		Log:              log,
 	})
