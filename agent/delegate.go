@@ -244,8 +244,11 @@ func delegatePreview(args map[string]any) string {
 // final status list.
 func delegateRender(_ map[string]any, r registry.Result) string {
 	res, ok := r.Value.(delegateResult)
-	if !ok {
-		return ""
+	if !ok { // a result read back from the store (session/load) is decoded JSON
+		b, err := json.Marshal(r.Value)
+		if err != nil || json.Unmarshal(b, &res) != nil || len(res.Results) == 0 {
+			return ""
+		}
 	}
 	done := 0
 	for _, t := range res.Results {
@@ -386,11 +389,21 @@ func (s *Session) delegate(ctx context.Context, parent *childScope, call *regist
 		})
 	}
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return registry.Result{}, err
+	total := round2(s.a.now().Sub(start).Seconds())
+	if ctx.Err() != nil {
+		// hermes's interrupt result, with what each child got to.
+		return registry.Failed(delegateCancelled{Error: "Tool execution cancelled by user interrupt", Status: "cancelled",
+			Results: results, TotalDurationSeconds: total}), nil
 	}
-	total := s.a.now().Sub(start).Seconds()
-	return registry.OK(delegateResult{Results: results, TotalDurationSeconds: round2(total)}), nil
+	return registry.OK(delegateResult{Results: results, TotalDurationSeconds: total}), nil
+}
+
+// delegateCancelled is the result of a call whose turn was cancelled.
+type delegateCancelled struct {
+	Error                string       `json:"error"`
+	Status               string       `json:"status"`
+	Results              []taskResult `json:"results"`
+	TotalDurationSeconds float64      `json:"total_duration_seconds"`
 }
 
 func round2(f float64) float64 { return float64(int64(f*100+0.5)) / 100 }
