@@ -207,7 +207,7 @@ func (c *childAgent) run(ctx context.Context) taskResult {
 			res.ExitReason = statusCompleted
 			break
 		}
-		history = append(history, c.runTools(ctx, pturn, calls, &res)...)
+		history = append(history, c.runCapped(ctx, pturn, calls, &res)...)
 		if ctx.Err() != nil {
 			res.Status, res.ExitReason, res.Error = statusInterrupted, statusInterrupted, "Parent turn cancelled; the subagent did not finish"
 			return res
@@ -270,6 +270,21 @@ func (c *childAgent) assignIDs(calls []model.ToolCall, seen map[string]bool) []m
 		out[i] = call
 	}
 	return out
+}
+
+// runCapped runs at most MaxToolCallsPerReply of one reply's calls, as the
+// session's turn does; the calls beyond the cap are answered "not run".
+func (c *childAgent) runCapped(ctx context.Context, pturn *registry.Turn, calls []model.ToolCall, res *taskResult) []model.Message {
+	limit := c.s.a.opts.MaxToolCallsPerReply
+	if len(calls) <= limit {
+		return c.runTools(ctx, pturn, calls, res)
+	}
+	msgs := c.runTools(ctx, pturn, calls[:limit], res)
+	note := registry.Errorf("Not run: this reply asked for %d tool calls and at most %d run per reply (the first %d ran). Send fewer tool calls at a time.", len(calls), limit, limit).Encode()
+	for _, call := range calls[limit:] {
+		msgs = append(msgs, model.Message{Role: model.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: note, IsError: true})
+	}
+	return msgs
 }
 
 // runTools runs one reply's calls through the child's pipeline; each call

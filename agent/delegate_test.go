@@ -15,6 +15,7 @@ import (
 	"github.com/hermes-acp/hermes-acp/acp"
 	"github.com/hermes-acp/hermes-acp/agent"
 	"github.com/hermes-acp/hermes-acp/model"
+	"github.com/hermes-acp/hermes-acp/registry"
 )
 
 // childPrompt marks a delegated child's request: its system prompt.
@@ -649,5 +650,46 @@ func TestDelegateChildUsesTheDelegationModel(t *testing.T) {
 	h.prompt(h.newSession(""), "go")
 	if childModel != "cheap-model" || parentModel != "fake-model" {
 		t.Errorf("child model %q, parent model %q", childModel, parentModel)
+	}
+}
+
+// A session with execute_code: the description routes mechanical work to it
+// and lists it among the tools a leaf cannot call, and children lack it.
+func TestDelegateExecuteCodeIsNamedAndBlockedWhenEnabled(t *testing.T) {
+	t.Parallel()
+	var childTools []string
+	var mu sync.Mutex
+	fm := delegateModel(func(k int, req model.Request) *model.Reply {
+		if k == 0 {
+			return delegateCall(`{"tasks":"[{\"goal\":\"from a JSON string\"}]"}`)
+		}
+		return &model.Reply{Text: "ok", FinishReason: model.Stop}
+	}, func(ctx context.Context, req model.Request) (*model.Reply, error) {
+		mu.Lock()
+		childTools = toolNames(req)
+		mu.Unlock()
+		return &model.Reply{Text: "ran: " + goalOf(req), FinishReason: model.Stop}, nil
+	})
+	reg := echoRegistry(t)
+	if err := reg.RegisterAll(append(agent.Tools(), registry.Entry{Name: "execute_code", Toolset: "code_execution",
+		Handler: func(context.Context, *registry.Call) (registry.Result, error) { return registry.OK("{}"), nil }})...); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, fm, harnessOptions{reg: reg})
+	h.prompt(h.newSession(""), "go")
+	var desc string
+	for _, d := range fm.requests()[0].Tools {
+		if d.Name == "delegate_task" {
+			desc = d.Description
+		}
+	}
+	if !strings.Contains(desc, "use execute_code") || !strings.Contains(desc, "CANNOT call: delegate_task, memory, execute_code, todo.") {
+		t.Errorf("description does not name execute_code:\n%s", desc)
+	}
+	if slices.Contains(childTools, "execute_code") || !slices.Contains(childTools, "echo") {
+		t.Errorf("child tools = %v", childTools)
+	}
+	if r := delegateResultOf(t, fm).Results; len(r) != 1 || r[0].Summary != "ran: from a JSON string" {
+		t.Errorf("tasks given as a JSON string: %+v", r)
 	}
 }
