@@ -68,11 +68,12 @@ func (e *Env) ApproveEdit(ctx context.Context, callID string, changes []workspac
 	if meta != nil {
 		upd.Meta = acp.Meta{"hermes": map[string]any{"lint": meta}}
 	}
-	if t != nil && t.parent != "" {
-		upd.Meta = t.hermesMeta(acp.Meta{"lint": meta})
-		if meta == nil {
-			upd.Meta = t.hermesMeta(nil)
+	if t != nil && t.parent != "" { // a delegated child's: name the delegate_task call too
+		var m acp.Meta
+		if meta != nil {
+			m = acp.Meta{"lint": meta}
 		}
+		upd.Meta = t.hermesMeta(m)
 	}
 	timeout := s.a.opts.ApprovalTimeout
 	pctx, cancel := context.WithTimeout(ctx, timeout)
