@@ -12,11 +12,13 @@ import (
 
 	"github.com/hermes-acp/hermes-acp/model"
 	"github.com/hermes-acp/hermes-acp/registry"
+	"github.com/hermes-acp/hermes-acp/workspace"
 )
 
 // childScope is what a delegated child's tools are bound to: the session
 // (its workspace, files, edit approval, lint and diagnostics, all shared
-// with the parent) and the child's own tool set, registry and pipeline.
+// with the parent) and the child's own tool set, registry, pipeline and
+// read/write state.
 type childScope struct {
 	depth   int    // 1 for the session's children, 2 for theirs
 	label   string // prefix of its calls' titles: "[1] ", "[1][2] "
@@ -73,7 +75,10 @@ func (s *Session) newChild(parent *childScope, callID, label string, idx int, ta
 			scope.names = append(scope.names, n)
 		}
 	}
-	env := &Env{s: s, files: s.env.files, state: s.env.state, diag: s.env.diag, child: scope}
+	// The child's own read/write state, like hermes's per-child task id: a
+	// file the child rewrites after the parent read it makes the parent's
+	// next write of it warn that it changed.
+	env := &Env{s: s, files: s.env.files, state: workspace.NewState(s.ws), diag: s.env.diag, child: scope}
 	entries, po := s.toolBinding(env)
 	if scope.enabled[sessionSearchName] {
 		entries = append(entries, s.sessionSearchTool())

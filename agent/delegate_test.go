@@ -16,6 +16,7 @@ import (
 	"github.com/hermes-acp/hermes-acp/agent"
 	"github.com/hermes-acp/hermes-acp/model"
 	"github.com/hermes-acp/hermes-acp/registry"
+	"github.com/hermes-acp/hermes-acp/workspace"
 )
 
 // childPrompt marks a delegated child's request: its system prompt.
@@ -691,5 +692,77 @@ func TestDelegateExecuteCodeIsNamedAndBlockedWhenEnabled(t *testing.T) {
 	}
 	if r := delegateResultOf(t, fm).Results; len(r) != 1 || r[0].Summary != "ran: from a JSON string" {
 		t.Errorf("tasks given as a JSON string: %+v", r)
+	}
+}
+
+// stateTools record reads and writes in their Env's state and check it, as
+// the file tools do.
+func stateTools() []envTool {
+	schema := map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}}
+	tool := func(name string, run func(env *agent.Env, p workspace.Path) string) envTool {
+		return envTool{
+			entry: registry.Entry{Name: name, Toolset: "test", Schema: schema},
+			handler: func(env *agent.Env) registry.Handler {
+				return func(ctx context.Context, c *registry.Call) (registry.Result, error) {
+					path, _ := c.String("path")
+					p, err := env.Workspace().Resolve(path)
+					if err != nil {
+						return registry.Error(err.Error()), nil
+					}
+					return registry.OK(map[string]string{"said": run(env, p)}), nil
+				}
+			},
+		}
+	}
+	return []envTool{
+		tool("note_read", func(env *agent.Env, p workspace.Path) string {
+			b, _ := os.ReadFile(p.Abs())
+			env.State().RecordRead(p, b, false)
+			return "read"
+		}),
+		tool("rewrite", func(env *agent.Env, p workspace.Path) string {
+			b := []byte("rewritten by the child, longer than before\n")
+			_ = os.WriteFile(p.Abs(), b, 0o644)
+			env.State().RecordWrite(p, b)
+			return "written"
+		}),
+		tool("stale_check", func(env *agent.Env, p workspace.Path) string { return env.State().CheckStale(p) }),
+	}
+}
+
+// A child keeps its own read/write state: a file it rewrites after the
+// parent read it is stale for the parent (hermes's concurrent-agent guard).
+func TestDelegateChildWriteMakesTheParentsReadStale(t *testing.T) {
+	t.Parallel()
+	fm := delegateModel(func(k int, req model.Request) *model.Reply {
+		switch k {
+		case 0:
+			return toolReply(model.ToolCall{ID: "r", Name: "note_read", Arguments: `{"path":"a.txt"}`})
+		case 1:
+			return delegateCall(`{"goal":"rewrite a.txt"}`)
+		case 2:
+			return toolReply(model.ToolCall{ID: "s", Name: "stale_check", Arguments: `{"path":"a.txt"}`})
+		}
+		return &model.Reply{Text: "ok", FinishReason: model.Stop}
+	}, func(ctx context.Context, req model.Request) (*model.Reply, error) {
+		if replyNo(req) == 0 {
+			return toolReply(model.ToolCall{ID: "w", Name: "rewrite", Arguments: `{"path":"a.txt"}`}), nil
+		}
+		return &model.Reply{Text: "rewrote it", FinishReason: model.Stop}, nil
+	})
+	reg := registry.New(nil)
+	if err := reg.RegisterAll(agent.Tools()...); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, fm, harnessOptions{reg: reg, bound: stateTools()})
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.prompt(h.newSession(dir), "go")
+	reqs := fm.requests()
+	last := lastMessage(reqs[len(reqs)-1])
+	if last.ToolCallID != "s" || !strings.Contains(last.Content, "was modified since you last read it") {
+		t.Errorf("the parent's staleness check after the child's write = %q, want the warning", last.Content)
 	}
 }
