@@ -117,6 +117,9 @@ type Options struct {
 	// ones only); every session connects them plus the servers its request
 	// names, the request's server winning on a name clash.
 	MCPServers []mcp.Server
+	// Delegation configures delegate_task (agent/delegate.go): the config
+	// file's delegation section. Zero values are hermes's defaults.
+	Delegation DelegationOptions
 	// Hooks observe workspaces and tool results (lint, watchers); nil is fine.
 	Hooks SessionHooks
 	Log   *slog.Logger

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,11 +45,15 @@ func (e *Env) ApproveEdit(ctx context.Context, callID string, changes []workspac
 	}
 	if e.autoApproved(changes) {
 		if t != nil {
+			t.noteApproved(changes)
 			t.update(acp.StatusInProgress, nil)
 		}
 		return workspace.Decision{Approved: true}
 	}
 	title := "Approve edit: " + changeTitle(changes)
+	if t != nil {
+		title = t.label + title // a delegated child's edit says whose it is
+	}
 	upd := acp.ToolCallUpdate{
 		ToolCallID: callID,
 		Title:      &title,
@@ -62,6 +67,13 @@ func (e *Env) ApproveEdit(ctx context.Context, callID string, changes []workspac
 	}
 	if meta != nil {
 		upd.Meta = acp.Meta{"hermes": map[string]any{"lint": meta}}
+	}
+	if t != nil && t.parent != "" { // a delegated child's: name the delegate_task call too
+		var m acp.Meta
+		if meta != nil {
+			m = acp.Meta{"lint": meta}
+		}
+		upd.Meta = t.hermesMeta(m)
 	}
 	timeout := s.a.opts.ApprovalTimeout
 	pctx, cancel := context.WithTimeout(ctx, timeout)
@@ -99,9 +111,31 @@ func (e *Env) ApproveEdit(ctx context.Context, callID string, changes []workspac
 		return deny(workspace.DenyUnknownOption, res.Outcome.OptionID)
 	}
 	if t != nil {
+		t.noteApproved(changes)
 		t.update(acp.StatusInProgress, nil)
 	}
 	return workspace.Decision{Approved: true}
+}
+
+// noteApproved remembers the files of approved changes: a delegated child's
+// result lists the files its successful calls changed.
+func (t *toolCallTracker) noteApproved(changes []workspace.Change) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, c := range changes {
+		for _, p := range []workspace.Path{c.Path, c.MoveTo} {
+			if p.IsZero() {
+				continue
+			}
+			name := p.Abs()
+			if p.Root() == t.s.ws.Cwd() && !p.IsRoot() {
+				name = p.Rel()
+			}
+			if !slices.Contains(t.changed, name) {
+				t.changed = append(t.changed, name)
+			}
+		}
+	}
 }
 
 // autoApproved applies the session's mode to the changes: every target must

@@ -23,6 +23,9 @@ type Env struct {
 	files *workspace.Files
 	state *workspace.State
 	diag  *diagnostics.Publisher // the session's diagnostics and watcher
+	// child is set in the Env of a delegated child's tools (agent/delegate.go):
+	// the same session services, the child's own tool set.
+	child *childScope
 
 	enabled atomic.Pointer[enabledSet] // cache of Enabled
 
@@ -60,6 +63,13 @@ func (e *Env) State() *workspace.State { return e.state }
 // session's result budget saved an oversized result, and returns its real
 // path: read_file opens those, and only those, outside the workspace.
 func (e *Env) SavedResult(path string) (string, bool) {
+	if e.child != nil {
+		if pipe := e.child.pipe.Load(); pipe != nil {
+			if real, ok := pipe.SavedResult(path); ok {
+				return real, true
+			}
+		}
+	}
 	e.s.mu.Lock()
 	pipe := e.s.pipe
 	e.s.mu.Unlock()
@@ -73,6 +83,9 @@ func (e *Env) SavedResult(path string) (string, bool) {
 // registered (declared or bound) and the session's toolsets select it.
 // The answer is computed once per registry change.
 func (e *Env) Enabled(name string) bool {
+	if e.child != nil {
+		return e.child.enabled[name]
+	}
 	if e.s.reg == nil {
 		return false
 	}

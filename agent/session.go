@@ -140,18 +140,7 @@ func (a *Agent) openSession(ctx context.Context, id, cwd string, dirs []string, 
 // (Options.BindTools) and the agent's own tools, registered over their
 // declarations in the session's registry.
 func (s *Session) bindTools() error {
-	a := s.a
-	po := a.opts.Pipeline
-	po.Hooks = slices.Clone(po.Hooks)
-	var entries []registry.Entry
-	if a.opts.BindTools != nil {
-		bound, hooks := a.opts.BindTools(s.env)
-		entries = append(entries, bound...)
-		po.Hooks = append(po.Hooks, hooks...)
-	}
-	if h := s.projectContextHook(); h != nil {
-		po.Hooks = append(po.Hooks, h)
-	}
+	entries, po := s.toolBinding(s.env)
 	if s.env.Enabled(todoName) {
 		entries = append(entries, s.todoTool())
 	}
@@ -161,8 +150,34 @@ func (s *Session) bindTools() error {
 	if s.env.Enabled(sessionSearchName) {
 		entries = append(entries, s.sessionSearchTool())
 	}
+	if s.env.Enabled(delegateName) {
+		entries = append(entries, s.delegateTool(nil))
+	}
 	if err := s.reg.RegisterAll(entries...); err != nil {
 		return err
+	}
+	pipe := registry.NewPipeline(s.reg, po)
+	s.mu.Lock()
+	s.pipe = pipe
+	s.mu.Unlock()
+	return nil
+}
+
+// toolBinding binds the built-in tools to env (Options.BindTools) and
+// returns their entries and the options of a pipeline that runs them: the
+// session's own, or a delegated child's (agent/delegate.go).
+func (s *Session) toolBinding(env *Env) ([]registry.Entry, registry.PipelineOptions) {
+	a := s.a
+	po := a.opts.Pipeline
+	po.Hooks = slices.Clone(po.Hooks)
+	var entries []registry.Entry
+	if a.opts.BindTools != nil {
+		bound, hooks := a.opts.BindTools(env)
+		entries = append(entries, bound...)
+		po.Hooks = append(po.Hooks, hooks...)
+	}
+	if h := s.projectContextHook(); h != nil {
+		po.Hooks = append(po.Hooks, h)
 	}
 	po.SessionID = s.id
 	ws := s.ws
@@ -176,11 +191,7 @@ func (s *Session) bindTools() error {
 	if po.Log == nil {
 		po.Log = a.log
 	}
-	pipe := registry.NewPipeline(s.reg, po)
-	s.mu.Lock()
-	s.pipe = pipe
-	s.mu.Unlock()
-	return nil
+	return entries, po
 }
 
 func cleanAll(dirs []string) []string {

@@ -57,6 +57,7 @@ func Tools() []registry.Entry {
 		todoEntry(),
 		memoryEntry(),
 		sessionSearchEntry(),
+		delegateEntry(DelegationOptions{}, func(string) bool { return false }),
 	}
 }
 

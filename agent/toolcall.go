@@ -18,6 +18,10 @@ type toolCallTracker struct {
 	name  string
 	raw   string
 	entry registry.Entry // the tool's facts; zero for an unknown tool
+	// label prefixes the title of a delegated child's call ("[1] "), and
+	// parent is the id of the delegate_task call it belongs to, sent as
+	// _meta.hermes.parentToolCallId (agent/delegate.go); both "" otherwise.
+	label, parent string
 
 	mu        sync.Mutex // guards the fields below
 	announced bool
@@ -29,6 +33,7 @@ type toolCallTracker struct {
 	// content at the end); stream is the output the agent streams for it.
 	terminalID string
 	stream     *outputStream
+	changed    []string // files of the call's approved edits (a child's result lists them)
 }
 
 func (s *Session) newTracker(c model.ToolCall) *toolCallTracker {
@@ -97,11 +102,12 @@ func (t *toolCallTracker) announce(status acp.ToolCallStatus, content []acp.Tool
 	t.mu.Unlock()
 	tc := &acp.ToolCall{
 		ToolCallID: t.id,
-		Title:      t.title(args),
+		Title:      t.label + t.title(args),
 		Kind:       t.kind(),
 		Status:     status,
 		Locations:  locations,
 		RawInput:   rawInput(args, t.raw),
+		Meta:       t.hermesMeta(nil),
 	}
 	if content != nil {
 		tc.Content = content
@@ -157,10 +163,24 @@ func (t *toolCallTracker) finish(c *registry.Call, out registry.Outcome) {
 	if t.entry.Render == nil && !looksJSON(out.Content) {
 		upd.RawOutput = out.Content
 	}
-	if len(meta) > 0 {
-		upd.Meta = acp.Meta{"hermes": map[string]any(meta)}
-	}
+	upd.Meta = t.hermesMeta(meta)
 	t.s.send(acp.SessionUpdate{ToolCallUpdate: upd})
+}
+
+// hermesMeta is the _meta of the call's updates: {"hermes": meta}, plus
+// parentToolCallId for a delegated child's call; nil when there is nothing.
+func (t *toolCallTracker) hermesMeta(meta acp.Meta) acp.Meta {
+	if len(meta) == 0 && t.parent == "" {
+		return nil
+	}
+	h := make(map[string]any, len(meta)+1)
+	for k, v := range meta {
+		h[k] = v
+	}
+	if t.parent != "" {
+		h["parentToolCallId"] = t.parent
+	}
+	return acp.Meta{"hermes": h}
 }
 
 // argsOf returns the call's arguments, parsing them leniently when the

@@ -20,6 +20,22 @@ import (
 // a script and to record one, so the two formats cannot drift apart.
 type scriptFile struct {
 	Replies []scriptReply `yaml:"replies"`
+	// Conversations are other conversations played by the same script,
+	// such as the children delegate_task starts: a request whose first
+	// user message matches one is answered from its replies.
+	Conversations []scriptConversation `yaml:"conversations,omitempty"`
+}
+
+// scriptConversation is a conversation of its own within a script.
+type scriptConversation struct {
+	Match   scriptMatch   `yaml:"match"`
+	Replies []scriptReply `yaml:"replies"`
+}
+
+// scriptMatch is a condition on the first user message of a request.
+type scriptMatch struct {
+	Contains string `yaml:"contains,omitempty"`
+	Matches  string `yaml:"matches,omitempty"`
 }
 
 // scriptReply is one model reply of a script.
@@ -106,7 +122,11 @@ func (d scriptDuration) MarshalYAML() (any, error) {
 // one per [Script.Stream] call, choosing the reply from the number of
 // assistant messages already in the request. It keeps no state between
 // calls, so one value serves any number of conversations and is safe for
-// concurrent use.
+// concurrent use. A script may hold several conversations: a request whose
+// first user message matches one of the conversations listed under
+// "conversations" is answered from that conversation's replies (delegated
+// children, which start with their goal, each get theirs); any other
+// request from the top-level replies.
 //
 // The format:
 //
@@ -121,9 +141,22 @@ func (d scriptDuration) MarshalYAML() (any, error) {
 //	        id: call_1                                    # optional, default call_<n>
 //	    finish: tool_calls  # optional: stop, tool_calls, length or content_filter
 //	    delay: 50ms         # optional wait before replying
+//	conversations:          # optional: other conversations, by their first user message
+//	  - match: {contains: "Count the files"} # or matches: RE2 regexp
+//	    replies:
+//	      - text: "There are 3 files."
 type Script struct {
 	path    string
 	replies []playReply
+	convs   []playConversation
+}
+
+// playConversation is a validated conversation of a script.
+type playConversation struct {
+	line     int // of the conversation in the file
+	contains string
+	matches  *regexp.Regexp
+	replies  []playReply
 }
 
 // playReply is a validated reply ready to play.
@@ -173,7 +206,47 @@ func ParseScript(name string, data []byte) (*Script, error) {
 	}
 	s := &Script{path: name}
 	callN := 0
-	for i, r := range f.Replies {
+	var err error
+	if s.replies, err = parseReplies(name, f.Replies, items, &callN); err != nil {
+		return nil, err
+	}
+	convNodes := topSeq(&doc, "conversations")
+	for i, c := range f.Conversations {
+		node := &yaml.Node{Line: 1}
+		if i < len(convNodes) {
+			node = convNodes[i]
+		}
+		pc := playConversation{line: node.Line, contains: c.Match.Contains}
+		if c.Match.Contains == "" && c.Match.Matches == "" {
+			return nil, scriptLineError(name, node.Line, "a conversation needs match.contains or match.matches (tested on the first user message of a request)")
+		}
+		if c.Match.Matches != "" {
+			re, err := regexp.Compile(c.Match.Matches)
+			if err != nil {
+				return nil, scriptLineError(name, fieldLine(node, "match"), fmt.Sprintf("match.matches is not a valid regexp: %v", err))
+			}
+			pc.matches = re
+		}
+		if len(c.Replies) == 0 {
+			return nil, scriptLineError(name, node.Line, "a conversation has no replies: list them under \"replies:\"")
+		}
+		var replyItems []*yaml.Node
+		if seq := mappingValue(node, "replies"); seq != nil && seq.Kind == yaml.SequenceNode {
+			replyItems = seq.Content
+		}
+		if pc.replies, err = parseReplies(name, c.Replies, replyItems, &callN); err != nil {
+			return nil, err
+		}
+		s.convs = append(s.convs, pc)
+	}
+	return s, nil
+}
+
+// parseReplies validates the replies of one conversation; items are their
+// YAML nodes, for line numbers, and callN numbers the default call ids.
+func parseReplies(name string, replies []scriptReply, items []*yaml.Node, callN *int) ([]playReply, error) {
+	var out []playReply
+	for i, r := range replies {
 		item := &yaml.Node{Line: 1}
 		if i < len(items) {
 			item = items[i]
@@ -196,13 +269,13 @@ func ParseScript(name string, data []byte) (*Script, error) {
 			p.expect = e
 		}
 		for j, tc := range r.ToolCalls {
-			callN++
+			*callN++
 			if strings.TrimSpace(tc.Name) == "" {
 				return nil, scriptLineError(name, seqItemLine(item, "tool_calls", j), "a tool call needs a name")
 			}
 			call := ToolCall{ID: tc.ID, Name: tc.Name, Arguments: "{}"}
 			if call.ID == "" {
-				call.ID = "call_" + strconv.Itoa(callN)
+				call.ID = "call_" + strconv.Itoa(*callN)
 			}
 			if tc.Arguments.set {
 				call.Arguments = tc.Arguments.json
@@ -220,9 +293,30 @@ func ParseScript(name string, data []byte) (*Script, error) {
 		default:
 			return nil, scriptLineError(name, fieldLine(item, "finish"), fmt.Sprintf("finish %q is not one of stop, tool_calls, length, content_filter", r.Finish))
 		}
-		s.replies = append(s.replies, p)
+		out = append(out, p)
 	}
-	return s, nil
+	return out, nil
+}
+
+// conversation picks the replies that answer req: those of the first
+// conversation whose match holds for the request's first user message, or
+// the top-level ones. what names them in messages.
+func (s *Script) conversation(msgs []Message) (replies []playReply, what string) {
+	first, ok := "", false
+	for _, m := range msgs {
+		if m.Role == RoleUser {
+			first, ok = messageText(m), true
+			break
+		}
+	}
+	if ok {
+		for i, c := range s.convs {
+			if (c.contains == "" || strings.Contains(first, c.contains)) && (c.matches == nil || c.matches.MatchString(first)) {
+				return c.replies, fmt.Sprintf("conversation %d (line %d) of the model script %s", i+1, c.line, s.path)
+			}
+		}
+	}
+	return s.replies, "The model script " + s.path
 }
 
 // Name returns "script".
@@ -246,12 +340,13 @@ func (s *Script) Stream(ctx context.Context, req Request, emit func(Delta)) (*Re
 			pos++
 		}
 	}
-	if pos >= len(s.replies) {
+	replies, what := s.conversation(req.Messages)
+	if pos >= len(replies) {
 		return nil, &Error{Kind: ScriptExhausted, Message: fmt.Sprintf(
-			"The model script %s has %d %s; the conversation asked for reply %d. Add replies to the script or start a new session.",
-			s.path, len(s.replies), plural(len(s.replies), "reply", "replies"), pos+1)}
+			"%s has %d %s; the conversation asked for reply %d. Add replies to the script or start a new session.",
+			upperFirst(what), len(replies), plural(len(replies), "reply", "replies"), pos+1)}
 	}
-	r := s.replies[pos]
+	r := replies[pos]
 	if err := s.check(pos, r, req.Messages); err != nil {
 		return nil, err
 	}
@@ -388,15 +483,26 @@ func plural(n int, one, many string) string {
 }
 
 // replyNodes returns the item nodes of the top-level "replies" sequence.
-func replyNodes(doc *yaml.Node) []*yaml.Node {
+func replyNodes(doc *yaml.Node) []*yaml.Node { return topSeq(doc, "replies") }
+
+// topSeq returns the item nodes of the top-level sequence under key.
+func topSeq(doc *yaml.Node, key string) []*yaml.Node {
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 		return nil
 	}
-	seq := mappingValue(doc.Content[0], "replies")
+	seq := mappingValue(doc.Content[0], key)
 	if seq == nil || seq.Kind != yaml.SequenceNode {
 		return nil
 	}
 	return seq.Content
+}
+
+// upperFirst capitalises the first letter of a message.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // mappingValue returns the value of key in mapping node m, or nil.
@@ -448,7 +554,7 @@ func scriptError(name string, err error) *Error {
 		if m := yamlLine.FindStringSubmatch(l); m != nil {
 			msg := m[2]
 			if f := yamlUnknownField.FindStringSubmatch(msg); f != nil {
-				msg = fmt.Sprintf("unknown field %q (allowed: replies; in a reply: expect, thought, text, tool_calls, finish, delay; in a tool call: name, arguments, id; in expect: role, contains, matches)", f[1])
+				msg = fmt.Sprintf("unknown field %q (allowed: replies, conversations; in a conversation: match, replies; in match: contains, matches; in a reply: expect, thought, text, tool_calls, finish, delay; in a tool call: name, arguments, id; in expect: role, contains, matches)", f[1])
 			}
 			msg = strings.ReplaceAll(msg, "model.scriptFile", "a script")
 			lines[i] = fmt.Sprintf("%s:%s: %s", name, m[1], msg)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hermes-acp/hermes-acp/agent"
 	"github.com/hermes-acp/hermes-acp/model"
 )
 
@@ -76,6 +77,16 @@ type fileConfig struct {
 	ToolOutput struct {
 		MaxBytes int `yaml:"max_bytes"` // characters of command output a result keeps; default 50000
 	} `yaml:"tool_output"`
+	// Delegation is delegate_task's limits (issue #16). hermes-agent's names
+	// max_concurrent_children and max_spawn_depth are read too.
+	Delegation struct {
+		MaxConcurrent         int    `yaml:"max_concurrent"`
+		MaxConcurrentChildren int    `yaml:"max_concurrent_children"`
+		MaxDepth              int    `yaml:"max_depth"`
+		MaxSpawnDepth         int    `yaml:"max_spawn_depth"`
+		MaxIterations         int    `yaml:"max_iterations"`
+		Model                 string `yaml:"model"`
+	} `yaml:"delegation"`
 }
 
 // mcpServerConfig configures an MCP server in config.yaml (hermes's shape).
@@ -127,6 +138,7 @@ type config struct {
 	FileErr         error  // a config file that exists but is broken (logged)
 	FSTimeout       time.Duration
 	Guardrails      registry.GuardrailConfig // tool_loop_guardrails
+	Delegation      agent.DelegationOptions  // delegation.*
 	// Problems are the file's bad values and syntax errors in plain words,
 	// each naming its key; shown in the chat once (configNotice).
 	Problems []string
@@ -257,6 +269,7 @@ func loadConfig(getenv func(string) string, flagModel, flagBaseURL string) confi
 		NoProgressWarnAfter:      g.NoProgressWarnAfter,
 		NoProgressBlockAfter:     g.NoProgressBlockAfter,
 	}
+	c.Delegation = delegationConfig(&c, fc)
 	return c
 }
 
@@ -297,6 +310,28 @@ func terminalConfig(c *config, fc *fileConfig) {
 			continue
 		}
 		c.SandboxWritable = append(c.SandboxWritable, d)
+	}
+}
+
+// delegationConfig is the delegation section: values below 1 are reported
+// and replaced by hermes's defaults.
+func delegationConfig(c *config, fc fileConfig) agent.DelegationOptions {
+	d := fc.Delegation
+	limit := func(key string, v, hermesName, def int) int {
+		if v == 0 {
+			v = hermesName
+		}
+		if v < 0 {
+			c.problem(fmt.Sprintf("delegation.%s: %d is not a whole number of at least 1; using %d", key, v, def))
+			return 0
+		}
+		return v
+	}
+	return agent.DelegationOptions{
+		MaxConcurrent: limit("max_concurrent", d.MaxConcurrent, d.MaxConcurrentChildren, agent.DefaultDelegationMaxConcurrent),
+		MaxDepth:      limit("max_depth", d.MaxDepth, d.MaxSpawnDepth, agent.DefaultDelegationMaxDepth),
+		MaxIterations: limit("max_iterations", d.MaxIterations, 0, agent.DefaultDelegationMaxIterations),
+		Model:         strings.TrimSpace(d.Model),
 	}
 }
 

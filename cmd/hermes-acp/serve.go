@@ -100,6 +100,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		FSTimeout:        cfg.FSTimeout,
 		HermesHome:       cfg.Home,
 		MCPServers:       mcpServers(cfg.MCPServers),
+		Delegation:       cfg.Delegation,
 		Notices:          append(startNotices(cfg, setup), nonEmpty(sandboxNotice)...),
 		Log:              log,
 	})
