@@ -31,6 +31,10 @@ var allowed = map[string][]string{
 	"agent":                {"acp", "model", "registry", "toolsets", "workspace", "lint", "internal/diff", "mcp", "memory", "agent/internal/store", "agent/internal/diagnostics", "agent/internal/queue", "agent/internal/projctx", "agent/internal/compress"},
 	"model/modeltest":      {"model"},
 
+	// web: URL safety, fetch and extraction, search backends (stdlib and
+	// its own libraries only).
+	"web": {},
+
 	// The tools' engines know nothing of tools: the diff package and the
 	// fuzzy matcher are the only module packages they may use.
 	"tools/internal/v4a":    {"internal/diff", "tools/internal/fuzzy"},
