@@ -60,7 +60,7 @@ func TestCheckAddr(t *testing.T) {
 	loop := &Policy{AllowLoopback: true}
 	priv := &Policy{AllowPrivate: true}
 	tests := []struct {
-		addr                string
+		addr               string
 		strict, loop, priv string // "" allowed, else a substring of the refusal
 	}{
 		{"93.184.216.34", "", "", ""},
