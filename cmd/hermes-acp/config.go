@@ -65,6 +65,10 @@ type fileConfig struct {
 		NoProgressWarnAfter      int   `yaml:"no_progress_warn_after"`
 		NoProgressBlockAfter     int   `yaml:"no_progress_block_after"`
 	} `yaml:"tool_loop_guardrails"`
+	// web: the web tools (issue #14), and the auxiliary models of side tasks
+	// (auxiliary.web_extract; keyed by task so other tasks can share it).
+	Web       webFileConfig             `yaml:"web"`
+	Auxiliary map[string]auxiliaryModel `yaml:"auxiliary"`
 }
 
 // mcpServerConfig configures an MCP server in config.yaml (hermes's shape).
@@ -116,6 +120,8 @@ type config struct {
 	FileErr         error  // a config file that exists but is broken (logged)
 	FSTimeout       time.Duration
 	Guardrails      registry.GuardrailConfig // tool_loop_guardrails
+	// Web is the web tools' configuration (web.go).
+	Web webConfig
 	// Problems are the file's bad values and syntax errors in plain words,
 	// each naming its key; shown in the chat once (configNotice).
 	Problems []string
@@ -236,6 +242,7 @@ func loadConfig(getenv func(string) string, flagModel, flagBaseURL string) confi
 		NoProgressWarnAfter:      g.NoProgressWarnAfter,
 		NoProgressBlockAfter:     g.NoProgressBlockAfter,
 	}
+	webSettings(&c, &fc, env) // web
 	return c
 }
 

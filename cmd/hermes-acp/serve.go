@@ -53,6 +53,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		return 1
 	}
 	resultChars, turnChars := registry.BudgetForContextWindow(cfg.ContextLength)
+	summarize := webSummarizer(cfg, setup, log) // web
 	ag := agent.New(agent.Options{
 		Version: buildVersion(),
 		Model:   setup,
@@ -71,6 +72,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 				RefuseNewLintErrors: env.RefuseNewLintErrors(),
 				SavedResult:         env.SavedResult,
 				Enabled:             env.Enabled,
+				Web:                 cfg.Web.tools(summarize, env.SaveResult),
 			})
 		},
 		Pipeline: registry.PipelineOptions{
