@@ -61,6 +61,10 @@ var thirdParty = map[string][]string{
 	"github.com/openai/openai-go/v3":         {"model"},
 	"modernc.org/sqlite":                     {"agent/internal/store"},
 	"github.com/modelcontextprotocol/go-sdk": {"mcp", "internal/mcptest"},
+	// web: readability, HTML to Markdown and PDF text live in package web.
+	"codeberg.org/readeck/go-readability/v2":          {"web"},
+	"github.com/JohannesKaufmann/html-to-markdown/v2": {"web"},
+	"github.com/ledongthuc/pdf":                       {"web"},
 }
 
 type pkg struct {
