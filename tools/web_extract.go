@@ -119,7 +119,9 @@ func webExtract(ctx context.Context, s *session, call *registry.Call, p *webExtr
 		allowed = append(allowed, i)
 	}
 	if backend == web.Native {
-		f := &web.Fetcher{Client: policy.Client(0)}
+		client := policy.Client(0)
+		defer client.CloseIdleConnections() // the call's own client: no connection outlives it
+		f := &web.Fetcher{Client: client}
 		var wg sync.WaitGroup
 		for _, i := range allowed {
 			wg.Go(func() {
