@@ -79,6 +79,18 @@ func (e *Env) SavedResult(path string) (string, bool) {
 	return pipe.SavedResult(path)
 }
 
+// SaveResult saves content for the session's read_file to read back (a
+// long page behind web_extract's summary) and returns its path.
+func (e *Env) SaveResult(id, content string) (string, error) {
+	e.s.mu.Lock()
+	pipe := e.s.pipe
+	e.s.mu.Unlock()
+	if pipe == nil {
+		return "", errors.New("save result: the session has no pipeline")
+	}
+	return pipe.SaveResult(id, content)
+}
+
 // Enabled reports whether the session offers the tool called name: it is
 // registered (declared or bound) and the session's toolsets select it.
 // The answer is computed once per registry change.

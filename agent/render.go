@@ -46,6 +46,9 @@ func (t *toolCallTracker) completion(args map[string]any, out registry.Outcome) 
 		}
 	case t.entry.Render != nil:
 		text = t.safeText("render", func() string { return t.entry.Render(args, out.Result) })
+		if text == registry.NoRender {
+			return nil
+		}
 	}
 	if text == "" && !out.Failed {
 		if isJSON {

@@ -118,6 +118,17 @@ func (s *resultStore) lookup(path string) (string, bool) {
 // the results dir, other sessions' results included, stays unreadable.
 func (p *Pipeline) SavedResult(path string) (string, bool) { return p.store.lookup(path) }
 
+// SaveResult saves content, a text a tool keeps for the model to read back
+// (web_extract's full page behind a summary), as a result of call id: in
+// the results dir, readable by the session's read_file like a saved
+// result. It returns the file's path; without a results dir it fails.
+func (p *Pipeline) SaveResult(id, content string) (string, error) {
+	if p.store.dir == "" {
+		return "", errors.New("save result: no results dir")
+	}
+	return p.store.write(id, content)
+}
+
 // persist applies the per-result budget: a result longer than threshold
 // characters is written to a file and replaced by hermes's
 // <persisted-output> block naming reader, the tool that reads it back (or

@@ -122,6 +122,10 @@ func schemaID(m map[string]any) unsafe.Pointer {
 	return reflect.ValueOf(m).UnsafePointer()
 }
 
+// NoRender, returned by an Entry's Render, shows nothing when the call has
+// ended (hermes's web tools: the title says what ran; only failures show).
+const NoRender = "\x00"
+
 // Handler runs one tool call and returns its result. A returned error
 // becomes {"error":"Tool execution failed: <Type>: <message>"}: return an
 // error [Result] for failures the model can act on. Handlers must honour

@@ -91,3 +91,34 @@ func TestSavedResultRelativeDir(t *testing.T) {
 		t.Errorf("SavedResult(%q) = false; want the saved file", path)
 	}
 }
+
+// TestSaveResult: a text a tool saves for the model (web_extract's full
+// page) lands in the results dir and is readable like a saved result, and
+// only by its own session; without a results dir nothing is saved.
+func TestSaveResult(t *testing.T) {
+	t.Parallel()
+	results := filepath.Join(t.TempDir(), "results")
+	reader := readerEntry("read_file", okHandler(""))
+	mine := newTestPipeline(t, PipelineOptions{ResultsDir: results, SessionID: "s1"}, reader)
+	theirs := newTestPipeline(t, PipelineOptions{ResultsDir: results, SessionID: "s2"}, reader)
+	path, err := mine.SaveResult("call_7_page1", "the whole page\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(path) != results || !strings.Contains(filepath.Base(path), "call_7_page1") {
+		t.Errorf("saved at %s, want a file of %s named for the call", path, results)
+	}
+	if b, err := os.ReadFile(path); err != nil || string(b) != "the whole page\n" {
+		t.Errorf("file holds %q, %v", b, err)
+	}
+	if _, ok := mine.SavedResult(path); !ok {
+		t.Error("the session cannot read back the text it saved")
+	}
+	if _, ok := theirs.SavedResult(path); ok {
+		t.Error("another session can read the saved text")
+	}
+	none := newTestPipeline(t, PipelineOptions{}, reader)
+	if _, err := none.SaveResult("c", "x"); err == nil {
+		t.Error("SaveResult without a results dir succeeded")
+	}
+}

@@ -88,6 +88,9 @@ var contractHermesDescriptions = map[string]string{
 		"REQUIRED PARAMETERS: mode, patch. Example:\n" +
 		"*** Begin Patch\n*** Update File: src/app.py\n@@ def main(): @@\n     print(\"hello\")\n" +
 		"-    return 1\n+    return 0\n*** Add File: NOTES.md\n+# Notes\n*** End Patch",
+	// web
+	"web_extract": "Extract the content of web pages as Markdown (the main content of the page, without navigation and ads). Also reads PDF URLs (papers, documents) as text and plain-text URLs as they are. Pass up to 5 URLs per call. Pages under 5000 characters come back whole; longer pages come back summarised to about 5000 characters, or cut to `char_limit` characters when no summary is made, with the full text saved to a file you can read with read_file (offset and limit). Private, loopback and cloud-metadata addresses are refused unless web.allow_private_urls is set. If a URL fails or needs JavaScript, try another source or open it with browser_navigate.",
+	"web_search":  "Search the web for information on any topic. Returns up to `limit` results (default 5) ranked by relevance, each with a title, URL and short description. Use it to find documentation, error messages, release notes or current information, then read the pages you need with web_extract.",
 }
 
 // TestEntries checks the declared built-in entries: every fact the
@@ -116,6 +119,9 @@ func TestEntries(t *testing.T) {
 		"write_file": {Toolset: "file", Kind: registry.KindEdit, PathArg: "path", MaxResultChars: 100_000},
 		"terminal":   {Toolset: "terminal", Kind: registry.KindExecute, MaxResultChars: 100_000},
 		"process":    {Toolset: "terminal", Kind: registry.KindExecute},
+		// web
+		"web_extract": {Toolset: "web", Kind: registry.KindFetch, ReadOnly: true, Idempotent: true, ParallelSafe: true, MaxResultChars: 100_000},
+		"web_search":  {Toolset: "web", Kind: registry.KindFetch, ReadOnly: true, Idempotent: true, ParallelSafe: true, MaxResultChars: 100_000},
 	}
 	got := map[string]facts{}
 	var names []string
@@ -158,7 +164,7 @@ func TestBindEnabledToolsOnly(t *testing.T) {
 			t.Errorf("bound entry %s has no handler", e.Name)
 		}
 	}
-	if d := cmp.Diff([]string{"process", "read_file", "terminal", "write_file"}, names); d != "" {
+	if d := cmp.Diff([]string{"process", "read_file", "terminal", "web_extract", "web_search", "write_file"}, names); d != "" {
 		t.Errorf("Bind entries mismatch (-want +got):\n%s", d)
 	}
 	if len(hooks) != 1 {
@@ -308,7 +314,7 @@ func TestDescriptionsNameOnlyEnabledTools(t *testing.T) {
 			t.Errorf("%s description or schema names %v, which the session does not enable:\n%s", e.Name, m, e.Description)
 		}
 	}
-	if d := cmp.Diff([]string{"patch", "process", "read_file"}, names); d != "" {
+	if d := cmp.Diff([]string{"patch", "process", "read_file", "web_extract", "web_search"}, names); d != "" {
 		t.Errorf("bound tools mismatch (-want +got):\n%s", d)
 	}
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hermes-acp/hermes-acp/lint"
 	"github.com/hermes-acp/hermes-acp/terminal"
+	"github.com/hermes-acp/hermes-acp/web"
 	"github.com/hermes-acp/hermes-acp/workspace"
 )
 
@@ -59,6 +60,36 @@ type Deps struct {
 	// output cap, the sandbox); the zero value is hermes's defaults
 	// without a sandbox.
 	Terminal TerminalConfig
+	// web: web_search and web_extract. Nil Web: no search backend (the
+	// environment's credentials are still detected), in-process extraction
+	// under the strict URL policy, no summaries.
+	Web *Web
+}
+
+// web: what web_search and web_extract need from the session.
+
+// Web configures the web tools for a session; the composition root builds
+// it from the web section of config.yaml and the auxiliary model settings.
+type Web struct {
+	// Backends selects and reaches the search and extraction backends.
+	Backends web.Config
+	// Policy checks every URL web_extract fetches; nil is the strict
+	// default (public addresses only).
+	Policy *web.Policy
+	// CharLimit is web.extract_char_limit, the default char_limit of
+	// web_extract (0: 15 000).
+	CharLimit int
+	// NoSummarize is web.extract_summarize: false — long pages are cut to
+	// char_limit instead of summarised.
+	NoSummarize bool
+	// Summarize asks the auxiliary model (auxiliary.web_extract, else the
+	// session's model) to follow instructions on text and returns its
+	// answer. Nil: no summaries; long pages are cut to char_limit.
+	Summarize func(ctx context.Context, instructions, text string) (string, error)
+	// SaveResult saves the full text of a long page where read_file can
+	// read it back (the session's results dir) and returns its path. Nil:
+	// the full text is not kept.
+	SaveResult func(id, content string) (path string, err error)
 }
 
 // EditApprover shows the proposed changes of tool call callID to the user

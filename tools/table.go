@@ -59,6 +59,22 @@ func register(e registry.Entry, bind func(s *session) registry.Handler) struct{}
 	return struct{}{}
 }
 
+// availableWhen makes the availability of the registered tool name depend
+// on the session it is bound to: check returns why the tool cannot run (the
+// entry's Check then reports it). Like register, it is called only from
+// the top-level var declarations of tool files.
+func availableWhen(name string, check func(s *session) error) struct{} {
+	if sessionChecks == nil {
+		sessionChecks = map[string]func(s *session) error{}
+	}
+	sessionChecks[name] = check
+	return struct{}{}
+}
+
+// sessionChecks holds the checks of [availableWhen] by tool name; like
+// builtins, it is filled at initialisation and never changed after.
+var sessionChecks map[string]func(s *session) error
+
 // Entries returns the built-in tools' entries, sorted by name, declared but
 // not bound to a session (no handler): what a registry lists before any
 // session exists. Descriptions are as for a session with every tool enabled.
@@ -68,6 +84,9 @@ func Entries() []registry.Entry {
 	for _, t := range sorted() {
 		e := t.entry
 		e.Description = t.description(all)
+		if check := sessionChecks[e.Name]; check != nil {
+			e.Check = func() error { return check(all) }
+		}
 		out = append(out, e)
 	}
 	return out
@@ -87,6 +106,9 @@ func Bind(d Deps) ([]registry.Entry, []registry.Hook) {
 		e := t.entry
 		e.Description = t.description(s)
 		e.Handler = t.bind(s)
+		if check := sessionChecks[e.Name]; check != nil {
+			e.Check = func() error { return check(s) }
+		}
 		out = append(out, e)
 	}
 	return out, []registry.Hook{registry.HookFuncs{PreFunc: func(_ context.Context, c *registry.Call) (bool, string) {

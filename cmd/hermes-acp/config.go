@@ -87,6 +87,10 @@ type fileConfig struct {
 		MaxIterations         int    `yaml:"max_iterations"`
 		Model                 string `yaml:"model"`
 	} `yaml:"delegation"`
+	// web: the web tools (issue #14), and the auxiliary models of side tasks
+	// (auxiliary.web_extract; keyed by task so other tasks can share it).
+	Web       webFileConfig             `yaml:"web"`
+	Auxiliary map[string]auxiliaryModel `yaml:"auxiliary"`
 }
 
 // mcpServerConfig configures an MCP server in config.yaml (hermes's shape).
@@ -139,6 +143,8 @@ type config struct {
 	FSTimeout       time.Duration
 	Guardrails      registry.GuardrailConfig // tool_loop_guardrails
 	Delegation      agent.DelegationOptions  // delegation.*
+	// Web is the web tools' configuration (web.go).
+	Web webConfig
 	// Problems are the file's bad values and syntax errors in plain words,
 	// each naming its key; shown in the chat once (configNotice).
 	Problems []string
@@ -270,6 +276,7 @@ func loadConfig(getenv func(string) string, flagModel, flagBaseURL string) confi
 		NoProgressBlockAfter:     g.NoProgressBlockAfter,
 	}
 	c.Delegation = delegationConfig(&c, fc)
+	webSettings(&c, &fc, env) // web
 	return c
 }
 

@@ -58,6 +58,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 	if sandboxNotice != "" {
 		log.Warn("terminal sandbox unavailable", "reason", sandboxNotice)
 	}
+	summarize := webSummarizer(cfg, setup, log) // web
 	ag := agent.New(agent.Options{
 		Version: buildVersion(),
 		Model:   setup,
@@ -76,6 +77,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 				RefuseNewLintErrors: env.RefuseNewLintErrors(),
 				SavedResult:         env.SavedResult,
 				Enabled:             env.Enabled,
+				Web:                 cfg.Web.tools(summarize, env.SaveResult),
 				// terminal
 				Terminal: termCfg,
 			}

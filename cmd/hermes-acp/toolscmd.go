@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/hermes-acp/hermes-acp/tools"
 	"github.com/hermes-acp/hermes-acp/toolsets"
 )
 
@@ -26,6 +27,17 @@ func runToolsCmd(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	cfg := loadConfig(os.Getenv, "", "")
+	// web: the web tools' availability depends on the configuration
+	// (web_search needs a search backend): list them bound to it.
+	webTools, _ := tools.Bind(tools.Deps{Web: cfg.Web.tools(nil, nil)})
+	for _, e := range webTools {
+		if e.Toolset == "web" {
+			if err := reg.Register(e); err != nil {
+				fmt.Fprintf(stderr, "hermes-acp tools: %v\n", err)
+				return 1
+			}
+		}
+	}
 	enabled := cfg.Toolsets
 	if len(enabled) == 0 {
 		enabled = []string{"hermes-acp"}

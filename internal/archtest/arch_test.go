@@ -25,12 +25,16 @@ var allowed = map[string][]string{
 	"workspace":            {"internal/diff"},
 	"lint":                 {"internal/diff"},
 	"tools/internal/fuzzy": {"internal/diff"},
-	"tools":                {"registry", "workspace", "lint", "internal/diff", "tools/internal/fuzzy", "tools/internal/v4a", "tools/internal/search", "terminal"},
+	"tools":                {"registry", "workspace", "lint", "internal/diff", "tools/internal/fuzzy", "tools/internal/v4a", "tools/internal/search", "terminal", "web"},
 	"terminal":             {"workspace"},
 	"mcp":                  {"registry"},
 	"memory":               {},
 	"agent":                {"acp", "model", "registry", "toolsets", "workspace", "lint", "internal/diff", "mcp", "memory", "terminal/danger", "agent/internal/store", "agent/internal/diagnostics", "agent/internal/queue", "agent/internal/projctx", "agent/internal/compress"},
 	"model/modeltest":      {"model"},
+
+	// web: URL safety, fetch and extraction, search backends (stdlib and
+	// its own libraries only).
+	"web": {},
 
 	// The tools' engines know nothing of tools: the diff package and the
 	// fuzzy matcher are the only module packages they may use.
@@ -65,6 +69,10 @@ var thirdParty = map[string][]string{
 	// terminal: PTYs and the Landlock sandbox live in the terminal package.
 	"github.com/creack/pty":               {"terminal"},
 	"github.com/landlock-lsm/go-landlock": {"terminal"},
+	// web: readability, HTML to Markdown and PDF text live in package web.
+	"codeberg.org/readeck/go-readability/v2":          {"web"},
+	"github.com/JohannesKaufmann/html-to-markdown/v2": {"web"},
+	"github.com/ledongthuc/pdf":                       {"web"},
 }
 
 type pkg struct {

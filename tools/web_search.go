@@ -1,0 +1,125 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"os"
+
+	"github.com/hermes-acp/hermes-acp/registry"
+	"github.com/hermes-acp/hermes-acp/web"
+)
+
+// web_search searches the web with the backend the configuration chooses
+// (web.search_backend, else web.backend, else the first credential present
+// of SearXNG, Brave, Tavily, Exa and Firecrawl; package web) and returns
+// hermes's result: {"success": true, "data": {"web": [{title, url,
+// description, position}]}}. It is offered only when a backend is
+// configured; the unavailability reason says how to configure one.
+var _ = register(registry.Entry{
+	Name:        webSearchName,
+	Toolset:     "web",
+	Emoji:       "🔍",
+	Description: webSearchDescription,
+	Schema: map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"query": map[string]any{
+				"type":        "string",
+				"description": "The search query to look up on the web",
+			},
+			"limit": map[string]any{
+				"type":        "integer",
+				"description": "Maximum number of results to return (1-100, default: 5)",
+				"default":     webSearchDefaultLimit,
+				"minimum":     1,
+				"maximum":     webSearchMaxLimit,
+			},
+		},
+		"required": []any{"query"},
+	},
+	MaxResultChars: 100_000,
+	Kind:           registry.KindFetch,
+	ReadOnly:       true,
+	Idempotent:     true,
+	ParallelSafe:   true,
+	Title:          webSearchTitle,
+	Preview:        webSearchPreview,
+	Render:         webRender,
+}, handle(webSearch))
+
+var _ = availableWhen(webSearchName, webSearchAvailable)
+
+//go:embed web_search.md
+var webSearchDescription string
+
+const webSearchName = "web_search"
+
+const (
+	webSearchDefaultLimit = 5
+	webSearchMaxLimit     = 100
+)
+
+type webSearchParams struct {
+	Query string `json:"query"`
+	Limit any    `json:"limit"`
+}
+
+// webBackends returns the session's backend configuration; without one,
+// the process environment's credentials.
+func (s *session) webBackends() web.Config {
+	if s.Web != nil {
+		return s.Web.Backends
+	}
+	return web.Config{Getenv: os.Getenv}
+}
+
+// webSearchAvailable is web_search's availability: a search backend is
+// configured.
+func webSearchAvailable(s *session) error {
+	_, err := s.webBackends().SearchBackendName()
+	return err
+}
+
+func webSearch(ctx context.Context, s *session, _ *registry.Call, p *webSearchParams) (registry.Result, error) {
+	if p.Query == "" {
+		return registry.Error("query is required"), nil
+	}
+	limit := min(max(readFileInt(p.Limit, webSearchDefaultLimit), 1), webSearchMaxLimit)
+	rs, err := s.webBackends().Search(ctx, p.Query, limit)
+	if err != nil {
+		if ctx.Err() != nil {
+			return registry.Result{}, ctx.Err()
+		}
+		return registry.Errorf("Error searching web: %v", err), nil
+	}
+	if rs == nil {
+		rs = []web.SearchResult{}
+	}
+	type data struct {
+		Web []web.SearchResult `json:"web"`
+	}
+	return registry.OK(struct {
+		Success bool `json:"success"`
+		Data    data `json:"data"`
+	}{true, data{rs}}), nil
+}
+
+// webSearchTitle is "web search: <query>".
+func webSearchTitle(args map[string]any) string {
+	return titleWithArg("web search: ", args, "query", webSearchName)
+}
+
+// webSearchPreview shows the arguments as pretty JSON while the search
+// runs (hermes's start content of its polished tools).
+func webSearchPreview(args map[string]any) string {
+	b, err := json.MarshalIndent(args, "", "  ")
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// webRender shows nothing when a web tool succeeds: hermes's editor
+// rendering shows only their failures (the title says what ran).
+func webRender(map[string]any, registry.Result) string { return registry.NoRender }
