@@ -25,11 +25,14 @@ var allowed = map[string][]string{
 	"workspace":            {"internal/diff"},
 	"lint":                 {"internal/diff"},
 	"tools/internal/fuzzy": {"internal/diff"},
-	"tools":                {"registry", "workspace", "lint", "internal/diff", "tools/internal/fuzzy", "tools/internal/v4a", "tools/internal/search"},
+	"tools":                {"registry", "workspace", "lint", "internal/diff", "tools/internal/fuzzy", "tools/internal/v4a", "tools/internal/search", "skills"},
 	"mcp":                  {"registry"},
 	"memory":               {},
 	"agent":                {"acp", "model", "registry", "toolsets", "workspace", "lint", "internal/diff", "mcp", "memory", "agent/internal/store", "agent/internal/diagnostics", "agent/internal/queue", "agent/internal/projctx", "agent/internal/compress"},
 	"model/modeltest":      {"model"},
+
+	// skills (issue #14): skill folders; paths for approval come from workspace.
+	"skills": {"workspace", "internal/diff"},
 
 	// The tools' engines know nothing of tools: the diff package and the
 	// fuzzy matcher are the only module packages they may use.
@@ -50,7 +53,7 @@ var thirdParty = map[string][]string{
 	"github.com/sourcegraph/jsonrpc2":        {"acp"},
 	"github.com/fsnotify/fsnotify":           {"workspace"},
 	"go.lsp.dev/protocol":                    {"lint", "tools"},
-	"gopkg.in/yaml.v3":                       {"lint", "model", "cmd/hermes-acp"},
+	"gopkg.in/yaml.v3":                       {"lint", "model", "cmd/hermes-acp", "skills"},
 	"github.com/BurntSushi/toml":             {"lint"},
 	"golang.org/x/mod":                       {"lint"},
 	"github.com/sergi/go-diff":               {"internal/diff"},
