@@ -483,3 +483,6 @@ func unwrap(err error) error {
 	}
 	return err
 }
+
+// Disabled reports whether name is disabled (config skills.disabled).
+func (l *Library) Disabled(name string) bool { return l.disabled[name] }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hermes-acp/hermes-acp/lint"
+	"github.com/hermes-acp/hermes-acp/skills"
 	"github.com/hermes-acp/hermes-acp/workspace"
 )
 
@@ -53,6 +54,11 @@ type Deps struct {
 	// OnClose registers f to run when the session closes (background
 	// processes are killed then). Nil: the tools never learn it.
 	OnClose func(f func())
+
+	// Skills (issue #14) is the library the skill tools read and write:
+	// the user's and the project's skills folders. Nil means an empty
+	// library with nowhere to create skills.
+	Skills *skills.Library
 }
 
 // EditApprover shows the proposed changes of tool call callID to the user
