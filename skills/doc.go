@@ -3,7 +3,8 @@
 // Markdown instructions) and optional references/, templates/, scripts/ and
 // assets/ folders. Skills live in skills roots — the user's
 // ($HERMES_HOME/skills) and the project's (<workspace>/.hermes/skills) —
-// either directly (<root>/<name>/SKILL.md) or in a category folder
+// and any configured external folders — either directly
+// (<root>/<name>/SKILL.md) or in a category folder
 // (<root>/<category>/<name>/SKILL.md). A project skill wins over a user
 // skill of the same name.
 //

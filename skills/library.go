@@ -20,8 +20,9 @@ type Source string
 
 // The skills roots, in order of precedence.
 const (
-	SourceProject Source = "project" // <workspace>/.hermes/skills
-	SourceUser    Source = "user"    // $HERMES_HOME/skills
+	SourceProject  Source = "project"  // <workspace>/.hermes/skills
+	SourceUser     Source = "user"     // $HERMES_HOME/skills
+	SourceExternal Source = "external" // config skills.external_dirs
 )
 
 // ProjectDir is where a workspace keeps its skills, relative to its root.
@@ -46,6 +47,9 @@ type Options struct {
 	// the session's workspace roots); their skills win over the user's.
 	// Missing folders are skipped.
 	ProjectDirs []string
+	// ExternalDirs are more skills roots (config skills.external_dirs),
+	// after the user's; missing folders are skipped.
+	ExternalDirs []string
 	// Disabled names skills to leave out (config skills.disabled).
 	Disabled []string
 	// Workspace is used to open the workspace.Path of a file a change
@@ -82,6 +86,11 @@ func New(o Options) *Library {
 		l.user = filepath.Clean(o.UserDir)
 		if !slices.ContainsFunc(l.roots, func(r Root) bool { return r.Dir == l.user }) {
 			l.roots = append(l.roots, Root{Dir: l.user, Source: SourceUser})
+		}
+	}
+	for _, d := range o.ExternalDirs {
+		if d != "" && !slices.ContainsFunc(l.roots, func(r Root) bool { return r.Dir == filepath.Clean(d) }) {
+			l.roots = append(l.roots, Root{Dir: filepath.Clean(d), Source: SourceExternal})
 		}
 	}
 	for _, n := range o.Disabled {
@@ -343,8 +352,8 @@ func CheckLookup(name string) string {
 // Find returns the skill called name: a skill whose folder or front matter
 // name is name, or whose folder is name as a path below a root
 // ("category/name"). Disabled skills are found too (the caller decides).
-// A project skill wins over user skills; two matches in the same tier are
-// ambiguous (*AmbiguousError). The error wraps ErrNotFound when none
+// A project skill wins over user and external skills; two matches in the
+// same tier are ambiguous (*AmbiguousError). The error wraps ErrNotFound when none
 // matches, and is a *LookupError for a name that could escape the roots.
 func (l *Library) Find(name string) (Skill, error) {
 	if msg := CheckLookup(name); msg != "" {

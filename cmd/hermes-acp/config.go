@@ -65,6 +65,12 @@ type fileConfig struct {
 		NoProgressWarnAfter      int   `yaml:"no_progress_warn_after"`
 		NoProgressBlockAfter     int   `yaml:"no_progress_block_after"`
 	} `yaml:"tool_loop_guardrails"`
+	// Skills (issue #14) is hermes's skills section.
+	Skills struct {
+		Disabled         []string `yaml:"disabled"`          // skill names hidden from the session
+		ProjectDiscovery *bool    `yaml:"project_discovery"` // default true: <workspace>/.hermes/skills
+		ExternalDirs     []string `yaml:"external_dirs"`     // more skills folders, after $HERMES_HOME/skills
+	} `yaml:"skills"`
 }
 
 // mcpServerConfig configures an MCP server in config.yaml (hermes's shape).
@@ -116,6 +122,11 @@ type config struct {
 	FileErr         error  // a config file that exists but is broken (logged)
 	FSTimeout       time.Duration
 	Guardrails      registry.GuardrailConfig // tool_loop_guardrails
+	// Skills (issue #14): skills.disabled, skills.project_discovery: false,
+	// skills.external_dirs (absolute, ~ expanded).
+	SkillsDisabled   []string
+	SkillsProjectOff bool
+	SkillsExternal   []string
 	// Problems are the file's bad values and syntax errors in plain words,
 	// each naming its key; shown in the chat once (configNotice).
 	Problems []string
@@ -224,6 +235,20 @@ func loadConfig(getenv func(string) string, flagModel, flagBaseURL string) confi
 	c.MCPServers = fc.MCPServers
 	if fc.FS.Timeout > 0 {
 		c.FSTimeout = time.Duration(fc.FS.Timeout) * time.Second
+	}
+	c.SkillsDisabled = fc.Skills.Disabled
+	c.SkillsProjectOff = fc.Skills.ProjectDiscovery != nil && !*fc.Skills.ProjectDiscovery
+	for _, d := range fc.Skills.ExternalDirs {
+		if d == "~" || strings.HasPrefix(d, "~/") {
+			if h, err := os.UserHomeDir(); err == nil {
+				d = filepath.Join(h, d[1:])
+			}
+		}
+		if !filepath.IsAbs(d) {
+			c.problem(fmt.Sprintf("skills.external_dirs: %q is not an absolute folder (or ~/…); it is ignored", d))
+			continue
+		}
+		c.SkillsExternal = append(c.SkillsExternal, filepath.Clean(d))
 	}
 	g := fc.ToolLoopGuardrails
 	c.Guardrails = registry.GuardrailConfig{
