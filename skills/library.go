@@ -115,9 +115,15 @@ type Skill struct {
 	// Category is the category folder the skill is in, else the front
 	// matter's category, else "".
 	Category string
-	// Root is the skills root the skill is in.
+	// Path is the skill's folder relative to its skills root,
+	// slash-separated ("devops/deploy").
+	Path string
+	// Root is the folder the skill's files are read and written through:
+	// its skills root, or the symbolic link to a folder it was found
+	// below.
 	Root Root
-	// Rel is the skill's folder relative to Root.Dir, slash-separated.
+	// Rel is the skill's folder relative to Root.Dir, slash-separated ("."
+	// when Root.Dir is the skill's folder itself, linked in).
 	Rel string
 	// Problem says what was wrong with the front matter, or "".
 	Problem string
@@ -127,7 +133,7 @@ type Skill struct {
 func (s Skill) Dir() string { return filepath.Join(s.Root.Dir, filepath.FromSlash(s.Rel)) }
 
 // FolderName returns the name of the skill's folder.
-func (s Skill) FolderName() string { return path.Base(s.Rel) }
+func (s Skill) FolderName() string { return path.Base(s.Path) }
 
 // Problem is a SKILL.md that discovery had to leave out.
 type Problem struct {
@@ -172,37 +178,65 @@ func sortSkills(s []Skill) {
 
 // scan walks one root for SKILL.md files. A missing root has no skills.
 func scan(r Root) ([]Skill, []Problem) {
-	root, err := os.OpenRoot(r.Dir)
+	sc := &scanner{seen: map[string]bool{}}
+	if _, err := os.Stat(r.Dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	sc.walk(r, r.Dir, "")
+	return sc.out, sc.problems
+}
+
+// scanner is one discovery walk: what it found, and the folders it has
+// been in (by real path), so a symbolic link loop ends.
+type scanner struct {
+	entries  int
+	seen     map[string]bool
+	out      []Skill
+	problems []Problem
+}
+
+// walk scans dir, which is prefix (slash path) below r.Dir, through an
+// os.Root on dir. A symbolic link to a folder outside a skill is followed
+// as hermes does (skills linked in from elsewhere are found); the skills
+// below it are then read and written through an os.Root on the link, so
+// nothing below a link can reach outside the folder it names.
+func (sc *scanner) walk(r Root, dir, prefix string) {
+	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
-		return nil, []Problem{{Path: r.Dir, Err: unwrap(err)}}
+		sc.problems = append(sc.problems, Problem{Path: dir, Err: unwrap(err)})
+		return
+	}
+	if sc.seen[real] {
+		return
+	}
+	sc.seen[real] = true
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		sc.problems = append(sc.problems, Problem{Path: dir, Err: unwrap(err)})
+		return
 	}
 	defer root.Close()
-	var out []Skill
-	var problems []Problem
-	entries := 0
-	fsys := root.FS()
-	err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		entries++
-		if entries > maxEntries {
+	ioRoot := Root{Dir: dir, Source: r.Source}
+	err = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		sc.entries++
+		if sc.entries > maxEntries {
 			return fs.SkipAll
 		}
+		full := path.Join(prefix, p)
 		if err != nil {
 			if p != "." {
-				problems = append(problems, Problem{Path: filepath.Join(r.Dir, filepath.FromSlash(p)), Err: unwrap(err)})
+				sc.problems = append(sc.problems, Problem{Path: filepath.Join(dir, filepath.FromSlash(p)), Err: unwrap(err)})
 			}
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if d.IsDir() {
-			if p == "." {
-				return nil
-			}
-			if excludedDir(d.Name()) || strings.Count(p, "/") >= maxDepth {
+		switch {
+		case p == ".":
+			return nil
+		case d.IsDir():
+			if excludedDir(d.Name()) || strings.Count(full, "/") >= maxDepth {
 				return fs.SkipDir
 			}
 			// A skill's supporting folders hold no skills.
@@ -210,22 +244,29 @@ func scan(r Root) ([]Skill, []Problem) {
 				return fs.SkipDir
 			}
 			return nil
-		}
-		if d.Name() != FileName || !d.Type().IsRegular() || p == FileName {
+		case d.Type()&fs.ModeSymlink != 0:
+			if excludedDir(d.Name()) || strings.Count(full, "/") >= maxDepth || fileExists(root, path.Join(path.Dir(p), FileName)) {
+				return nil // nothing inside a skill is followed
+			}
+			target := filepath.Join(dir, filepath.FromSlash(p))
+			if fi, err := os.Stat(target); err == nil && fi.IsDir() {
+				sc.walk(r, target, full)
+			}
+			return nil
+		case d.Name() != FileName || !d.Type().IsRegular() || full == FileName:
 			return nil
 		}
-		s, perr := readSkill(root, r, path.Dir(p))
+		s, perr := readSkill(root, ioRoot, path.Dir(p), path.Dir(full))
 		if perr != nil {
-			problems = append(problems, Problem{Path: filepath.Join(r.Dir, filepath.FromSlash(p)), Err: perr})
+			sc.problems = append(sc.problems, Problem{Path: filepath.Join(dir, filepath.FromSlash(p)), Err: perr})
 			return nil
 		}
-		out = append(out, s)
+		sc.out = append(sc.out, s)
 		return nil
 	})
 	if err != nil {
-		problems = append(problems, Problem{Path: r.Dir, Err: unwrap(err)})
+		sc.problems = append(sc.problems, Problem{Path: dir, Err: unwrap(err)})
 	}
-	return out, problems
 }
 
 // excludedDir reports folders discovery never enters: hidden ones (.git,
@@ -239,8 +280,9 @@ func fileExists(root *os.Root, rel string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
-// readSkill reads the head of rel/SKILL.md below root.
-func readSkill(root *os.Root, r Root, rel string) (Skill, error) {
+// readSkill reads the head of rel/SKILL.md below root (whose folder is
+// r.Dir); full is the skill folder's path below its skills root.
+func readSkill(root *os.Root, r Root, rel, full string) (Skill, error) {
 	f, err := root.Open(path.Join(rel, FileName))
 	if err != nil {
 		return Skill{}, unwrap(err)
@@ -253,7 +295,7 @@ func readSkill(root *os.Root, r Root, rel string) (Skill, error) {
 	}
 	head := toValidUTF8(buf[:n])
 	doc, perr := Parse(head)
-	s := Skill{Root: r, Rel: rel, Name: path.Base(rel)}
+	s := Skill{Root: r, Rel: rel, Path: full, Name: path.Base(full)}
 	if perr != nil {
 		s.Problem = perr.Error()
 	}
@@ -271,7 +313,7 @@ func readSkill(root *os.Root, r Root, rel string) (Skill, error) {
 		}
 	}
 	s.Description = truncateDescription(s.Description)
-	if parts := strings.Split(rel, "/"); len(parts) >= 2 {
+	if parts := strings.Split(full, "/"); len(parts) >= 2 {
 		s.Category = parts[0]
 	} else {
 		s.Category = doc.String("category")
@@ -368,7 +410,7 @@ func (l *Library) Find(name string) (Skill, error) {
 	for _, r := range l.roots {
 		found, _ := scan(r)
 		for _, s := range found {
-			if s.Rel == want || s.FolderName() == want || s.Name == name {
+			if s.Path == want || s.FolderName() == want || s.Name == name {
 				tier := 1
 				if r.Source == SourceProject {
 					tier = 0
@@ -387,7 +429,7 @@ func (l *Library) Find(name string) (Skill, error) {
 		// An exact path match beats name matches.
 		var exact []Skill
 		for _, s := range t {
-			if s.Rel == want {
+			if s.Path == want {
 				exact = append(exact, s)
 			}
 		}

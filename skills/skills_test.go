@@ -429,3 +429,63 @@ func TestIndex(t *testing.T) {
 		t.Error("Index names the manage tool when there is none")
 	}
 }
+
+// TestSymlinkedFolders ports hermes's regression tests for skills under a
+// symbolically linked folder (#35184): they are found and read, writes to
+// them land in the linked folder and cannot leave it, and a link loop
+// ends.
+func TestSymlinkedFolders(t *testing.T) {
+	l, user, _ := newTestLibrary(t)
+	elsewhere := t.TempDir()
+	writeFiles(t, elsewhere, map[string]string{
+		"real_category/my-skill/SKILL.md":          skillMD("my-skill", "linked category"),
+		"real_category/my-skill/references/api.md": "api",
+		"outside/nested/deep-skill/SKILL.md":       skillMD("deep-skill", "nested"),
+		"solo/SKILL.md":                            skillMD("solo", "linked skill folder"),
+	})
+	if err := os.MkdirAll(user, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{
+		"real_category": filepath.Join(elsewhere, "real_category"),
+		"outside":       filepath.Join(elsewhere, "outside"),
+		"solo":          filepath.Join(elsewhere, "solo"),
+		"loop":          user,
+	} {
+		if err := os.Symlink(target, filepath.Join(user, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, problems := l.List()
+	var lines []string
+	for _, s := range got {
+		lines = append(lines, s.Category+"|"+s.Name+"|"+s.Path)
+	}
+	want := "|solo|solo\noutside|deep-skill|outside/nested/deep-skill\nreal_category|my-skill|real_category/my-skill"
+	if strings.Join(lines, "\n") != want || len(problems) != 0 {
+		t.Errorf("List() =\n%s\nwant\n%s\nproblems %v", strings.Join(lines, "\n"), want, problems)
+	}
+	s, err := l.Find("real_category/my-skill")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := l.ReadFile(s, "references/api.md", 100); err != nil || string(b) != "api" {
+		t.Errorf("ReadFile through the link = %q, %v", b, err)
+	}
+	if err := l.Write(s.In("references/new.md"), []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(elsewhere, "real_category", "my-skill", "references", "new.md")); err != nil || string(b) != "new" {
+		t.Errorf("write through the linked category = %q, %v", b, err)
+	}
+	solo, err := l.Find("solo")
+	if err != nil || solo.Rel != "." {
+		t.Fatalf("Find(solo) = %+v, %v", solo, err)
+	}
+	if err := l.RemoveSkill(solo); err == nil || !strings.Contains(err.Error(), "symlink") {
+		t.Errorf("RemoveSkill of a linked skill folder = %v", err)
+	}
+	if err := l.Write(Target{Root: solo.Root, Rel: "../escape.md"}, []byte("x")); err == nil {
+		t.Error("write out of a linked skill folder succeeded")
+	}
+}

@@ -107,7 +107,7 @@ func (l *Library) Read(t Target) ([]byte, bool, error) {
 		return nil, false, fmt.Errorf("read %s: %w", t.Abs(), unwrap(err))
 	}
 	defer root.Close()
-	fi, err := root.Lstat(t.Rel)
+	fi, err := root.Stat(t.Rel) // follows links that stay inside the root
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
@@ -288,6 +288,9 @@ func (l *Library) AllFiles(s Skill, limit int) ([]string, error) {
 // is a symbolic link, or the skills root itself (hermes's
 // _validate_delete_target).
 func (l *Library) RemoveSkill(s Skill) error {
+	if s.Rel == "." && s.Path != "." && s.Path != "" {
+		return fmt.Errorf("Refusing to delete '%s': the skill directory is a symlink/junction. Remove the link target manually if intended", s.Dir())
+	}
 	if err := checkRel(s.Rel); err != nil {
 		return fmt.Errorf("Refusing to delete '%s': resolves to the skills root itself, which would remove every installed skill", s.Dir())
 	}

@@ -166,7 +166,7 @@ func skillView(_ context.Context, env *session, _ *registry.Call, p *skillViewPa
 		Tags:          skillList(doc, "tags"),
 		RelatedSkills: skillList(doc, "related_skills"),
 		Content:       content,
-		Path:          path.Join(sk.Rel, skills.FileName),
+		Path:          path.Join(sk.Path, skills.FileName),
 		SkillDir:      sk.Dir(),
 		Source:        sk.Root.Source,
 		LinkedFiles:   lib.Files(sk),

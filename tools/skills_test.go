@@ -2,6 +2,7 @@ package tools
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -427,5 +428,62 @@ func TestSkillToolTitles(t *testing.T) {
 	}
 	if p := contractEntry(t, "skill_manage").Preview(map[string]any{"action": "create", "name": "deploy"}); !strings.Contains(p, "Approval prompt shows the diff") {
 		t.Errorf("skill_manage preview = %q", p)
+	}
+}
+
+// TestSkillManageHermesCases ports the rest of hermes's
+// tests/tools/test_skill_manager_tool.py: absorbed_into on delete,
+// ambiguous and replace_all patches, and writes, patches and removals
+// through symbolic links that escape the skill (refused, "escapes").
+func TestSkillManageHermesCases(t *testing.T) {
+	e := newSkillEnv(t, fakeEnvOptions{})
+	doc := skillDoc("s", "A test skill.", "# Test\n\nword word\n")
+	for _, n := range []string{"umbrella", "narrow", "stale-skill", "repeat"} {
+		e.put(t, e.user, map[string]string{n + "/SKILL.md": strings.Replace(doc, "name: s", "name: "+n, 1)})
+	}
+	run := func(args map[string]any) map[string]any {
+		t.Helper()
+		return resultObject(t, e.Run(t, "skill_manage", args))
+	}
+	if got := run(map[string]any{"action": "delete", "name": "narrow", "absorbed_into": "umbrella"}); got["message"] != "Skill 'narrow' deleted. Content absorbed into 'umbrella'." {
+		t.Errorf("delete absorbed = %v", got)
+	}
+	if got := run(map[string]any{"action": "delete", "name": "stale-skill", "absorbed_into": "   "}); got["message"] != "Skill 'stale-skill' deleted." {
+		t.Errorf("delete pruned = %v", got)
+	}
+	if got := run(map[string]any{"action": "patch", "name": "repeat", "old_string": "word", "new_string": "replaced"}); got["success"] != false || !strings.Contains(strings.ToLower(got["error"].(string)), "match") {
+		t.Errorf("ambiguous patch = %v", got)
+	}
+	if got := run(map[string]any{"action": "patch", "name": "repeat", "old_string": "word", "new_string": "replaced", "replace_all": true}); got["message"] != "Patched SKILL.md in skill 'repeat' (2 replacements)." {
+		t.Errorf("replace_all patch = %v", got)
+	}
+
+	outside := t.TempDir()
+	fakeWriteFile(t, filepath.Join(outside, "keep.txt"), "old text here")
+	refs := filepath.Join(e.user, "umbrella", "references")
+	if err := os.MkdirAll(refs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(refs, "escape")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "keep.txt"), filepath.Join(refs, "evil.md")); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range []map[string]any{
+		{"action": "write_file", "name": "umbrella", "file_path": "references/escape/owned.md", "file_content": "malicious"},
+		{"action": "remove_file", "name": "umbrella", "file_path": "references/escape/keep.txt"},
+		{"action": "patch", "name": "umbrella", "file_path": "references/evil.md", "old_string": "old text", "new_string": "new text"},
+	} {
+		got := run(args)
+		if got["success"] != false || !strings.Contains(strings.ToLower(fmt.Sprint(got["error"])), "escapes") {
+			t.Errorf("skill_manage(%v) = %v, want a refusal saying the path escapes", args, got)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(outside, "keep.txt")); err != nil || string(b) != "old text here" {
+		t.Errorf("the file outside was changed: %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "owned.md")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a file was written outside: %v", err)
 	}
 }
