@@ -34,8 +34,9 @@ const (
 	maxDepth   = 6
 	maxEntries = 20_000
 	// maxHeadBytes is how much of a SKILL.md discovery reads (hermes reads
-	// the first 4 000 characters).
-	maxHeadBytes = 16 << 10
+	// the first 4 000 characters): front matter longer than that is not
+	// seen as closed.
+	maxHeadBytes = 4 << 10
 )
 
 // Options configures a [Library].
