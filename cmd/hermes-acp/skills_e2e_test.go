@@ -142,9 +142,16 @@ func TestTypeScriptSDKSkills(t *testing.T) {
 	if res := skillToolResults(t, srv, "skill reject")["call_skill_reject"]; !strings.Contains(res, `"success":false`) || !strings.Contains(res, "Edit approval denied: the user rejected this edit.") {
 		t.Errorf("the model was told of the rejected create: %s", res)
 	}
+	// The session that creates the skill keeps the index it opened with
+	// (the prompt prefix stays the same): the skill shows in the next one.
 	sys := systemPrompts(t, srv, "skill create")
-	if len(sys) == 0 || strings.Contains(sys[0], "deploy-checklist") {
-		t.Errorf("the first session's system prompt already lists the skill (or there was no request): %d requests", len(sys))
+	if len(sys) != 2 {
+		t.Errorf("%d model requests for the create prompt, want 2", len(sys))
+	}
+	for i, s := range sys {
+		if strings.Contains(s, "deploy-checklist") {
+			t.Errorf("request %d of the creating session lists the skill in its system prompt", i+1)
+		}
 	}
 
 	// Session 2, another process: the system prompt lists the skill, and
