@@ -120,6 +120,11 @@ type Options struct {
 	// Delegation configures delegate_task (agent/delegate.go): the config
 	// file's delegation section. Zero values are hermes's defaults.
 	Delegation DelegationOptions
+	// SkillsIndex (issue #14) returns the skill index of a new session's
+	// system prompt (the skills it can load, one line each), or "" for none.
+	// It is called once when the session opens, after its tools are bound,
+	// and the text is kept for the whole session. Nil means no index.
+	SkillsIndex func(env *Env) string
 	// Hooks observe workspaces and tool results (lint, watchers); nil is fine.
 	Hooks SessionHooks
 	Log   *slog.Logger

@@ -63,6 +63,7 @@ type Session struct {
 	interrupted string          // text of the last cancelled prompt
 	plan        []todoItem
 	memory      string                      // the memory as the session opened, for its system prompt (agent/memorytool.go)
+	skillsIndex string                      // the skill index as the session opened (Options.SkillsIndex), for its system prompt
 	trackers    map[string]*toolCallTracker // calls of the running batch, by id
 	comp        compress.State              // the summary the model sees instead of the middle of history (agent/compress.go)
 	ctxTokens   int                         // tokens of the last model call, as the provider reported them; 0: unknown
@@ -113,6 +114,12 @@ func (a *Agent) openSession(ctx context.Context, id, cwd string, dirs []string, 
 			ws.Close()
 			return nil, fmt.Errorf("agent: bind the session's tools: %w", err)
 		}
+	}
+	if a.opts.SkillsIndex != nil {
+		idx := a.opts.SkillsIndex(s.env)
+		s.mu.Lock()
+		s.skillsIndex = idx
+		s.mu.Unlock()
 	}
 	s.mcp = a.newMCP(s, mcpServers)
 	a.mu.Lock()

@@ -49,6 +49,9 @@ func (s *Session) systemPrompt() string {
 	if s.memory != "" {
 		b.WriteString("\n" + s.memory + "\n")
 	}
+	if s.skillsIndex != "" {
+		b.WriteString("\n" + s.skillsIndex + "\n")
+	}
 	b.WriteString(s.projectContextPrompt())
 	return b.String()
 }

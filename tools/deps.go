@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/hermes-acp/hermes-acp/lint"
+	"github.com/hermes-acp/hermes-acp/skills"
 	"github.com/hermes-acp/hermes-acp/terminal"
 	"github.com/hermes-acp/hermes-acp/web"
 	"github.com/hermes-acp/hermes-acp/workspace"
@@ -56,6 +57,10 @@ type Deps struct {
 	// processes are killed then). Nil: the tools never learn it.
 	OnClose func(f func())
 
+	// Skills (issue #14) is the library the skill tools read and write:
+	// the user's and the project's skills folders. Nil means an empty
+	// library with nowhere to create skills.
+	Skills *skills.Library
 	// terminal: the terminal and process tools' settings (timeouts, the
 	// output cap, the sandbox); the zero value is hermes's defaults
 	// without a sandbox.

@@ -91,6 +91,12 @@ type fileConfig struct {
 	// (auxiliary.web_extract; keyed by task so other tasks can share it).
 	Web       webFileConfig             `yaml:"web"`
 	Auxiliary map[string]auxiliaryModel `yaml:"auxiliary"`
+	// Skills (issue #14) is hermes's skills section.
+	Skills struct {
+		Disabled         []string `yaml:"disabled"`          // skill names hidden from the session
+		ProjectDiscovery *bool    `yaml:"project_discovery"` // default true: <workspace>/.hermes/skills
+		ExternalDirs     []string `yaml:"external_dirs"`     // more skills folders, after $HERMES_HOME/skills
+	} `yaml:"skills"`
 }
 
 // mcpServerConfig configures an MCP server in config.yaml (hermes's shape).
@@ -145,6 +151,11 @@ type config struct {
 	Delegation      agent.DelegationOptions  // delegation.*
 	// Web is the web tools' configuration (web.go).
 	Web webConfig
+	// Skills (issue #14): skills.disabled, skills.project_discovery: false,
+	// skills.external_dirs (absolute, ~ expanded).
+	SkillsDisabled   []string
+	SkillsProjectOff bool
+	SkillsExternal   []string
 	// Problems are the file's bad values and syntax errors in plain words,
 	// each naming its key; shown in the chat once (configNotice).
 	Problems []string
@@ -264,6 +275,20 @@ func loadConfig(getenv func(string) string, flagModel, flagBaseURL string) confi
 		c.FSTimeout = time.Duration(fc.FS.Timeout) * time.Second
 	}
 	terminalConfig(&c, &fc)
+	c.SkillsDisabled = fc.Skills.Disabled
+	c.SkillsProjectOff = fc.Skills.ProjectDiscovery != nil && !*fc.Skills.ProjectDiscovery
+	for _, d := range fc.Skills.ExternalDirs {
+		if d == "~" || strings.HasPrefix(d, "~/") {
+			if h, err := os.UserHomeDir(); err == nil {
+				d = filepath.Join(h, d[1:])
+			}
+		}
+		if !filepath.IsAbs(d) {
+			c.problem(fmt.Sprintf("skills.external_dirs: %q is not an absolute folder (or ~/…); it is ignored", d))
+			continue
+		}
+		c.SkillsExternal = append(c.SkillsExternal, filepath.Clean(d))
+	}
 	g := fc.ToolLoopGuardrails
 	c.Guardrails = registry.GuardrailConfig{
 		WarningsOff:              g.WarningsEnabled != nil && !*g.WarningsEnabled,

@@ -68,6 +68,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		Registry: reg,
 		BindTools: func(env *agent.Env) ([]registry.Entry, []registry.Hook) {
 			d := tools.Deps{
+				Skills:              skillLibrary(cfg, env), // skills (issue #14)
 				Workspace:           env.Workspace(),
 				Files:               env.Files(),
 				State:               env.State(),
@@ -84,6 +85,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 			commandDeps(&d, env)
 			return tools.Bind(d)
 		},
+		SkillsIndex: func(env *agent.Env) string { return skillsIndex(cfg, env) }, // skills (issue #14)
 		Pipeline: registry.PipelineOptions{
 			ResultsDir:     filepath.Join(cfg.Home, "results"),
 			Guardrails:     cfg.Guardrails,

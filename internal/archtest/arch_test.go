@@ -25,7 +25,7 @@ var allowed = map[string][]string{
 	"workspace":            {"internal/diff"},
 	"lint":                 {"internal/diff"},
 	"tools/internal/fuzzy": {"internal/diff"},
-	"tools":                {"registry", "workspace", "lint", "internal/diff", "tools/internal/fuzzy", "tools/internal/v4a", "tools/internal/search", "terminal", "web"},
+	"tools":                {"registry", "workspace", "lint", "internal/diff", "tools/internal/fuzzy", "tools/internal/v4a", "tools/internal/search", "terminal", "web", "skills"},
 	"terminal":             {"workspace"},
 	"mcp":                  {"registry"},
 	"memory":               {},
@@ -35,6 +35,8 @@ var allowed = map[string][]string{
 	// web: URL safety, fetch and extraction, search backends (stdlib and
 	// its own libraries only).
 	"web": {},
+	// skills (issue #14): skill folders; paths for approval come from workspace.
+	"skills": {"workspace", "internal/diff"},
 
 	// The tools' engines know nothing of tools: the diff package and the
 	// fuzzy matcher are the only module packages they may use.
@@ -58,7 +60,7 @@ var thirdParty = map[string][]string{
 	"github.com/sourcegraph/jsonrpc2":        {"acp"},
 	"github.com/fsnotify/fsnotify":           {"workspace"},
 	"go.lsp.dev/protocol":                    {"lint", "tools"},
-	"gopkg.in/yaml.v3":                       {"lint", "model", "cmd/hermes-acp"},
+	"gopkg.in/yaml.v3":                       {"lint", "model", "cmd/hermes-acp", "skills"},
 	"github.com/BurntSushi/toml":             {"lint"},
 	"golang.org/x/mod":                       {"lint"},
 	"github.com/sergi/go-diff":               {"internal/diff"},
