@@ -679,18 +679,18 @@ func expand(words []string, payloads *[]string, depth int) [][]string {
 		var next []string
 		switch name {
 		case "sudo", "doas":
-			next = skipOptions(args, "uUgGhpCDRrtTc", []string{"--user", "--group", "--host", "--prompt", "--chdir", "--close-from", "--role", "--type", "--other-user", "--command-timeout"}, "")
+			next = skipOptions(args, "uUgGhpCDRrtTc", []string{"--user", "--group", "--host", "--prompt", "--chdir", "--close-from", "--role", "--type", "--other-user", "--command-timeout"})
 			next = skipAssigns(next)
 		case "env":
 			next = envCommand(args, payloads)
 		case "nohup", "builtin", "busybox", "toybox":
 			next = args
 		case "setsid":
-			next = skipOptions(args, "", nil, "")
+			next = skipOptions(args, "", nil)
 		case "time":
-			next = skipOptions(args, "fo", []string{"--format", "--output"}, "")
+			next = skipOptions(args, "fo", []string{"--format", "--output"})
 		case "exec":
-			next = skipOptions(args, "a", nil, "")
+			next = skipOptions(args, "a", nil)
 		case "command":
 			for _, a := range args {
 				if !strings.HasPrefix(a, "-") {
@@ -700,31 +700,31 @@ func expand(words []string, payloads *[]string, depth int) [][]string {
 					return views // command -v only looks the name up
 				}
 			}
-			next = skipOptions(args, "", nil, "")
+			next = skipOptions(args, "", nil)
 		case "nice":
-			next = skipOptions(args, "n", []string{"--adjustment"}, "")
+			next = skipOptions(args, "n", []string{"--adjustment"})
 		case "timeout":
-			next = skipOptions(args, "sk", []string{"--signal", "--kill-after"}, "")
+			next = skipOptions(args, "sk", []string{"--signal", "--kill-after"})
 			if len(next) > 0 {
 				next = next[1:] // the duration
 			}
 		case "stdbuf":
-			next = skipOptions(args, "ioe", []string{"--input", "--output", "--error"}, "")
+			next = skipOptions(args, "ioe", []string{"--input", "--output", "--error"})
 		case "ionice":
 			if hasOption(args, "p", "--pid") {
 				return views
 			}
-			next = skipOptions(args, "cnt", []string{"--class", "--classdata"}, "")
+			next = skipOptions(args, "cnt", []string{"--class", "--classdata"})
 		case "chrt", "taskset":
 			if hasOption(args, "p", "--pid") {
 				return views
 			}
-			next = skipOptions(args, "", nil, "")
+			next = skipOptions(args, "", nil)
 			if len(next) > 0 {
 				next = next[1:] // the priority or the CPU mask
 			}
 		case "xargs":
-			next = skipOptions(args, "ILdEanPsl", []string{"--arg-file", "--delimiter", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}, "")
+			next = skipOptions(args, "ILdEanPsl", []string{"--arg-file", "--delimiter", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"})
 		case "find":
 			for i := 0; i < len(args); i++ {
 				switch args[i] {
@@ -751,10 +751,10 @@ func expand(words []string, payloads *[]string, depth int) [][]string {
 			}
 			return views
 		case "watch":
-			next = skipOptions(args, "nqd", []string{"--interval", "--differences"}, "")
+			next = skipOptions(args, "nqd", []string{"--interval", "--differences"})
 		case "ssh":
 			// the remote shell parses the words after the host
-			rest := skipOptions(args, "bcDEeFIiJLlmOopQRSWw", nil, "")
+			rest := skipOptions(args, "bcDEeFIiJLlmOopQRSWw", nil)
 			if len(rest) > 1 {
 				*payloads = append(*payloads, strings.Join(rest[1:], " "))
 			}
@@ -776,7 +776,7 @@ func expand(words []string, payloads *[]string, depth int) [][]string {
 			if i := indexOf(args, "--"); i >= 0 {
 				next = args[i+1:]
 			} else if name == "docker" || name == "podman" {
-				rest := skipOptions(args[1:], "euw", []string{"--env", "--user", "--workdir", "--env-file", "--detach-keys"}, "")
+				rest := skipOptions(args[1:], "euw", []string{"--env", "--user", "--workdir", "--env-file", "--detach-keys"})
 				if len(rest) > 1 {
 					next = rest[1:]
 				}
@@ -806,7 +806,7 @@ func expand(words []string, payloads *[]string, depth int) [][]string {
 // withArg take a value (attached or the next word), long options in
 // longWithArg take the next word unless written --opt=value; "--" ends the
 // options. It returns the words from the first operand on.
-func skipOptions(args []string, withArg string, longWithArg []string, _ string) []string {
+func skipOptions(args []string, withArg string, longWithArg []string) []string {
 	i := 0
 	for i < len(args) {
 		a := args[i]
