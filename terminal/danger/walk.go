@@ -215,7 +215,15 @@ var braces = regexp.MustCompile(`^([^{},]*)\{([^{}]*,[^{}]*)\}([^{}]*)$`)
 func (w *walker) words(args []*syntax.Word) []string {
 	out := make([]string, 0, len(args))
 	for _, a := range args {
-		v := w.word(a)
+		v := w.rawWord(a)
+		if strings.Contains(v, ifsSplit) {
+			for _, f := range strings.Split(v, ifsSplit) {
+				if f != "" {
+					out = append(out, f)
+				}
+			}
+			continue
+		}
 		if lit, ok := literal(a); ok && len(a.Parts) == 1 && strings.ContainsRune(lit, ',') {
 			if m := braces.FindStringSubmatch(v); m != nil {
 				for _, alt := range strings.Split(m[2], ",") {
@@ -229,10 +237,19 @@ func (w *walker) words(args []*syntax.Word) []string {
 	return out
 }
 
+// ifsSplit stands for an unquoted $IFS inside a word while it is rendered:
+// the shell splits the word there (rm${IFS}-rf is two words). NUL cannot
+// occur otherwise: prepare removed it.
+const ifsSplit = "\x00"
+
 // word renders a shell word as the command would receive it, as far as that
 // is knowable without running anything: quotes removed, escapes resolved,
 // $IFS a space; other expansions and substitutions stay as written.
 func (w *walker) word(word *syntax.Word) string {
+	return strings.ReplaceAll(w.rawWord(word), ifsSplit, " ")
+}
+
+func (w *walker) rawWord(word *syntax.Word) string {
 	var b strings.Builder
 	for _, p := range word.Parts {
 		w.part(&b, p, false)
@@ -255,7 +272,11 @@ func (w *walker) part(b *strings.Builder, p syntax.WordPart, quoted bool) {
 			w.part(b, q, true)
 		}
 	case *syntax.ParamExp:
-		b.WriteString(w.param(p))
+		v := w.param(p)
+		if quoted {
+			v = strings.ReplaceAll(v, ifsSplit, " ")
+		}
+		b.WriteString(v)
 	case *syntax.CmdSubst:
 		if out, ok := w.literalOutput(p); ok {
 			b.WriteString(out)
@@ -278,7 +299,7 @@ func (w *walker) param(p *syntax.ParamExp) string {
 	}
 	name := p.Param.Value
 	if name == "IFS" {
-		return " "
+		return ifsSplit
 	}
 	val, known := w.vars[name]
 	switch {
