@@ -410,3 +410,24 @@ func TestHermesDetectionCases(t *testing.T) {
 		}
 	}
 }
+
+// TestDeepNesting: past maxNesting the parser is skipped and hermes's
+// regexes judge the whole text — a destructive command stays on the floor,
+// a harmless one stays harmless.
+func TestDeepNesting(t *testing.T) {
+	deep := func(inner string) string {
+		return strings.Repeat("(", 5000) + inner + strings.Repeat(")", 5000)
+	}
+	if v := Check(deep("rm -rf /")); !v.Hardline {
+		t.Errorf("deeply nested rm -rf / = %+v, want hardline", v)
+	}
+	if v := Check(deep("git push --force")); v.Key != "git force push (rewrites remote history)" {
+		t.Errorf("deeply nested git push --force = %+v", v)
+	}
+	if v := Check(deep("ls -la")); v.Dangerous {
+		t.Errorf("deeply nested ls = %+v, want safe", v)
+	}
+	if n := nesting(`echo '((((' "\(" $( (a) )`); n != 2 {
+		t.Errorf("nesting = %d, want 2 (quoted and escaped parentheses do not count)", n)
+	}
+}
