@@ -133,6 +133,14 @@ func TestHardlineTable(t *testing.T) {
 		{"kubectl exec -n prod web -- rm -rf /", "recursive delete of root filesystem"},
 		{"watch -n 5 reboot", "system shutdown/reboot"},
 		{`script -qc "reboot" /dev/null`, "system shutdown/reboot"},
+		{"chroot /mnt rm -rf /", "recursive delete of root filesystem"},
+		{"runuser -u app -- rm -rf /", "recursive delete of root filesystem"},
+		{"strace -f -o trace.txt reboot", "system shutdown/reboot"},
+		{`flock /tmp/lock -c "rm -rf /"`, "recursive delete of root filesystem"},
+		{"flock -w 5 /tmp/lock reboot", "system shutdown/reboot"},
+		{"parallel -j4 rm -rf ::: / /home", "recursive delete of root filesystem"},
+		{`parallel ::: "echo hi" "reboot"`, "system shutdown/reboot"},
+		{"fd -t d node_modules -x rm -rf /", "recursive delete of root filesystem"},
 		{"mkfs.ext4 /dev/sda1", "format filesystem (mkfs)"},
 		{"sudo mkfs /dev/sdb", "format filesystem (mkfs)"},
 		{"dd if=/dev/zero of=/dev/sda", "dd to raw block device"},
@@ -171,6 +179,7 @@ func TestHardlineTable(t *testing.T) {
 		"git commit -m \"notes\nreboot\"", "ls # ; reboot",
 		`X="rm -rf /"; echo "$X"`, "echo {reboot,halt}", "echo $(echo reboot)",
 		`echo "rm -rf /" | cat`, "echo reboot | bash script.sh", "ssh prod uptime", "docker exec web ls",
+		"chroot /mnt ls", "strace -c ls", "parallel echo ::: reboot", "fd -e go -x gofmt -l",
 	}
 	for _, c := range notHardline {
 		if v := Check(c); v.Hardline {

@@ -711,9 +711,10 @@ func hasDashC(v *view) bool {
 // expand returns the views of a simple command: the command itself and, for
 // each wrapper it starts with, the command the wrapper runs (sudo, env,
 // nohup, setsid, time, nice, timeout, exec, command, builtin, stdbuf,
-// ionice, chrt, taskset, busybox, xargs, and every find -exec). Scripts the
-// command hands to a shell (bash -c, eval, su -c, env -S) are appended to
-// payloads.
+// ionice, chrt, taskset, busybox, watch, chroot, runuser, strace, flock,
+// parallel, xargs, docker/kubectl exec, every find -exec and fd -x).
+// Scripts the command hands to a shell (bash -c, eval, su -c, env -S,
+// ssh host …, script -c, flock -c) are appended to payloads.
 func expand(words []string, payloads *[]string, depth int) [][]string {
 	views := [][]string{words}
 	cur := words
@@ -795,6 +796,68 @@ func expand(words []string, payloads *[]string, depth int) [][]string {
 		case "eval":
 			if len(args) > 0 {
 				*payloads = append(*payloads, strings.Join(args, " "))
+			}
+			return views
+		case "chroot":
+			next = skipOptions(args, "", []string{"--userspec", "--groups"})
+			if len(next) > 0 {
+				next = next[1:] // the new root
+			}
+		case "runuser":
+			next = skipOptions(args, "ugGs", []string{"--user", "--group", "--supp-group", "--shell", "--command"})
+			for i, a := range args {
+				if (a == "-c" || a == "--command") && i+1 < len(args) {
+					*payloads = append(*payloads, args[i+1])
+				}
+			}
+		case "strace", "ltrace":
+			next = skipOptions(args, "eoOpPsSuUXbI", []string{"--output", "--attach", "--user", "--trace", "--signal"})
+		case "unbuffer", "caffeinate":
+			next = skipOptions(args, "w", nil)
+		case "flock":
+			for i, a := range args {
+				if (a == "-c" || a == "--command") && i+1 < len(args) {
+					*payloads = append(*payloads, args[i+1])
+					return views
+				}
+			}
+			next = skipOptions(args, "wEn", []string{"--timeout", "--conflict-exit-code"})
+			if len(next) > 0 {
+				next = next[1:] // the lock file
+			}
+		case "parallel":
+			// parallel [options] command ::: arguments
+			rest := skipOptions(args, "jSIaCdEnNPsL", []string{"--jobs", "--sshlogin", "--arg-file", "--colsep", "--delimiter", "--max-args", "--max-lines", "--joblog", "--results", "--tmpdir", "--workdir"})
+			i := indexOf(rest, ":::")
+			if i < 0 {
+				if i = indexOf(rest, "::::"); i >= 0 {
+					return append(views, expand(rest[:i], payloads, depth+1)...)
+				}
+				next = rest
+				break
+			}
+			// each input after ::: is appended to the command
+			for _, in := range rest[i+1:] {
+				if i == 0 && in != ":::" {
+					*payloads = append(*payloads, in) // no command: each input is one
+				} else if in != ":::" && len(views) < 64 {
+					cmd := append(append([]string{}, rest[:i]...), in)
+					views = append(views, expand(cmd, payloads, depth+1)...)
+				}
+			}
+			return views
+		case "fd", "fdfind":
+			// fd … -x|-X|--exec|--exec-batch command [args] [;]
+			for i, a := range args {
+				if a == "-x" || a == "-X" || a == "--exec" || a == "--exec-batch" {
+					j := i + 1
+					for j < len(args) && args[j] != ";" {
+						j++
+					}
+					if j > i+1 {
+						views = append(views, expand(args[i+1:j], payloads, depth+1)...)
+					}
+				}
 			}
 			return views
 		case "watch":
