@@ -58,7 +58,7 @@ func commandName(w string) string {
 // normalised string.
 func analyze(command string, depth int, f *findings) {
 	src := prepare(command)
-	if depth > maxDepth {
+	if depth > maxDepth || nesting(src) > maxNesting {
 		fallback(src, f)
 		return
 	}
@@ -73,6 +73,32 @@ func analyze(command string, depth int, f *findings) {
 	for _, p := range w.stdinScripts {
 		analyze(p, depth+1, f)
 	}
+}
+
+// maxNesting bounds how deep parentheses and braces may nest before the
+// parser is skipped: the parser's cost grows quickly with the depth
+// ("(" × 120 000 took 31 s), and no real command nests a hundred deep.
+const maxNesting = 100
+
+// nesting returns the deepest nesting of ( and { outside single quotes.
+func nesting(s string) int {
+	depth, deepest := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '\'':
+			if j := strings.IndexByte(s[i+1:], '\''); j >= 0 {
+				i += j + 1
+			}
+		case '(', '{':
+			depth++
+			deepest = max(deepest, depth)
+		case ')', '}':
+			depth = max(depth-1, 0)
+		}
+	}
+	return deepest
 }
 
 // fallback is hermes's detection over a string the parser refused: every
@@ -215,7 +241,15 @@ var braces = regexp.MustCompile(`^([^{},]*)\{([^{}]*,[^{}]*)\}([^{}]*)$`)
 func (w *walker) words(args []*syntax.Word) []string {
 	out := make([]string, 0, len(args))
 	for _, a := range args {
-		v := w.word(a)
+		v := w.rawWord(a)
+		if strings.Contains(v, ifsSplit) {
+			for _, f := range strings.Split(v, ifsSplit) {
+				if f != "" {
+					out = append(out, f)
+				}
+			}
+			continue
+		}
 		if lit, ok := literal(a); ok && len(a.Parts) == 1 && strings.ContainsRune(lit, ',') {
 			if m := braces.FindStringSubmatch(v); m != nil {
 				for _, alt := range strings.Split(m[2], ",") {
@@ -229,10 +263,19 @@ func (w *walker) words(args []*syntax.Word) []string {
 	return out
 }
 
+// ifsSplit stands for an unquoted $IFS inside a word while it is rendered:
+// the shell splits the word there (rm${IFS}-rf is two words). NUL cannot
+// occur otherwise: prepare removed it.
+const ifsSplit = "\x00"
+
 // word renders a shell word as the command would receive it, as far as that
 // is knowable without running anything: quotes removed, escapes resolved,
 // $IFS a space; other expansions and substitutions stay as written.
 func (w *walker) word(word *syntax.Word) string {
+	return strings.ReplaceAll(w.rawWord(word), ifsSplit, " ")
+}
+
+func (w *walker) rawWord(word *syntax.Word) string {
 	var b strings.Builder
 	for _, p := range word.Parts {
 		w.part(&b, p, false)
@@ -255,7 +298,11 @@ func (w *walker) part(b *strings.Builder, p syntax.WordPart, quoted bool) {
 			w.part(b, q, true)
 		}
 	case *syntax.ParamExp:
-		b.WriteString(w.param(p))
+		v := w.param(p)
+		if quoted {
+			v = strings.ReplaceAll(v, ifsSplit, " ")
+		}
+		b.WriteString(v)
 	case *syntax.CmdSubst:
 		if out, ok := w.literalOutput(p); ok {
 			b.WriteString(out)
@@ -278,7 +325,7 @@ func (w *walker) param(p *syntax.ParamExp) string {
 	}
 	name := p.Param.Value
 	if name == "IFS" {
-		return " "
+		return ifsSplit
 	}
 	val, known := w.vars[name]
 	switch {
@@ -664,9 +711,10 @@ func hasDashC(v *view) bool {
 // expand returns the views of a simple command: the command itself and, for
 // each wrapper it starts with, the command the wrapper runs (sudo, env,
 // nohup, setsid, time, nice, timeout, exec, command, builtin, stdbuf,
-// ionice, chrt, taskset, busybox, xargs, and every find -exec). Scripts the
-// command hands to a shell (bash -c, eval, su -c, env -S) are appended to
-// payloads.
+// ionice, chrt, taskset, busybox, watch, chroot, runuser, strace, flock,
+// parallel, xargs, docker/kubectl exec, every find -exec and fd -x).
+// Scripts the command hands to a shell (bash -c, eval, su -c, env -S,
+// ssh host …, script -c, flock -c) are appended to payloads.
 func expand(words []string, payloads *[]string, depth int) [][]string {
 	views := [][]string{words}
 	cur := words
@@ -679,18 +727,18 @@ func expand(words []string, payloads *[]string, depth int) [][]string {
 		var next []string
 		switch name {
 		case "sudo", "doas":
-			next = skipOptions(args, "uUgGhpCDRrtTc", []string{"--user", "--group", "--host", "--prompt", "--chdir", "--close-from", "--role", "--type", "--other-user", "--command-timeout"}, "")
+			next = skipOptions(args, "uUgGhpCDRrtTc", []string{"--user", "--group", "--host", "--prompt", "--chdir", "--close-from", "--role", "--type", "--other-user", "--command-timeout"})
 			next = skipAssigns(next)
 		case "env":
 			next = envCommand(args, payloads)
 		case "nohup", "builtin", "busybox", "toybox":
 			next = args
 		case "setsid":
-			next = skipOptions(args, "", nil, "")
+			next = skipOptions(args, "", nil)
 		case "time":
-			next = skipOptions(args, "fo", []string{"--format", "--output"}, "")
+			next = skipOptions(args, "fo", []string{"--format", "--output"})
 		case "exec":
-			next = skipOptions(args, "a", nil, "")
+			next = skipOptions(args, "a", nil)
 		case "command":
 			for _, a := range args {
 				if !strings.HasPrefix(a, "-") {
@@ -700,31 +748,31 @@ func expand(words []string, payloads *[]string, depth int) [][]string {
 					return views // command -v only looks the name up
 				}
 			}
-			next = skipOptions(args, "", nil, "")
+			next = skipOptions(args, "", nil)
 		case "nice":
-			next = skipOptions(args, "n", []string{"--adjustment"}, "")
+			next = skipOptions(args, "n", []string{"--adjustment"})
 		case "timeout":
-			next = skipOptions(args, "sk", []string{"--signal", "--kill-after"}, "")
+			next = skipOptions(args, "sk", []string{"--signal", "--kill-after"})
 			if len(next) > 0 {
 				next = next[1:] // the duration
 			}
 		case "stdbuf":
-			next = skipOptions(args, "ioe", []string{"--input", "--output", "--error"}, "")
+			next = skipOptions(args, "ioe", []string{"--input", "--output", "--error"})
 		case "ionice":
 			if hasOption(args, "p", "--pid") {
 				return views
 			}
-			next = skipOptions(args, "cnt", []string{"--class", "--classdata"}, "")
+			next = skipOptions(args, "cnt", []string{"--class", "--classdata"})
 		case "chrt", "taskset":
 			if hasOption(args, "p", "--pid") {
 				return views
 			}
-			next = skipOptions(args, "", nil, "")
+			next = skipOptions(args, "", nil)
 			if len(next) > 0 {
 				next = next[1:] // the priority or the CPU mask
 			}
 		case "xargs":
-			next = skipOptions(args, "ILdEanPsl", []string{"--arg-file", "--delimiter", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}, "")
+			next = skipOptions(args, "ILdEanPsl", []string{"--arg-file", "--delimiter", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"})
 		case "find":
 			for i := 0; i < len(args); i++ {
 				switch args[i] {
@@ -750,11 +798,73 @@ func expand(words []string, payloads *[]string, depth int) [][]string {
 				*payloads = append(*payloads, strings.Join(args, " "))
 			}
 			return views
+		case "chroot":
+			next = skipOptions(args, "", []string{"--userspec", "--groups"})
+			if len(next) > 0 {
+				next = next[1:] // the new root
+			}
+		case "runuser":
+			next = skipOptions(args, "ugGs", []string{"--user", "--group", "--supp-group", "--shell", "--command"})
+			for i, a := range args {
+				if (a == "-c" || a == "--command") && i+1 < len(args) {
+					*payloads = append(*payloads, args[i+1])
+				}
+			}
+		case "strace", "ltrace":
+			next = skipOptions(args, "eoOpPsSuUXbI", []string{"--output", "--attach", "--user", "--trace", "--signal"})
+		case "unbuffer", "caffeinate":
+			next = skipOptions(args, "w", nil)
+		case "flock":
+			for i, a := range args {
+				if (a == "-c" || a == "--command") && i+1 < len(args) {
+					*payloads = append(*payloads, args[i+1])
+					return views
+				}
+			}
+			next = skipOptions(args, "wEn", []string{"--timeout", "--conflict-exit-code"})
+			if len(next) > 0 {
+				next = next[1:] // the lock file
+			}
+		case "parallel":
+			// parallel [options] command ::: arguments
+			rest := skipOptions(args, "jSIaCdEnNPsL", []string{"--jobs", "--sshlogin", "--arg-file", "--colsep", "--delimiter", "--max-args", "--max-lines", "--joblog", "--results", "--tmpdir", "--workdir"})
+			i := indexOf(rest, ":::")
+			if i < 0 {
+				if i = indexOf(rest, "::::"); i >= 0 {
+					return append(views, expand(rest[:i], payloads, depth+1)...)
+				}
+				next = rest
+				break
+			}
+			// each input after ::: is appended to the command
+			for _, in := range rest[i+1:] {
+				if i == 0 && in != ":::" {
+					*payloads = append(*payloads, in) // no command: each input is one
+				} else if in != ":::" && len(views) < 64 {
+					cmd := append(append([]string{}, rest[:i]...), in)
+					views = append(views, expand(cmd, payloads, depth+1)...)
+				}
+			}
+			return views
+		case "fd", "fdfind":
+			// fd … -x|-X|--exec|--exec-batch command [args] [;]
+			for i, a := range args {
+				if a == "-x" || a == "-X" || a == "--exec" || a == "--exec-batch" {
+					j := i + 1
+					for j < len(args) && args[j] != ";" {
+						j++
+					}
+					if j > i+1 {
+						views = append(views, expand(args[i+1:j], payloads, depth+1)...)
+					}
+				}
+			}
+			return views
 		case "watch":
-			next = skipOptions(args, "nqd", []string{"--interval", "--differences"}, "")
+			next = skipOptions(args, "nqd", []string{"--interval", "--differences"})
 		case "ssh":
 			// the remote shell parses the words after the host
-			rest := skipOptions(args, "bcDEeFIiJLlmOopQRSWw", nil, "")
+			rest := skipOptions(args, "bcDEeFIiJLlmOopQRSWw", nil)
 			if len(rest) > 1 {
 				*payloads = append(*payloads, strings.Join(rest[1:], " "))
 			}
@@ -776,7 +886,7 @@ func expand(words []string, payloads *[]string, depth int) [][]string {
 			if i := indexOf(args, "--"); i >= 0 {
 				next = args[i+1:]
 			} else if name == "docker" || name == "podman" {
-				rest := skipOptions(args[1:], "euw", []string{"--env", "--user", "--workdir", "--env-file", "--detach-keys"}, "")
+				rest := skipOptions(args[1:], "euw", []string{"--env", "--user", "--workdir", "--env-file", "--detach-keys"})
 				if len(rest) > 1 {
 					next = rest[1:]
 				}
@@ -806,7 +916,7 @@ func expand(words []string, payloads *[]string, depth int) [][]string {
 // withArg take a value (attached or the next word), long options in
 // longWithArg take the next word unless written --opt=value; "--" ends the
 // options. It returns the words from the first operand on.
-func skipOptions(args []string, withArg string, longWithArg []string, _ string) []string {
+func skipOptions(args []string, withArg string, longWithArg []string) []string {
 	i := 0
 	for i < len(args) {
 		a := args[i]
