@@ -48,6 +48,9 @@ type envelope struct {
 // connStats counts what the agent sent besides responses.
 type connStats struct {
 	Updates       int            // session/update notifications
+	UpdateBytes   int64          // their JSON text, in bytes, without the newlines
+	MaxUpdate     int            // the largest one, in bytes
+	ToolUpdates   int            // of which tool_call_update
 	MessageChunks int            // of which agent_message_chunk
 	Requests      map[string]int // agent requests by method
 	BadLines      int            // stdout lines that are not JSON-RPC messages
@@ -70,12 +73,29 @@ type conn struct {
 	stats   connStats
 	readErr error
 
+	// opts is fixed before the read goroutine starts.
+	opts connOptions
+
 	done chan struct{}
 }
 
+// connOptions changes how a conn treats the agent's messages.
+type connOptions struct {
+	// AllowPermissions answers session/request_permission with the first
+	// allow_once option (else allow_always, else the first option) instead
+	// of "cancelled".
+	AllowPermissions bool
+	// OnUpdate, when set, sees every session/update notification's params,
+	// on the read goroutine; it must not keep the slice.
+	OnUpdate func(params json.RawMessage)
+}
+
 // newConn starts reading r (the agent's stdout) and writes to w (its stdin).
-func newConn(r io.Reader, w io.Writer) *conn {
-	c := &conn{w: w, pending: map[int64]chan response{}, stats: connStats{Requests: map[string]int{}}, done: make(chan struct{})}
+func newConn(r io.Reader, w io.Writer) *conn { return newConnOptions(r, w, connOptions{}) }
+
+// newConnOptions is newConn with options.
+func newConnOptions(r io.Reader, w io.Writer, opts connOptions) *conn {
+	c := &conn{w: w, pending: map[int64]chan response{}, stats: connStats{Requests: map[string]int{}}, opts: opts, done: make(chan struct{})}
 	go c.readLoop(r)
 	return c
 }
@@ -198,10 +218,18 @@ func (c *conn) handle(line []byte, at time.Time) {
 			_ = json.Unmarshal(m.Params, &p) // a malformed update still counts as an update
 			c.mu.Lock()
 			c.stats.Updates++
-			if p.Update.SessionUpdate == "agent_message_chunk" {
+			c.stats.UpdateBytes += int64(len(line))
+			c.stats.MaxUpdate = max(c.stats.MaxUpdate, len(line))
+			switch p.Update.SessionUpdate {
+			case "agent_message_chunk":
 				c.stats.MessageChunks++
+			case "tool_call_update":
+				c.stats.ToolUpdates++
 			}
 			c.mu.Unlock()
+			if c.opts.OnUpdate != nil {
+				c.opts.OnUpdate(m.Params)
+			}
 		}
 	default:
 		var id int64
@@ -224,10 +252,38 @@ func (c *conn) answer(m envelope) {
 	reply := envelope{JSONRPC: "2.0", ID: m.ID}
 	if m.Method == "session/request_permission" {
 		reply.Result = json.RawMessage(`{"outcome":{"outcome":"cancelled"}}`)
+		if c.opts.AllowPermissions {
+			if id := allowOption(m.Params); id != "" {
+				reply.Result, _ = json.Marshal(map[string]any{"outcome": map[string]string{"outcome": "selected", "optionId": id}})
+			}
+		}
 	} else {
 		reply.Error = &rpcError{Code: -32601, Message: "method not found: " + m.Method + " (the benchmark client advertises no fs or terminal capability)"}
 	}
 	_ = c.write(reply) // a closed stdin shows up as the agent's next failure
+}
+
+// allowOption picks the option of a session/request_permission that allows
+// once, else the one that allows always, else the first; "" when there is
+// none.
+func allowOption(params json.RawMessage) string {
+	var p struct {
+		Options []struct {
+			OptionID string `json:"optionId"`
+			Kind     string `json:"kind"`
+		} `json:"options"`
+	}
+	if json.Unmarshal(params, &p) != nil || len(p.Options) == 0 {
+		return ""
+	}
+	for _, kind := range []string{"allow_once", "allow_always"} {
+		for _, o := range p.Options {
+			if o.Kind == kind {
+				return o.OptionID
+			}
+		}
+	}
+	return p.Options[0].OptionID
 }
 
 // truncate cuts s to at most n bytes on a rune boundary, marking the cut.
