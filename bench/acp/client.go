@@ -49,7 +49,7 @@ type envelope struct {
 type connStats struct {
 	Updates       int            // session/update notifications
 	UpdateBytes   int64          // their JSON text, in bytes, without the newlines
-	MaxUpdate     int            // the largest one, in bytes
+	MaxUpdate     int            // the largest one, in bytes (since resetMaxUpdate)
 	ToolUpdates   int            // of which tool_call_update
 	MessageChunks int            // of which agent_message_chunk
 	Requests      map[string]int // agent requests by method
@@ -113,6 +113,13 @@ func (c *conn) Stats() connStats {
 		s.Requests[k] = v
 	}
 	return s
+}
+
+// resetMaxUpdate starts a new measurement of the largest update.
+func (c *conn) resetMaxUpdate() {
+	c.mu.Lock()
+	c.stats.MaxUpdate = 0
+	c.mu.Unlock()
 }
 
 // call sends a request and waits for its response. It returns when the

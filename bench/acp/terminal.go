@@ -55,6 +55,9 @@ type termAgent struct {
 	Name string
 	Kind agentKind
 	Argv []string
+	// ZedMeta advertises clientCapabilities._meta.terminal_output, Zed's
+	// display-only terminal (still no ACP terminal capability).
+	ZedMeta bool `json:",omitempty"`
 }
 
 // termConfig is the parsed command line of the terminal benchmark.
@@ -69,7 +72,6 @@ type termConfig struct {
 	JSON          bool
 	CodexSandbox  string
 	CodexApproval string
-	TermOutput    bool // advertise _meta.terminal_output, as Zed does
 	KeepDirs      bool // keep each run's folder (home, workspace, agent stderr) for debugging
 	AgentEnv      []string
 }
@@ -117,7 +119,7 @@ func parseTermArgs(args []string, stderr io.Writer) (termConfig, error) {
 	fs.BoolVar(&c.JSON, "json", false, "print JSON instead of Markdown")
 	fs.StringVar(&c.CodexSandbox, "codex-sandbox", "danger-full-access", "codex sandbox_mode")
 	fs.StringVar(&c.CodexApproval, "codex-approval", "never", "codex approval_policy")
-	fs.BoolVar(&c.TermOutput, "meta-terminal-output", false, "advertise clientCapabilities._meta.terminal_output (Zed's display-only terminal, which codex-acp streams into)")
+	fs.Var(agents.zedMeta(), "zed-terminal-output", "for the agent given just before, advertise clientCapabilities._meta.terminal_output as Zed does (codex-acp then streams into a display-only terminal)")
 	fs.BoolVar(&c.KeepDirs, "keep", false, "keep each run's folder (home, workspace, agent stderr) and print its path")
 	var env stringList
 	fs.Var(&env, "env", "extra KEY=VALUE for every agent (repeatable), e.g. RUST_LOG=debug with --keep")
@@ -168,6 +170,21 @@ type funcFlag func(string) error
 
 func (f funcFlag) String() string     { return "" }
 func (f funcFlag) Set(s string) error { return f(s) }
+
+// boolFuncFlag is a funcFlag that takes no value.
+type boolFuncFlag struct{ funcFlag }
+
+func (boolFuncFlag) IsBoolFlag() bool { return true }
+
+func (l *agentList) zedMeta() flag.Value {
+	return boolFuncFlag{func(s string) error {
+		if len(l.list) == 0 {
+			return errors.New("--zed-terminal-output applies to the agent given before it: give --hermes or --codex first")
+		}
+		l.list[len(l.list)-1].ZedMeta = s == "true"
+		return nil
+	}}
+}
 
 func (l *agentList) adder(kind agentKind) flag.Value {
 	return funcFlag(func(s string) error {
@@ -529,7 +546,7 @@ func runTermOnce(ctx context.Context, cfg termConfig, a termAgent, sc termScenar
 	}
 
 	caps := map[string]any{"fs": map[string]bool{"readTextFile": false, "writeTextFile": false}, "terminal": false}
-	if cfg.TermOutput {
+	if a.ZedMeta {
 		caps["_meta"] = map[string]any{"terminal_output": true}
 	}
 	if _, _, err := call("initialize", map[string]any{
@@ -556,6 +573,7 @@ func runTermOnce(ctx context.Context, cfg termConfig, a termAgent, sc termScenar
 		return fail(err)
 	}
 	sampler := startRSSSampler(pid, cfg.Sample)
+	c.resetMaxUpdate()
 	before := c.Stats()
 	sent, resp, err := call("session/prompt", map[string]any{
 		"sessionId": nr.SessionID,

@@ -368,12 +368,12 @@ func TestTerminalBenchSaysPendingWithoutTerminalTool(t *testing.T) {
 
 func TestParseTermArgs(t *testing.T) {
 	t.Parallel()
-	c, err := parseTermArgs([]string{"--hermes", "bin/hermes-acp --model x", "--codex", "/opt/codex-acp -c features.unified_exec=false", "--name", "codex shell",
+	c, err := parseTermArgs([]string{"--hermes", "bin/hermes-acp --model x", "--codex", "/opt/codex-acp -c features.unified_exec=false", "--name", "codex shell", "--zed-terminal-output",
 		"--scenarios", "seq,echo", "--command", "yes | head -n 3", "--expect", "y"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Agents) != 2 || c.Agents[0].Kind != kindHermes || c.Agents[0].Name != "hermes-acp" || c.Agents[1].Kind != kindCodex || c.Agents[1].Name != "codex shell" {
+	if len(c.Agents) != 2 || c.Agents[0].Kind != kindHermes || c.Agents[0].Name != "hermes-acp" || c.Agents[1].Kind != kindCodex || c.Agents[1].Name != "codex shell" || c.Agents[0].ZedMeta || !c.Agents[1].ZedMeta {
 		t.Errorf("agents = %+v", c.Agents)
 	}
 	if !strings.HasSuffix(c.Agents[0].Argv[0], "/bin/hermes-acp") || c.Agents[0].Argv[0] == "bin/hermes-acp" || c.Agents[0].Argv[2] != "x" {
@@ -389,6 +389,7 @@ func TestParseTermArgs(t *testing.T) {
 	for _, bad := range [][]string{
 		{},
 		{"--name", "x", "--hermes", "a"},
+		{"--zed-terminal-output", "--hermes", "a"},
 		{"--hermes", "a", "--hermes", "b"},
 		{"--hermes", "a", "--scenarios", "nope"},
 		{"--hermes", "a", "--runs", "0"},

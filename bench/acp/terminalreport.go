@@ -51,10 +51,14 @@ func writeTermMarkdown(w io.Writer, rep *termReport) error {
 	}
 	fmt.Fprintf(&b, "; benchmark built with %s\n", m.GoVersion)
 	for _, a := range rep.Agents {
-		fmt.Fprintf(&b, "- %s: `%s`\n", a.Name, quoteCommand(a.Argv))
+		fmt.Fprintf(&b, "- %s: `%s`", a.Name, quoteCommand(a.Argv))
+		if a.ZedMeta {
+			b.WriteString(" (the client advertises `_meta.terminal_output`, as Zed does)")
+		}
+		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "- Runs: median of up to %d per agent and scenario (no new run after %s spent on one), alternating between the agents; each run is a fresh process, workspace and home\n", rep.Runs, rep.Budget)
-	b.WriteString("- The client advertises no `terminal` capability, so the agent runs the command itself and streams its output as `session/update` notifications\n")
+	b.WriteString("- The client advertises no `terminal` capability, so the agent runs the command itself and sends its output in `session/update` notifications\n")
 
 	for _, sc := range rep.Scenarios {
 		cells := make([]*termCell, len(rep.Agents))
