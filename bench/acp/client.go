@@ -198,6 +198,23 @@ func (c *conn) readLoop(r io.Reader) {
 
 // handle routes one line read at time at.
 func (c *conn) handle(line []byte, at time.Time) {
+	// The common message, a session/update notification, can be megabytes
+	// long (a command's whole output): decode it in one pass that keeps no
+	// copy of it.
+	var peek struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  string          `json:"method"`
+		Params  struct {
+			Update struct {
+				SessionUpdate string `json:"sessionUpdate"`
+			} `json:"update"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(line, &peek) == nil && peek.JSONRPC == "2.0" && peek.Method == "session/update" && !hasID(peek.ID) {
+		c.countUpdate(line, peek.Params.Update.SessionUpdate)
+		return
+	}
 	var m envelope
 	if err := json.Unmarshal(line, &m); err != nil || m.JSONRPC != "2.0" {
 		c.mu.Lock()
@@ -208,35 +225,15 @@ func (c *conn) handle(line []byte, at time.Time) {
 		c.mu.Unlock()
 		return
 	}
-	hasID := len(m.ID) > 0 && string(m.ID) != "null"
 	switch {
-	case m.Method != "" && hasID:
+	case m.Method != "" && hasID(m.ID):
 		c.mu.Lock()
 		c.stats.Requests[m.Method]++
 		c.mu.Unlock()
 		c.answer(m)
 	case m.Method != "":
 		if m.Method == "session/update" {
-			var p struct {
-				Update struct {
-					SessionUpdate string `json:"sessionUpdate"`
-				} `json:"update"`
-			}
-			_ = json.Unmarshal(m.Params, &p) // a malformed update still counts as an update
-			c.mu.Lock()
-			c.stats.Updates++
-			c.stats.UpdateBytes += int64(len(line))
-			c.stats.MaxUpdate = max(c.stats.MaxUpdate, len(line))
-			switch p.Update.SessionUpdate {
-			case "agent_message_chunk":
-				c.stats.MessageChunks++
-			case "tool_call_update":
-				c.stats.ToolUpdates++
-			}
-			c.mu.Unlock()
-			if c.opts.OnUpdate != nil {
-				c.opts.OnUpdate(m.Params)
-			}
+			c.countUpdate(line, "") // params of an unexpected shape still count as an update
 		}
 	default:
 		var id int64
@@ -248,6 +245,31 @@ func (c *conn) handle(line []byte, at time.Time) {
 		c.mu.Unlock()
 		if ch != nil {
 			ch <- response{at: at, result: m.Result, err: m.Error}
+		}
+	}
+}
+
+// hasID reports whether a message's id is present.
+func hasID(id json.RawMessage) bool { return len(id) > 0 && string(id) != "null" }
+
+// countUpdate counts one session/update notification (line) of the given
+// kind and shows it to OnUpdate.
+func (c *conn) countUpdate(line []byte, kind string) {
+	c.mu.Lock()
+	c.stats.Updates++
+	c.stats.UpdateBytes += int64(len(line))
+	c.stats.MaxUpdate = max(c.stats.MaxUpdate, len(line))
+	switch kind {
+	case "agent_message_chunk":
+		c.stats.MessageChunks++
+	case "tool_call_update":
+		c.stats.ToolUpdates++
+	}
+	c.mu.Unlock()
+	if c.opts.OnUpdate != nil {
+		var m envelope
+		if json.Unmarshal(line, &m) == nil {
+			c.opts.OnUpdate(m.Params)
 		}
 	}
 }

@@ -430,3 +430,19 @@ func TestFormatTerm(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkConnHandleHugeUpdate is the client's cost per byte of a large
+// tool_call_update (codex-acp sends a command's whole output in one), so
+// that the benchmark client is known not to be what a flood measures.
+func BenchmarkConnHandleHugeUpdate(b *testing.B) {
+	text := strings.Repeat(strings.Repeat("a", 99)+`\n`, 25_000) // 2.5 MB of output, JSON-escaped
+	line := []byte(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"t","content":[{"type":"content","content":{"type":"text","text":"` + text + `"}}]}}}`)
+	c := &conn{w: io.Discard, pending: map[int64]chan response{}, stats: connStats{Requests: map[string]int{}}, done: make(chan struct{})}
+	b.SetBytes(int64(len(line)))
+	for b.Loop() {
+		c.handle(line, time.Time{})
+	}
+	if c.stats.ToolUpdates != b.N {
+		b.Fatalf("counted %d tool updates in %d lines", c.stats.ToolUpdates, b.N)
+	}
+}
