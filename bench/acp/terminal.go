@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -27,14 +28,14 @@ type termScenario struct {
 	Key     string // for --scenarios and JSON
 	Label   string // in the report
 	Command string // what the fake model asks the agent to run
-	Expect  string // text the command's output, as the model got it back, must contain
+	Expect  string // regular expression the command's output, as the model got it back, must match
 }
 
 // termScenarios are the scenarios, in the order they run.
 var termScenarios = []termScenario{
-	{"echo", "`echo hi` (one terminal turn)", "echo hi", "hi"},
-	{"seq", "`seq 1 35000`", "seq 1 35000", "35000"},
-	{"5mb", "5 MB of output", `head -c 5000000 /dev/zero | tr '\0' a | fold -w 100`, strings.Repeat("a", 100)},
+	{"echo", "`echo hi` (one terminal turn)", "echo hi", `\bhi\b`},
+	{"seq", "`seq 1 35000`", "seq 1 35000", `\b35000\b`},
+	{"5mb", "5 MB of output", `head -c 5000000 /dev/zero | tr '\0' a | fold -w 100`, `\ba{100}\b`},
 }
 
 // termPrompt is the prompt of a terminal benchmark turn.
@@ -110,7 +111,7 @@ func parseTermArgs(args []string, stderr io.Writer) (termConfig, error) {
 	fs.StringVar(&scenarios, "scenarios", strings.Join(keys, ","), "comma-separated scenarios to run")
 	var custom, expect string
 	fs.StringVar(&custom, "command", "", "also run this shell command as scenario \"custom\"")
-	fs.StringVar(&expect, "expect", "", "text the output of --command must contain (default: none)")
+	fs.StringVar(&expect, "expect", "", "regular expression the output of --command must match (default: anything)")
 	fs.IntVar(&c.Runs, "runs", 5, "measured runs per agent and scenario")
 	fs.IntVar(&c.Warmup, "warmup", 1, "uncounted `echo hi` runs per agent before the measured ones")
 	fs.DurationVar(&c.Budget, "budget", 6*time.Minute, "per agent and scenario, no further run starts once this much time was spent (at least one run is made)")
@@ -156,6 +157,9 @@ func parseTermArgs(args []string, stderr io.Writer) (termConfig, error) {
 			return termConfig{}, fmt.Errorf("--scenarios: unknown scenario %q (have %s)", k, strings.Join(keys, ", "))
 		}
 		c.Scenarios = append(c.Scenarios, termScenarios[i])
+	}
+	if _, err := regexp.Compile(expect); err != nil {
+		return termConfig{}, fmt.Errorf("--expect: %w", err)
 	}
 	if custom != "" {
 		c.Scenarios = append(c.Scenarios, termScenario{Key: "custom", Label: "`" + custom + "`", Command: custom, Expect: expect})
@@ -617,12 +621,16 @@ func checkRan(sc termScenario, outputs, notes []string) error {
 			return errors.New(n)
 		}
 	}
+	re, err := regexp.Compile(sc.Expect)
+	if err != nil {
+		return fmt.Errorf("scenario %s: %w", sc.Key, err)
+	}
 	for _, o := range outputs {
-		if strings.Contains(o, sc.Expect) {
+		if re.MatchString(o) {
 			return nil
 		}
 	}
-	msg := fmt.Sprintf("the model never got the output of %q back (want it to contain %q)", sc.Command, truncate(sc.Expect, 20))
+	msg := fmt.Sprintf("the model never got the output of %q back (want a match of %s)", sc.Command, sc.Expect)
 	if len(outputs) > 0 {
 		msg += fmt.Sprintf("; last tool output: %q", truncate(outputs[len(outputs)-1], 300))
 	}

@@ -446,3 +446,24 @@ func BenchmarkConnHandleHugeUpdate(b *testing.B) {
 		b.Fatalf("counted %d tool updates in %d lines", c.stats.ToolUpdates, b.N)
 	}
 }
+
+func TestCheckRanWantsTheCommandsOutput(t *testing.T) {
+	t.Parallel()
+	echo, seq := termScenarios[0], termScenarios[1]
+	blocked := `{"output":"","exit_code":-1,"error":"Commands cannot run in this session","status":"blocked"}`
+	if err := checkRan(echo, []string{blocked}, nil); err == nil || !strings.Contains(err.Error(), "never got the output") {
+		t.Errorf("a blocked command passed the echo check (err %v)", err)
+	}
+	if err := checkRan(echo, []string{`{"output":"hi\n","exit_code":0}`}, nil); err != nil {
+		t.Errorf("hermes-style output of echo hi: %v", err)
+	}
+	if err := checkRan(seq, []string{"Exit code: 0\nOutput:\n1\n2\n[…]\n34999\n35000\n"}, nil); err != nil {
+		t.Errorf("codex-style output of seq: %v", err)
+	}
+	if err := checkRan(seq, []string{"1\n2\n350001\n"}, nil); err == nil {
+		t.Error("output without the line 35000 passed the seq check")
+	}
+	if err := checkRan(seq, nil, []string{pendingTool + ": no terminal"}); err == nil || !strings.HasPrefix(err.Error(), pendingTool) {
+		t.Errorf("a missing tool gave %v, want the pending error", err)
+	}
+}
