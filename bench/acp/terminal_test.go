@@ -463,6 +463,14 @@ func TestCheckRanWantsTheCommandsOutput(t *testing.T) {
 	if err := checkRan(seq, []string{"1\n2\n350001\n"}, nil); err == nil {
 		t.Error("output without the line 35000 passed the seq check")
 	}
+	big := termScenarios[2]
+	line := strings.Repeat("a", 100)
+	if err := checkRan(big, []string{`{"output":"Total output lines: 49505\\n\\n` + line + `\\n` + line + `"}`}, nil); err != nil {
+		t.Errorf("codex-style output of the 5 MB command, JSON in a string: %v", err)
+	}
+	if err := checkRan(big, []string{strings.Repeat("a", 99) + "\n" + strings.Repeat("a", 101)}, nil); err == nil {
+		t.Error("output without a 100-character line passed the 5 MB check")
+	}
 	if err := checkRan(seq, nil, []string{pendingTool + ": no terminal"}); err == nil || !strings.HasPrefix(err.Error(), pendingTool) {
 		t.Errorf("a missing tool gave %v, want the pending error", err)
 	}
