@@ -475,3 +475,29 @@ func TestCheckRanWantsTheCommandsOutput(t *testing.T) {
 		t.Errorf("a missing tool gave %v, want the pending error", err)
 	}
 }
+
+func TestTermTargetsAreIssue11s(t *testing.T) {
+	t.Parallel()
+	byKey := map[string]termMetric{}
+	for _, m := range termMetrics {
+		byKey[m.Key] = m
+	}
+	for _, tt := range []struct {
+		key    string
+		median float64
+		want   string
+	}{
+		{"updates", 50, "≤ 50: met"},
+		{"updates", 51, "≤ 50: **missed**"},
+		{"wall_s", 1.99, "< 2 s: met"},
+		{"wall_s", 2, "< 2 s: **missed**"},
+		{"rss_growth_mib", 28.5, "< 30 MB: met"},      // 29.9 MB
+		{"rss_growth_mib", 29, "< 30 MB: **missed**"}, // 30.4 MB
+		{"update_bytes", 1e9, ""},
+	} {
+		c := &termCell{Metrics: map[string]summary{tt.key: {N: 1, Median: tt.median}}}
+		if got := termTarget(byKey[tt.key], c); got != tt.want {
+			t.Errorf("%s at %v: target cell %q, want %q", tt.key, tt.median, got, tt.want)
+		}
+	}
+}

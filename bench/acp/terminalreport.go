@@ -164,15 +164,12 @@ func termTarget(m termMetric, c *termCell) string {
 	if m.Target == 0 {
 		return ""
 	}
-	t := "≤ " + strconv.FormatFloat(m.Target, 'g', -1, 64)
-	if m.Unit != "" {
-		t = "< " + strconv.FormatFloat(m.Target, 'g', -1, 64) + " " + m.Unit
-	}
+	t := m.TargetText
 	s, ok := c.Metrics[m.Key]
 	switch {
 	case !ok:
 		return t
-	case s.Median < m.Target || (m.Unit == "" && s.Median <= m.Target):
+	case s.Median < m.Target:
 		return t + ": met"
 	default:
 		return t + ": **missed**"
