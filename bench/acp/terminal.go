@@ -127,6 +127,11 @@ func parseTermArgs(args []string, stderr io.Writer) (termConfig, error) {
 	if err := fs.Parse(args); err != nil {
 		return termConfig{}, err
 	}
+	for _, kv := range env {
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return termConfig{}, fmt.Errorf("--env %q: want KEY=VALUE", kv)
+		}
+	}
 	c.AgentEnv = env
 	if fs.NArg() > 0 {
 		return termConfig{}, fmt.Errorf("unexpected arguments %q: give the agents with --hermes and --codex", fs.Args())
@@ -608,7 +613,12 @@ func runTermOnce(ctx context.Context, cfg termConfig, a termAgent, sc termScenar
 	res.Values["model_requests"] = float64(models)
 
 	outputs, notes := seen.snapshot()
-	res.Notes = append(res.Notes, notes...)
+	for _, n := range notes {
+		if !strings.HasPrefix(n, pendingTool) {
+			n = "fake model: " + n
+		}
+		res.Notes = append(res.Notes, n)
+	}
 	if err := checkRan(sc, outputs, notes); err != nil {
 		return fail(err)
 	}

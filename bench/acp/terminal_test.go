@@ -394,6 +394,8 @@ func TestParseTermArgs(t *testing.T) {
 		{"--hermes", "a", "--scenarios", "nope"},
 		{"--hermes", "a", "--runs", "0"},
 		{"--hermes", "'a"},
+		{"--hermes", "a", "--env", "NOEQUALS"},
+		{"--hermes", "a", "--command", "true", "--expect", "("},
 	} {
 		if _, err := parseTermArgs(bad, io.Discard); err == nil {
 			t.Errorf("parseTermArgs(%q) gave no error", bad)

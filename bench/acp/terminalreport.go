@@ -128,7 +128,7 @@ func writeTermMarkdown(w io.Writer, rep *termReport) error {
 				for _, n := range r.Notes {
 					if !seen[n] && !strings.HasPrefix(n, pendingTool) {
 						seen[n] = true
-						notes = append(notes, fmt.Sprintf("%s: fake model: %s", c.Agent, truncate(n, 300)))
+						notes = append(notes, fmt.Sprintf("%s: %s", c.Agent, truncate(n, 300)))
 					}
 				}
 			}
