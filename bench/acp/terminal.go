@@ -405,15 +405,28 @@ func hermesRespond(seen *toolOutputs) func(modeltest.Request) modeltest.Turn {
 	var mu sync.Mutex
 	n := 0
 	return func(req modeltest.Request) modeltest.Turn {
-		last := req.Last()
-		if last.Role == "tool" {
-			seen.add(last.Content)
-			return modeltest.Turn{Text: []string{doneText}}
+		// The last user message naming a command starts the turn; a tool
+		// result after it means the command ran.
+		asked := -1
+		for i, m := range req.Messages {
+			if m.Role == "user" && commandFrom(m.Content) != "" {
+				asked = i
+			}
 		}
-		cmd := commandFrom(last.Content)
-		if cmd == "" {
+		if asked < 0 {
 			return modeltest.Turn{Text: []string{"No command was asked for."}}
 		}
+		answered := false
+		for _, m := range req.Messages[asked+1:] {
+			if m.Role == "tool" {
+				seen.add(m.Content)
+				answered = true
+			}
+		}
+		if answered {
+			return modeltest.Turn{Text: []string{doneText}}
+		}
+		cmd := commandFrom(req.Messages[asked].Content)
 		var names []string
 		for _, t := range req.Tools {
 			names = append(names, t.Name)

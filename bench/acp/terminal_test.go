@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/hermes-acp/hermes-acp/model/modeltest"
 )
 
 // responsesBody is a Responses API request as codex sends it, with the
@@ -501,5 +503,34 @@ func TestTermTargetsAreIssue11s(t *testing.T) {
 		if got := termTarget(byKey[tt.key], c); got != tt.want {
 			t.Errorf("%s at %v: target cell %q, want %q", tt.key, tt.median, got, tt.want)
 		}
+	}
+}
+
+func TestHermesRespondCallsTerminalThenAnswers(t *testing.T) {
+	t.Parallel()
+	seen := &toolOutputs{}
+	respond := hermesRespond(seen)
+	prompt := modeltest.Message{Role: "user", Content: "<context>…</context>\n" + termPrompt("seq 1 35000")}
+	tools := []modeltest.Tool{{Name: "read_file"}, {Name: "terminal"}}
+
+	turn := respond(modeltest.Request{Messages: []modeltest.Message{{Role: "system", Content: "hermes"}, prompt}, Tools: tools})
+	if len(turn.ToolCalls) != 1 || turn.ToolCalls[0].Name != "terminal" || turn.ToolCalls[0].Arguments != `{"command":"seq 1 35000"}` {
+		t.Fatalf("first turn = %+v, want a terminal call with the command", turn)
+	}
+	call := modeltest.Message{Role: "assistant", ContentNull: true, ToolCalls: []modeltest.ToolCall{turn.ToolCalls[0]}}
+	result := modeltest.Message{Role: "tool", ToolCallID: turn.ToolCalls[0].ID, Content: `{"output":"1\n…\n35000\n","exit_code":0}`}
+	note := modeltest.Message{Role: "user", Content: "[a background process finished]"}
+	turn = respond(modeltest.Request{Messages: []modeltest.Message{prompt, call, result, note}, Tools: tools})
+	if len(turn.ToolCalls) != 0 || strings.Join(turn.Text, "") != doneText {
+		t.Errorf("turn after the result = %+v, want the closing text", turn)
+	}
+	if outputs, _ := seen.snapshot(); len(outputs) != 1 || !strings.Contains(outputs[0], "35000") {
+		t.Errorf("recorded outputs %q, want the tool result", outputs)
+	}
+
+	turn = respond(modeltest.Request{Messages: []modeltest.Message{prompt}, Tools: tools[:1]})
+	_, notes := seen.snapshot()
+	if len(turn.ToolCalls) != 0 || len(notes) != 1 || !strings.HasPrefix(notes[0], pendingTool) || !strings.Contains(notes[0], "tools: read_file") {
+		t.Errorf("without the tool: turn %+v, notes %q; want text and a pending note naming the tools", turn, notes)
 	}
 }
