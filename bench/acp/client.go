@@ -48,6 +48,9 @@ type envelope struct {
 // connStats counts what the agent sent besides responses.
 type connStats struct {
 	Updates       int            // session/update notifications
+	UpdateBytes   int64          // their JSON text, in bytes, without the newlines
+	MaxUpdate     int            // the largest one, in bytes (since resetMaxUpdate)
+	ToolUpdates   int            // of which tool_call_update
 	MessageChunks int            // of which agent_message_chunk
 	Requests      map[string]int // agent requests by method
 	BadLines      int            // stdout lines that are not JSON-RPC messages
@@ -70,12 +73,29 @@ type conn struct {
 	stats   connStats
 	readErr error
 
+	// opts is fixed before the read goroutine starts.
+	opts connOptions
+
 	done chan struct{}
 }
 
+// connOptions changes how a conn treats the agent's messages.
+type connOptions struct {
+	// AllowPermissions answers session/request_permission with the first
+	// allow_once option (else allow_always, else the first option) instead
+	// of "cancelled".
+	AllowPermissions bool
+	// OnUpdate, when set, sees every session/update notification's params,
+	// on the read goroutine; it must not keep the slice.
+	OnUpdate func(params json.RawMessage)
+}
+
 // newConn starts reading r (the agent's stdout) and writes to w (its stdin).
-func newConn(r io.Reader, w io.Writer) *conn {
-	c := &conn{w: w, pending: map[int64]chan response{}, stats: connStats{Requests: map[string]int{}}, done: make(chan struct{})}
+func newConn(r io.Reader, w io.Writer) *conn { return newConnOptions(r, w, connOptions{}) }
+
+// newConnOptions is newConn with options.
+func newConnOptions(r io.Reader, w io.Writer, opts connOptions) *conn {
+	c := &conn{w: w, pending: map[int64]chan response{}, stats: connStats{Requests: map[string]int{}}, opts: opts, done: make(chan struct{})}
 	go c.readLoop(r)
 	return c
 }
@@ -93,6 +113,13 @@ func (c *conn) Stats() connStats {
 		s.Requests[k] = v
 	}
 	return s
+}
+
+// resetMaxUpdate starts a new measurement of the largest update.
+func (c *conn) resetMaxUpdate() {
+	c.mu.Lock()
+	c.stats.MaxUpdate = 0
+	c.mu.Unlock()
 }
 
 // call sends a request and waits for its response. It returns when the
@@ -171,6 +198,23 @@ func (c *conn) readLoop(r io.Reader) {
 
 // handle routes one line read at time at.
 func (c *conn) handle(line []byte, at time.Time) {
+	// The common message, a session/update notification, can be megabytes
+	// long (a command's whole output): decode it in one pass that keeps no
+	// copy of it.
+	var peek struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  string          `json:"method"`
+		Params  struct {
+			Update struct {
+				SessionUpdate string `json:"sessionUpdate"`
+			} `json:"update"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(line, &peek) == nil && peek.JSONRPC == "2.0" && peek.Method == "session/update" && !hasID(peek.ID) {
+		c.countUpdate(line, peek.Params.Update.SessionUpdate)
+		return
+	}
 	var m envelope
 	if err := json.Unmarshal(line, &m); err != nil || m.JSONRPC != "2.0" {
 		c.mu.Lock()
@@ -181,27 +225,15 @@ func (c *conn) handle(line []byte, at time.Time) {
 		c.mu.Unlock()
 		return
 	}
-	hasID := len(m.ID) > 0 && string(m.ID) != "null"
 	switch {
-	case m.Method != "" && hasID:
+	case m.Method != "" && hasID(m.ID):
 		c.mu.Lock()
 		c.stats.Requests[m.Method]++
 		c.mu.Unlock()
 		c.answer(m)
 	case m.Method != "":
 		if m.Method == "session/update" {
-			var p struct {
-				Update struct {
-					SessionUpdate string `json:"sessionUpdate"`
-				} `json:"update"`
-			}
-			_ = json.Unmarshal(m.Params, &p) // a malformed update still counts as an update
-			c.mu.Lock()
-			c.stats.Updates++
-			if p.Update.SessionUpdate == "agent_message_chunk" {
-				c.stats.MessageChunks++
-			}
-			c.mu.Unlock()
+			c.countUpdate(line, "") // params of an unexpected shape still count as an update
 		}
 	default:
 		var id int64
@@ -217,6 +249,31 @@ func (c *conn) handle(line []byte, at time.Time) {
 	}
 }
 
+// hasID reports whether a message's id is present.
+func hasID(id json.RawMessage) bool { return len(id) > 0 && string(id) != "null" }
+
+// countUpdate counts one session/update notification (line) of the given
+// kind and shows it to OnUpdate.
+func (c *conn) countUpdate(line []byte, kind string) {
+	c.mu.Lock()
+	c.stats.Updates++
+	c.stats.UpdateBytes += int64(len(line))
+	c.stats.MaxUpdate = max(c.stats.MaxUpdate, len(line))
+	switch kind {
+	case "agent_message_chunk":
+		c.stats.MessageChunks++
+	case "tool_call_update":
+		c.stats.ToolUpdates++
+	}
+	c.mu.Unlock()
+	if c.opts.OnUpdate != nil {
+		var m envelope
+		if json.Unmarshal(line, &m) == nil {
+			c.opts.OnUpdate(m.Params)
+		}
+	}
+}
+
 // answer replies to a request from the agent. The benchmark client
 // advertises no capabilities, so only session/request_permission is
 // answered with a result.
@@ -224,10 +281,38 @@ func (c *conn) answer(m envelope) {
 	reply := envelope{JSONRPC: "2.0", ID: m.ID}
 	if m.Method == "session/request_permission" {
 		reply.Result = json.RawMessage(`{"outcome":{"outcome":"cancelled"}}`)
+		if c.opts.AllowPermissions {
+			if id := allowOption(m.Params); id != "" {
+				reply.Result, _ = json.Marshal(map[string]any{"outcome": map[string]string{"outcome": "selected", "optionId": id}})
+			}
+		}
 	} else {
 		reply.Error = &rpcError{Code: -32601, Message: "method not found: " + m.Method + " (the benchmark client advertises no fs or terminal capability)"}
 	}
 	_ = c.write(reply) // a closed stdin shows up as the agent's next failure
+}
+
+// allowOption picks the option of a session/request_permission that allows
+// once, else the one that allows always, else the first; "" when there is
+// none.
+func allowOption(params json.RawMessage) string {
+	var p struct {
+		Options []struct {
+			OptionID string `json:"optionId"`
+			Kind     string `json:"kind"`
+		} `json:"options"`
+	}
+	if json.Unmarshal(params, &p) != nil || len(p.Options) == 0 {
+		return ""
+	}
+	for _, kind := range []string{"allow_once", "allow_always"} {
+		for _, o := range p.Options {
+			if o.Kind == kind {
+				return o.OptionID
+			}
+		}
+	}
+	return p.Options[0].OptionID
 }
 
 // truncate cuts s to at most n bytes on a rune boundary, marking the cut.

@@ -42,6 +42,15 @@
 // session/request_permission with "cancelled" and any other agent request
 // with a method-not-found error.
 //
+// The terminal subcommand (go run ./bench/acp terminal -h; driven by
+// bench/terminal/run.sh) measures instead one prompt turn in which the agent
+// runs a shell command itself and sends its output as session/update
+// notifications: wall time, the notifications and their JSON bytes, and the
+// RSS of the agent's process tree sampled during the turn. hermes-acp gets a
+// fake Chat Completions model that calls its "terminal" tool; codex-acp a
+// loopback fake of OpenAI's Responses API (responses.go) configured through
+// a per-run CODEX_HOME/config.toml.
+//
 // One warm-up run per agent (--warmup) is not counted; a step that fails in
 // the warm-up is skipped in the measured runs and reported with its error.
 // With two agents the runs alternate. The report is a Markdown table of the

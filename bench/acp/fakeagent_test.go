@@ -24,6 +24,9 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv(fakeAgentEnv); mode != "" {
 		os.Exit(fakeAgent(mode, os.Stdin, os.Stdout, os.Stderr))
 	}
+	if mode := os.Getenv(fakeTermAgentEnv); mode != "" {
+		os.Exit(fakeTermAgent(mode, os.Stdin, os.Stdout))
+	}
 	os.Exit(m.Run())
 }
 

@@ -52,7 +52,7 @@ func (f *fakeModel) Close() { f.upstream.Close() }
 // span is one request an endpoint served.
 type span struct {
 	start, end time.Time
-	chat       bool // a POST to .../chat/completions
+	chat       bool // a model request: a POST to .../chat/completions or .../responses
 }
 
 // endpoint is a loopback reverse proxy in front of the fake model for one
@@ -73,18 +73,22 @@ type endpoint struct {
 }
 
 // endpoint starts a new timing proxy.
-func (f *fakeModel) endpoint() (*endpoint, error) {
+func (f *fakeModel) endpoint() (*endpoint, error) { return newEndpoint(f.target, f.errLog) }
+
+// newEndpoint starts a timing proxy in front of the server at target (a
+// loopback URL without the /v1 suffix).
+func newEndpoint(target *url.URL, errLog io.Writer) (*endpoint, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("listen for fake model: %w", err)
 	}
 	e := &endpoint{base: "http://" + ln.Addr().String() + "/v1", served: make(chan struct{}), active: map[uint64]span{}}
-	proxy := httputil.NewSingleHostReverseProxy(f.target)
+	proxy := httputil.NewSingleHostReverseProxy(target)
 	proxy.FlushInterval = -1 // pass every SSE chunk on at once
-	proxy.ErrorLog = log.New(f.errLog, "fake model proxy: ", 0)
+	proxy.ErrorLog = log.New(errLog, "fake model proxy: ", 0)
 	e.srv = &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			chat := r.Method == http.MethodPost && strings.HasSuffix(strings.TrimSuffix(r.URL.Path, "/"), "/chat/completions")
+			chat := r.Method == http.MethodPost && isModelPath(r.URL.Path)
 			s := span{start: time.Now(), chat: chat}
 			e.mu.Lock()
 			id := e.nextID
@@ -98,16 +102,23 @@ func (f *fakeModel) endpoint() (*endpoint, error) {
 			e.spans = append(e.spans, s)
 			e.mu.Unlock()
 		}),
-		ErrorLog:          log.New(f.errLog, "fake model server: ", 0),
+		ErrorLog:          log.New(errLog, "fake model server: ", 0),
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	go func() {
 		defer close(e.served)
 		if err := e.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			fmt.Fprintf(f.errLog, "fake model server: %v\n", err)
+			fmt.Fprintf(errLog, "fake model server: %v\n", err)
 		}
 	}()
 	return e, nil
+}
+
+// isModelPath reports whether a POST to path asks the model for a turn: a
+// Chat Completions or a Responses API request.
+func isModelPath(path string) bool {
+	path = strings.TrimSuffix(path, "/")
+	return strings.HasSuffix(path, "/chat/completions") || strings.HasSuffix(path, "/responses")
 }
 
 // BaseURL is the OpenAI-compatible base URL, ending in /v1.

@@ -23,6 +23,9 @@ func main() {
 // was written and the first agent answered initialize, 1 when the first
 // agent could not be measured at all, and 2 for a bad command line.
 func run(ctx context.Context, prog string, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "terminal" {
+		return runTerminal(ctx, prog, args[1:], stdout, stderr)
+	}
 	cfg, err := parseArgs(args, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {

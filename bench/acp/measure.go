@@ -285,6 +285,11 @@ type agentProc struct {
 
 // startAgent starts argv with env in dir, its stderr going to stderrPath.
 func startAgent(argv, env []string, dir, stderrPath string) (*agentProc, error) {
+	return startAgentOptions(argv, env, dir, stderrPath, connOptions{})
+}
+
+// startAgentOptions is startAgent with options for the connection.
+func startAgentOptions(argv, env []string, dir, stderrPath string, opts connOptions) (*agentProc, error) {
 	errFile, err := os.Create(stderrPath)
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", argv[0], err)
@@ -315,7 +320,7 @@ func startAgent(argv, env []string, dir, stderrPath string) (*agentProc, error) 
 		return nil, fmt.Errorf("start %s: %w", argv[0], err)
 	}
 	go func() { p.waitCh <- cmd.Wait() }()
-	p.conn = newConn(outR, inW)
+	p.conn = newConnOptions(outR, inW, opts)
 	return p, nil
 }
 
