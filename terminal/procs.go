@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -130,8 +131,19 @@ func (t *Table) Start(ctx context.Context, env Environment, s Spec, notify bool)
 		t.remove(b)
 		return nil, err
 	}
+	t.mu.Lock()
+	if t.closed {
+		// Closed while starting: the process must not outlive the table.
+		t.mu.Unlock()
+		t.remove(b)
+		p.Kill()
+		_, _ = io.Copy(io.Discard, p.Output())
+		p.Wait()
+		return nil, errors.New("the session is closed")
+	}
 	b.p, b.PID, b.Started = p, p.PID(), t.opts.Now()
 	t.wg.Add(1)
+	t.mu.Unlock()
 	go b.run()
 	return b, nil
 }
@@ -186,7 +198,7 @@ func (t *Table) Get(id string) *Background {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, b := range t.procs {
-		if b.ID == id {
+		if b.ID == id && b.p != nil {
 			return b
 		}
 	}
@@ -198,7 +210,7 @@ func (t *Table) Get(id string) *Background {
 	}
 	var found *Background
 	for _, b := range t.procs {
-		if strings.HasPrefix(b.ID, id) {
+		if b.p != nil && strings.HasPrefix(b.ID, id) {
 			if found != nil {
 				return nil
 			}
@@ -212,13 +224,11 @@ func (t *Table) Get(id string) *Background {
 func (t *Table) List() []Snapshot {
 	t.mu.Lock()
 	t.pruneLocked()
-	procs := slices.Clone(t.procs)
+	procs := slices.DeleteFunc(slices.Clone(t.procs), func(b *Background) bool { return b.p == nil })
 	t.mu.Unlock()
 	out := make([]Snapshot, 0, len(procs))
 	for _, b := range procs {
-		if b.p != nil {
-			out = append(out, b.Snapshot())
-		}
+		out = append(out, b.Snapshot())
 	}
 	return out
 }
@@ -239,12 +249,10 @@ func (t *Table) Running() int {
 func (t *Table) Close() {
 	t.mu.Lock()
 	t.closed = true
-	procs := slices.Clone(t.procs)
+	procs := slices.DeleteFunc(slices.Clone(t.procs), func(b *Background) bool { return b.p == nil })
 	t.mu.Unlock()
 	for _, b := range procs {
-		if b.p != nil {
-			b.kill()
-		}
+		b.kill()
 	}
 	t.wg.Wait()
 }
