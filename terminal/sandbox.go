@@ -4,12 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"time"
 )
 
 // SandboxCommand is the hidden subcommand of the agent's binary that
@@ -125,36 +123,62 @@ func (s *Sandbox) defaultDirs() []string {
 	for _, k := range []string{"npm_config_cache", "PIP_CACHE_DIR", "GOMODCACHE", "GOCACHE"} {
 		dirs = append(dirs, s.getenv(k))
 	}
-	dirs = append(dirs, goCaches()...)
+	dirs = append(dirs, s.goCaches()...)
 	return dirs
 }
 
-// goCaches asks the go command for its module and build caches; nothing
-// when there is no go command (it is asked once per Sandbox).
-func goCaches() []string {
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		return nil
+// goCaches returns the go command's module and build caches as it finds
+// them (GOMODCACHE, GOCACHE: the environment, else its go env file, else
+// $GOPATH/pkg/mod and the user cache folder's go-build), without running
+// it: `go env` costs a process start and tens of MB at a session's first
+// command.
+func (s *Sandbox) goCaches() []string {
+	// The go command finds its caches from the environment commands run
+	// with, which is this process's.
+	home := s.getenv("HOME")
+	if home == "" {
+		home = s.home()
 	}
-	cmd := exec.Command(goBin, "env", "GOMODCACHE", "GOCACHE")
-	cmd.WaitDelay = time.Second
-	done := make(chan struct{})
-	var out []byte
-	go func() {
-		out, err = cmd.Output()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		_ = cmd.Process.Kill()
-		<-done
-		return nil
+	file := map[string]string{}
+	envFile := s.getenv("GOENV")
+	if envFile == "" {
+		if cfg := s.getenv("XDG_CONFIG_HOME"); cfg != "" {
+			envFile = filepath.Join(cfg, "go", "env")
+		} else if h := home; h != "" {
+			envFile = filepath.Join(h, ".config", "go", "env")
+		}
 	}
-	if err != nil {
-		return nil
+	if envFile != "" && envFile != "off" {
+		if b, err := os.ReadFile(envFile); err == nil {
+			for _, line := range strings.Split(string(b), "\n") {
+				if k, v, ok := strings.Cut(strings.TrimSpace(line), "="); ok {
+					file[k] = strings.TrimSpace(v)
+				}
+			}
+		}
 	}
-	return strings.Fields(string(out))
+	get := func(k string) string {
+		if v := s.getenv(k); v != "" {
+			return v
+		}
+		return file[k]
+	}
+	var dirs []string
+	if mod := get("GOMODCACHE"); mod != "" {
+		dirs = append(dirs, mod)
+	} else if gp := get("GOPATH"); gp != "" {
+		dirs = append(dirs, filepath.Join(filepath.SplitList(gp)[0], "pkg", "mod"))
+	} else if h := home; h != "" {
+		dirs = append(dirs, filepath.Join(h, "go", "pkg", "mod"))
+	}
+	if c := get("GOCACHE"); c != "" && c != "off" {
+		dirs = append(dirs, c)
+	} else if xdg := s.getenv("XDG_CACHE_HOME"); xdg != "" {
+		dirs = append(dirs, filepath.Join(xdg, "go-build"))
+	} else if h := home; h != "" {
+		dirs = append(dirs, filepath.Join(h, ".cache", "go-build"))
+	}
+	return dirs
 }
 
 // parseSandboxArgs parses SandboxCommand's arguments (after its name).

@@ -653,6 +653,14 @@ func checkRan(sc termScenario, outputs, notes []string) error {
 		if re.MatchString(o) {
 			return nil
 		}
+		// hermes-acp's tool results are JSON ({"output": "…\n35000", …}):
+		// match the decoded output, where the escaped newline is one.
+		var v struct {
+			Output string `json:"output"`
+		}
+		if json.Unmarshal([]byte(o), &v) == nil && re.MatchString(v.Output) {
+			return nil
+		}
 	}
 	msg := fmt.Sprintf("the model never got the output of %q back (want a match of %s)", sc.Command, sc.Expect)
 	if len(outputs) > 0 {
