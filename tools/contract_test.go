@@ -86,6 +86,9 @@ var contractHermesDescriptions = map[string]string{
 		"REQUIRED PARAMETERS: mode, patch. Example:\n" +
 		"*** Begin Patch\n*** Update File: src/app.py\n@@ def main(): @@\n     print(\"hello\")\n" +
 		"-    return 1\n+    return 0\n*** Add File: NOTES.md\n+# Notes\n*** End Patch",
+	"vision_analyze": "Analyze images using AI vision. Provides a comprehensive description and answers a specific " +
+		"question about the image content. The image can be a file in the workspace (a PNG, JPEG, GIF or WebP of " +
+		"at most 15 MB), an http(s) URL or a data: URL.",
 }
 
 // TestEntries checks the declared built-in entries: every fact the
@@ -112,6 +115,7 @@ func TestEntries(t *testing.T) {
 		"search_files": {Toolset: "file", Kind: registry.KindSearch, ReadOnly: true, Idempotent: true, ParallelSafe: true,
 			MaxResultChars: 100_000},
 		"write_file": {Toolset: "file", Kind: registry.KindEdit, PathArg: "path", MaxResultChars: 100_000},
+		"vision_analyze": {Toolset: "vision", Kind: registry.KindRead, ReadOnly: true, Idempotent: true, ParallelSafe: true},
 	}
 	got := map[string]facts{}
 	var names []string
@@ -154,7 +158,7 @@ func TestBindEnabledToolsOnly(t *testing.T) {
 			t.Errorf("bound entry %s has no handler", e.Name)
 		}
 	}
-	if d := cmp.Diff([]string{"read_file", "write_file"}, names); d != "" {
+	if d := cmp.Diff([]string{"read_file", "vision_analyze", "write_file"}, names); d != "" {
 		t.Errorf("Bind entries mismatch (-want +got):\n%s", d)
 	}
 	if len(hooks) != 1 {

@@ -53,6 +53,17 @@ type Deps struct {
 	// OnClose registers f to run when the session closes (background
 	// processes are killed then). Nil: the tools never learn it.
 	OnClose func(f func())
+
+	// vision (tools/vision_analyze.go).
+	// Vision asks a model that can see images about image (of type mime)
+	// in a request of its own and returns the model's answer; an error is
+	// the request's failure, shown to the model. Nil means no model can see
+	// images: vision_analyze is not offered.
+	Vision func(ctx context.Context, image []byte, mime, question string) (string, error)
+	// FetchImage downloads an http(s) image URL under the agent's network
+	// policy, reading at most maxBytes (more is an error); it returns the
+	// bytes and the server's content type. Nil refuses every URL.
+	FetchImage func(ctx context.Context, url string, maxBytes int64) (data []byte, mime string, err error)
 }
 
 // EditApprover shows the proposed changes of tool call callID to the user
