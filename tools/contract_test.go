@@ -114,7 +114,7 @@ func TestEntries(t *testing.T) {
 			PathArg: "path", LineArgs: []string{"offset"}, ReadsSavedResults: true, MaxResultChars: registry.Unlimited},
 		"search_files": {Toolset: "file", Kind: registry.KindSearch, ReadOnly: true, Idempotent: true, ParallelSafe: true,
 			MaxResultChars: 100_000},
-		"write_file": {Toolset: "file", Kind: registry.KindEdit, PathArg: "path", MaxResultChars: 100_000},
+		"write_file":     {Toolset: "file", Kind: registry.KindEdit, PathArg: "path", MaxResultChars: 100_000},
 		"vision_analyze": {Toolset: "vision", Kind: registry.KindRead, ReadOnly: true, Idempotent: true, ParallelSafe: true},
 	}
 	got := map[string]facts{}

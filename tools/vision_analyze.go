@@ -277,4 +277,3 @@ func visionAnalyzeRender(_ map[string]any, r registry.Result) string {
 	}
 	return ""
 }
-
