@@ -29,6 +29,10 @@ type fileConfig struct {
 		Timeout       int      `yaml:"timeout"` // seconds per request
 		// ThinkingBudget enables Anthropic extended thinking (tokens).
 		ThinkingBudget int `yaml:"thinking_budget"`
+		// vision (cmd/hermes-acp/vision.go): false means the model cannot
+		// see images; supports_vision is hermes's name.
+		Vision         *bool `yaml:"vision"`
+		SupportsVision *bool `yaml:"supports_vision"`
 	} `yaml:"model"`
 	Approvals struct {
 		Mode    string `yaml:"mode"`    // manual | off
@@ -53,6 +57,11 @@ type fileConfig struct {
 	FS struct {
 		Timeout int `yaml:"timeout"` // seconds to wait for the editor's fs/* answer
 	} `yaml:"fs"`
+	// Auxiliary are hermes's side-task models; vision_analyze uses
+	// auxiliary.vision when model.vision is false (cmd/hermes-acp/vision.go).
+	Auxiliary struct {
+		Vision auxModelConfig `yaml:"vision"`
+	} `yaml:"auxiliary"`
 	// ToolLoopGuardrails is hermes's per-turn loop controller; 0 or absent
 	// thresholds keep hermes's defaults.
 	ToolLoopGuardrails struct {
@@ -116,6 +125,10 @@ type config struct {
 	FileErr         error  // a config file that exists but is broken (logged)
 	FSTimeout       time.Duration
 	Guardrails      registry.GuardrailConfig // tool_loop_guardrails
+	// NoVision is model.vision: false; AuxVision is the auxiliary.vision
+	// model, nil when none is set (cmd/hermes-acp/vision.go).
+	NoVision  bool
+	AuxVision *auxModel
 	// Problems are the file's bad values and syntax errors in plain words,
 	// each naming its key; shown in the chat once (configNotice).
 	Problems []string
@@ -186,6 +199,7 @@ func loadConfig(getenv func(string) string, flagModel, flagBaseURL string) confi
 	}
 	c.ModelChoices = fc.Model.Choices
 	resolveProvider(&c, &fc, env, flagBaseURL)
+	resolveVision(&c, &fc, env)
 	c.ThinkingBudget = fc.Model.ThinkingBudget
 	c.ReasoningEffort = fc.Agent.ReasoningEffort
 	c.ContextLength = fc.Model.ContextLength

@@ -61,6 +61,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		},
 		Registry: reg,
 		BindTools: func(env *agent.Env) ([]registry.Entry, []registry.Hook) {
+			vision, fetchImage := visionDeps(env) // cmd/hermes-acp/vision.go
 			return tools.Bind(tools.Deps{
 				Workspace:           env.Workspace(),
 				Files:               env.Files(),
@@ -71,6 +72,9 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 				RefuseNewLintErrors: env.RefuseNewLintErrors(),
 				SavedResult:         env.SavedResult,
 				Enabled:             env.Enabled,
+				// vision
+				Vision:     vision,
+				FetchImage: fetchImage,
 			})
 		},
 		Pipeline: registry.PipelineOptions{
@@ -138,6 +142,7 @@ func declaredTools(log *slog.Logger) (*registry.Registry, error) {
 func modelSetup(cfg config, record string, log *slog.Logger) agent.ModelSetup {
 	setup := agent.ModelSetup{Name: cfg.Model, Choices: cfg.ModelChoices, ContextWindow: cfg.ContextLength,
 		CompressionThreshold: cfg.CompressAt, CompressionOff: cfg.CompressOff}
+	visionSetup(&setup, cfg, log) // cmd/hermes-acp/vision.go
 	if cfg.ProviderProblem != "" && cfg.Model != "" {
 		setup.Problem = cfg.ProviderProblem
 		log.Warn("model not usable", "model", cfg.Model, "error", cfg.ProviderProblem)
