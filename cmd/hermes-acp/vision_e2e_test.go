@@ -14,6 +14,7 @@ import (
 	"image/color"
 	"image/png"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -137,5 +138,35 @@ func TestTypeScriptSDKVisionOpenAI(t *testing.T) {
 	}
 	if !prompted || !analyzed {
 		t.Errorf("the model saw the attached image: %v; vision_analyze's image: %v; want both", prompted, analyzed)
+	}
+}
+
+// `hermes-acp tools` says why vision_analyze is not offered.
+func TestToolsCmdVision(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		config, want string
+	}{
+		{"model:\n  vision: false\n", "vision_analyze  vision   no       unavailable: no model can see images: model.vision is false and auxiliary.vision.model is not set"},
+		{"model:\n  vision: false\nauxiliary:\n  vision:\n    model: llava\n", "vision_analyze  vision   yes      available"},
+		{"", "vision_analyze  vision   yes      available"},
+	} {
+		home := t.TempDir()
+		writeFile(t, filepath.Join(home, "config.yaml"), tc.config)
+		cmd := exec.Command(agentBin, "tools")
+		cmd.Env = baseEnv(t, "HERMES_HOME="+home)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("hermes-acp tools: %v\n%s", err, out)
+		}
+		var line string
+		for l := range strings.Lines(string(out)) {
+			if strings.HasPrefix(l, "vision_analyze ") {
+				line = strings.Join(strings.Fields(l), " ")
+			}
+		}
+		if want := strings.Join(strings.Fields(tc.want), " "); line != want {
+			t.Errorf("config %q: tools line = %q, want %q", tc.config, line, want)
+		}
 	}
 }
