@@ -18,11 +18,11 @@ func TestConfigVision(t *testing.T) {
 		noVision   bool
 		aux        *auxModel
 		problem    string // in c.Problems
-		unavailble bool   // visionReason not empty
+		unavailable bool   // visionReason not empty
 	}{
 		{name: "default: the model sees", yaml: "model:\n  default: gpt-4.1\n"},
-		{name: "model.vision false, no auxiliary", yaml: "model:\n  default: m\n  vision: false\n", noVision: true, unavailble: true},
-		{name: "hermes's supports_vision", yaml: "model:\n  default: m\n  supports_vision: false\n", noVision: true, unavailble: true},
+		{name: "model.vision false, no auxiliary", yaml: "model:\n  default: m\n  vision: false\n", noVision: true, unavailable: true},
+		{name: "hermes's supports_vision", yaml: "model:\n  default: m\n  supports_vision: false\n", noVision: true, unavailable: true},
 		{name: "model.vision wins over supports_vision", yaml: "model:\n  default: m\n  vision: true\n  supports_vision: false\n"},
 		{
 			name: "auxiliary on the main endpoint",
@@ -55,9 +55,9 @@ func TestConfigVision(t *testing.T) {
 			aux: &auxModel{Wire: model.WireOpenAI, Model: "gpt-4o", Timeout: 120 * time.Second},
 		},
 		{
-			name: "hermes's own integration without base_url",
-			yaml: "model:\n  default: m\n  vision: false\nauxiliary:\n  vision:\n    provider: nous\n    model: x\n",
-			noVision: true, unavailble: true, problem: `auxiliary.vision.provider: "nous" is one of hermes-agent's own integrations`,
+			name:     "hermes's own integration without base_url",
+			yaml:     "model:\n  default: m\n  vision: false\nauxiliary:\n  vision:\n    provider: nous\n    model: x\n",
+			noVision: true, unavailable: true, problem: `auxiliary.vision.provider: "nous" is one of hermes-agent's own integrations`,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -73,8 +73,8 @@ func TestConfigVision(t *testing.T) {
 			if d := cmp.Diff(tc.aux, c.AuxVision); d != "" {
 				t.Errorf("AuxVision (-want +got):\n%s", d)
 			}
-			if got := c.visionReason(); (got != "") != tc.unavailble {
-				t.Errorf("visionReason() = %q, want unavailable %v", got, tc.unavailble)
+			if got := c.visionReason(); (got != "") != tc.unavailable {
+				t.Errorf("visionReason() = %q, want unavailable %v", got, tc.unavailable)
 			}
 			problems := strings.Join(c.Problems, "\n")
 			if tc.problem == "" && problems != "" || !strings.Contains(problems, tc.problem) {
