@@ -12,12 +12,12 @@ import (
 func TestConfigVision(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name       string
-		yaml       string
-		env        map[string]string
-		noVision   bool
-		aux        *auxModel
-		problem    string // in c.Problems
+		name        string
+		yaml        string
+		env         map[string]string
+		noVision    bool
+		aux         *auxModel
+		problem     string // in c.Problems
 		unavailable bool   // visionReason not empty
 	}{
 		{name: "default: the model sees", yaml: "model:\n  default: gpt-4.1\n"},
