@@ -9,6 +9,7 @@ import (
 
 	"github.com/hermes-acp/hermes-acp/acp"
 	"github.com/hermes-acp/hermes-acp/model"
+	"github.com/hermes-acp/hermes-acp/workspace"
 )
 
 // visionPrompt is hermes-agent's prompt for describing an image with a
@@ -17,7 +18,7 @@ const visionPrompt = "Fully describe and explain everything about this image, th
 
 // checkPromptImages checks the images of a prompt's user message before
 // anything is sent: the model must see images (model.vision) and each
-// image must be PNG, JPEG, GIF or WebP within model.MaxImageBytes. It sets
+// image must be PNG, JPEG, GIF or WebP within workspace.MaxImageBytes. It sets
 // each image's MIME type from its bytes and returns "" when the prompt may
 // go on, else the refusal to show in the chat.
 func checkPromptImages(setup ModelSetup, msg *model.Message) string {
@@ -30,7 +31,7 @@ func checkPromptImages(setup ModelSetup, msg *model.Message) string {
 	}
 	var problems []string
 	for i := range msg.Images {
-		mime, err := model.CheckImage(msg.Images[i].Data)
+		mime, err := workspace.CheckImage(msg.Images[i].Data)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("image %d: %v", i+1, err))
 			continue
@@ -41,7 +42,7 @@ func checkPromptImages(setup ModelSetup, msg *model.Message) string {
 		return ""
 	}
 	return fmt.Sprintf("Nothing was sent to the model: %s. Attach %s images of at most %s and send the prompt again.",
-		strings.Join(problems, "; "), model.ImageFormats, model.SizeText(model.MaxImageBytes))
+		strings.Join(problems, "; "), workspace.ImageFormats, workspace.SizeText(workspace.MaxImageBytes))
 }
 
 // replayImages sends the images of a stored user message as image content
@@ -50,11 +51,11 @@ func (s *Session) replayImages(m model.Message, id string) {
 	for _, img := range m.Images {
 		mime := img.MIMEType
 		if mime == "" {
-			mime = model.SniffImage(img.Data)
+			mime = workspace.SniffImage(img.Data)
 		}
 		if mime == "" { // not an image any client can show: say what it was
 			s.send(acp.SessionUpdate{UserMessageChunk: &acp.ContentChunk{
-				Content: acp.TextBlock(fmt.Sprintf("[image, %s]", model.SizeText(int64(len(img.Data))))), MessageID: &id}})
+				Content: acp.TextBlock(fmt.Sprintf("[image, %s]", workspace.SizeText(int64(len(img.Data))))), MessageID: &id}})
 			continue
 		}
 		s.send(acp.SessionUpdate{UserMessageChunk: &acp.ContentChunk{Content: acp.ContentBlock{Image: &acp.ImageContent{

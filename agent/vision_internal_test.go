@@ -5,12 +5,13 @@ import (
 	"testing"
 
 	"github.com/hermes-acp/hermes-acp/model"
+	"github.com/hermes-acp/hermes-acp/workspace"
 )
 
 func TestCheckPromptImagesSize(t *testing.T) {
 	t.Parallel()
 	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
-	huge := append(append([]byte(nil), png...), make([]byte, model.MaxImageBytes)...)
+	huge := append(append([]byte(nil), png...), make([]byte, workspace.MaxImageBytes)...)
 	msg := model.Message{Role: model.RoleUser, Images: []model.Image{{Data: png}, {MIMEType: "image/png", Data: huge}}}
 	got := checkPromptImages(ModelSetup{}, &msg)
 	for _, w := range []string{"Nothing was sent to the model: image 2: the image is 15.0 MB; the limit is 15.0 MB", "at most 15.0 MB"} {

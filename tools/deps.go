@@ -90,6 +90,8 @@ type LintSink interface {
 // and the tools' per-session state.
 type session struct {
 	Deps
+	// ungated makes Enabled ignore the tools' gates (Entries' descriptions).
+	ungated bool
 	reads   *readFileTracker // read_file's dedup and loop guard
 	patches *patchFailures   // patch's consecutive failure counters
 }
@@ -99,4 +101,11 @@ func newSession(d Deps) *session {
 		d.Enabled = func(string) bool { return true }
 	}
 	return &session{Deps: d, reads: newReadTracker(), patches: newPatchFailures()}
+}
+
+// Enabled reports whether the session offers tool: its toolsets select it
+// (Deps.Enabled) and the session can run it (a gated tool, see
+// sessionGate, may not). Descriptions and result hints name only these.
+func (s *session) Enabled(tool string) bool {
+	return s.Deps.Enabled(tool) && (s.ungated || s.canRun(tool))
 }

@@ -130,6 +130,11 @@ func newFakeEnv(t testing.TB, opts fakeEnvOptions) *fakeEnv {
 		Linter:              &e.linter,
 		RefuseNewLintErrors: opts.RefuseLint,
 		Enabled:             opts.Enabled,
+		// A model that sees, so vision_analyze counts as enabled; tests of
+		// vision_analyze replace it.
+		Vision: func(context.Context, []byte, string, string) (string, error) {
+			return "", errors.New("no vision model in this test")
+		},
 	})
 	return e
 }

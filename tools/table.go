@@ -65,6 +65,7 @@ func register(e registry.Entry, bind binding) struct{} {
 func Entries() []registry.Entry {
 	out := make([]registry.Entry, 0, len(builtins))
 	all := newSession(Deps{})
+	all.ungated = true // every tool, whether or not a session could run it
 	for _, t := range sorted() {
 		e := t.entry
 		e.Description = t.description(all)
@@ -81,7 +82,7 @@ func Bind(d Deps) ([]registry.Entry, []registry.Hook) {
 	s := newSession(d)
 	var out []registry.Entry
 	for _, t := range sorted() {
-		if !s.Enabled(t.entry.Name) {
+		if !s.Deps.Enabled(t.entry.Name) { // a selected tool the session cannot run is bound unavailable
 			continue
 		}
 		e := t.entry
@@ -98,6 +99,17 @@ func Bind(d Deps) ([]registry.Entry, []registry.Hook) {
 		s.reads.noteToolCall(c.Name)
 		return false, ""
 	}}}
+}
+
+// canRun reports whether session s can run the built-in tool name: false
+// only for a tool whose gate refuses s.
+func (s *session) canRun(name string) bool {
+	for _, t := range builtins {
+		if t.entry.Name == name && t.bind.gate != nil {
+			return t.bind.gate(s) == nil
+		}
+	}
+	return true
 }
 
 // sorted returns the table sorted by name.

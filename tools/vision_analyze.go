@@ -13,8 +13,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/hermes-acp/hermes-acp/model"
 	"github.com/hermes-acp/hermes-acp/registry"
+	"github.com/hermes-acp/hermes-acp/workspace"
 )
 
 // vision_analyze shows an image to a model that can see and returns its
@@ -23,7 +23,7 @@ import (
 // of the workspace (read under the workspace's and file safety's rules),
 // an http(s) URL (fetched through Deps.FetchImage, which applies the
 // agent's network policy) or a data: URL; it must be PNG, JPEG, GIF or
-// WebP of at most model.MaxImageBytes, checked before anything is sent.
+// WebP of at most workspace.MaxImageBytes, checked before anything is sent.
 // Deps.Vision asks the model; without it the tool is not offered.
 var _ = register(registry.Entry{
 	Name:        visionAnalyzeName,
@@ -103,10 +103,10 @@ func visionAnalyze(ctx context.Context, s *session, _ *registry.Call, p *visionA
 	if problem != "" {
 		return visionFailed(problem), nil
 	}
-	mime, err := model.CheckImage(data)
+	mime, err := workspace.CheckImage(data)
 	if err != nil {
 		return visionFailed(fmt.Sprintf("Cannot analyze %s: %v. vision_analyze takes %s images of at most %s.",
-			visionShort(src), err, model.ImageFormats, model.SizeText(model.MaxImageBytes))), nil
+			visionShort(src), err, workspace.ImageFormats, workspace.SizeText(workspace.MaxImageBytes))), nil
 	}
 	analysis, err := s.Vision(ctx, data, mime, p.Question)
 	if err != nil {
@@ -137,7 +137,7 @@ func (s *session) loadImage(ctx context.Context, src string) (data []byte, probl
 		if s.FetchImage == nil {
 			return nil, "Fetching image URLs is not available in this session; save the image in the workspace and pass its path."
 		}
-		data, _, err := s.FetchImage(ctx, src, model.MaxImageBytes)
+		data, _, err := s.FetchImage(ctx, src, workspace.MaxImageBytes)
 		if err != nil {
 			return nil, fmt.Sprintf("Could not fetch the image %s: %v", src, err)
 		}
@@ -168,10 +168,10 @@ func (s *session) readImageFile(raw string) ([]byte, string) {
 		return nil, fmt.Sprintf("Cannot read image %s: %v", raw, err)
 	}
 	defer f.Close()
-	if fi.Size() > model.MaxImageBytes {
-		return nil, fmt.Sprintf("Image %s is %s; the limit is %s.", raw, model.SizeText(fi.Size()), model.SizeText(model.MaxImageBytes))
+	if fi.Size() > workspace.MaxImageBytes {
+		return nil, fmt.Sprintf("Image %s is %s; the limit is %s.", raw, workspace.SizeText(fi.Size()), workspace.SizeText(workspace.MaxImageBytes))
 	}
-	data, err := io.ReadAll(io.LimitReader(f, model.MaxImageBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, workspace.MaxImageBytes+1))
 	if err != nil {
 		return nil, fmt.Sprintf("Cannot read image %s: %v", raw, err)
 	}
@@ -192,8 +192,8 @@ func decodeDataURL(src string) ([]byte, string) {
 			}
 			return r
 		}, payload)
-		if n := base64.StdEncoding.DecodedLen(len(payload)); n > model.MaxImageBytes+3 {
-			return nil, fmt.Sprintf("The data URL's image is about %s; the limit is %s.", model.SizeText(int64(n)), model.SizeText(model.MaxImageBytes))
+		if n := base64.StdEncoding.DecodedLen(len(payload)); n > workspace.MaxImageBytes+3 {
+			return nil, fmt.Sprintf("The data URL's image is about %s; the limit is %s.", workspace.SizeText(int64(n)), workspace.SizeText(workspace.MaxImageBytes))
 		}
 		data, err := base64.StdEncoding.DecodeString(payload)
 		if err != nil {
@@ -237,7 +237,7 @@ func visionErrorAdvice(err error) string {
 func visionShort(src string) string {
 	if strings.HasPrefix(strings.ToLower(src), "data:") {
 		meta, _, _ := strings.Cut(src, ",")
-		return meta + ",… (" + model.SizeText(int64(len(src))) + ")"
+		return meta + ",… (" + workspace.SizeText(int64(len(src))) + ")"
 	}
 	return src
 }

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hermes-acp/hermes-acp/model"
+	"github.com/hermes-acp/hermes-acp/workspace"
 )
 
 // visionPNG is a 3×1 PNG.
@@ -160,7 +160,7 @@ func TestVisionAnalyzeFetch(t *testing.T) {
 		return pic, "application/octet-stream", nil
 	}
 	r := env.Run(t, visionAnalyzeName, map[string]any{"image_url": "https://example.com/cat", "question": "What animal?"})
-	if r.IsError || gotURL != "https://example.com/cat" || gotMax != model.MaxImageBytes {
+	if r.IsError || gotURL != "https://example.com/cat" || gotMax != workspace.MaxImageBytes {
 		t.Fatalf("result %s after fetching %q with limit %d", r.Encode(), gotURL, gotMax)
 	}
 	if len(*calls) != 1 || (*calls)[0].mime != "image/png" {
@@ -216,6 +216,7 @@ func TestVisionAnalyzeAvailability(t *testing.T) {
 		t.Fatal("Bind has no vision_analyze")
 		return nil
 	}
+	env.Vision = nil
 	d := env.Deps
 	if err := check(d); err == nil || !strings.Contains(err.Error(), "model.vision is false and auxiliary.vision.model is not set") {
 		t.Errorf("without Vision: Check() = %v, want the reason", err)
@@ -223,6 +224,17 @@ func TestVisionAnalyzeAvailability(t *testing.T) {
 	d.Vision = func(context.Context, []byte, string, string) (string, error) { return "", nil }
 	if err := check(d); err != nil {
 		t.Errorf("with Vision: Check() = %v, want nil", err)
+	}
+	// Without a model that sees, the other tools do not point at it.
+	entries, _ := Bind(env.Deps)
+	for _, e := range entries {
+		if e.Name == readFileName && strings.Contains(e.Description, visionAnalyzeName) {
+			t.Errorf("without Vision, read_file's description names vision_analyze: %q", e.Description)
+		}
+	}
+	env.WriteFile(t, "pic.png", string(visionPNG(t)))
+	if got := env.Run(t, readFileName, map[string]any{"path": "pic.png"}).Encode(); strings.Contains(got, visionAnalyzeName) {
+		t.Errorf("without Vision, read_file's image hint names vision_analyze: %s", got)
 	}
 	for _, e := range Entries() {
 		if e.Name == visionAnalyzeName && e.Check != nil {

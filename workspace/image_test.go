@@ -1,4 +1,4 @@
-package model_test
+package workspace_test
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hermes-acp/hermes-acp/model"
+	"github.com/hermes-acp/hermes-acp/workspace"
 )
 
 // encoded returns a 2×2 image in the standard library's encoders' formats.
@@ -43,7 +43,7 @@ func encoded(t *testing.T) map[string][]byte {
 func TestCheckImageFormats(t *testing.T) {
 	t.Parallel()
 	for want, data := range encoded(t) {
-		got, err := model.CheckImage(data)
+		got, err := workspace.CheckImage(data)
 		if err != nil || got != want {
 			t.Errorf("CheckImage(%s) = %q, %v; want %q", want, got, err, want)
 		}
@@ -54,7 +54,7 @@ func TestCheckImageRefusals(t *testing.T) {
 	t.Parallel()
 	bmp := append([]byte("BM"), make([]byte, 60)...)
 	svg := []byte(`<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"></svg>`)
-	big := append(bytes.Clone(encoded(t)["image/png"]), make([]byte, model.MaxImageBytes)...)
+	big := append(bytes.Clone(encoded(t)["image/png"]), make([]byte, workspace.MaxImageBytes)...)
 	for _, tc := range []struct {
 		name string
 		data []byte
@@ -66,7 +66,7 @@ func TestCheckImageRefusals(t *testing.T) {
 		{"text", []byte("hello"), []string{"not PNG, JPEG, GIF or WebP", "text/plain"}},
 		{"too large", big, []string{"15.0 MB", "the limit is 15.0 MB"}},
 	} {
-		_, err := model.CheckImage(tc.data)
+		_, err := workspace.CheckImage(tc.data)
 		if err == nil {
 			t.Errorf("CheckImage(%s) = nil error, want a refusal", tc.name)
 			continue

@@ -1,4 +1,4 @@
-package model
+package workspace
 
 import (
 	"bytes"
@@ -6,7 +6,8 @@ import (
 	"net/http"
 )
 
-// MaxImageBytes is the largest image hermes-acp sends to a model: 15 MiB,
+// MaxImageBytes is the largest image hermes-acp sends to a model (a
+// prompt's attachment or vision_analyze's): 15 MiB,
 // which base64 turns into hermes-agent's 20 MiB ceiling for a vision
 // payload (no major provider accepts more).
 const MaxImageBytes = 15 << 20
@@ -51,13 +52,4 @@ func CheckImage(data []byte) (mime string, err error) {
 
 // SizeText writes a byte count for people: "812 bytes", "48.2 KB",
 // "3.1 MB" (1 KB = 1024 bytes).
-func SizeText(n int64) string {
-	switch {
-	case n < 1024:
-		return fmt.Sprintf("%d bytes", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	default:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	}
-}
+func SizeText(n int64) string { return humanSize(n) }
