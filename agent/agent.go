@@ -56,6 +56,16 @@ type ModelSetup struct {
 	// CompressionOff turns automatic compression off (compression.enabled:
 	// false); /compact still works.
 	CompressionOff bool
+
+	// Vision (agent/vision.go). NoVision is model.vision: false: the
+	// model cannot see images, so prompts with images are refused, the
+	// editor is not told images are welcome, and vision_analyze asks
+	// VisionProvider instead.
+	NoVision bool
+	// VisionProvider serves the auxiliary.vision model VisionModel, which
+	// vision_analyze asks when NoVision is set; nil means none.
+	VisionProvider model.Provider
+	VisionModel    string
 }
 
 // Options configures an [Agent]. Zero values are sensible defaults.
@@ -235,7 +245,7 @@ func (a *Agent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*ac
 		ProtocolVersion: acp.ProtocolVersion,
 		AgentCapabilities: acp.AgentCapabilities{
 			LoadSession:        a.store != nil,
-			PromptCapabilities: acp.PromptCapabilities{Image: true, EmbeddedContext: true},
+			PromptCapabilities: acp.PromptCapabilities{Image: !a.modelSetup().NoVision, EmbeddedContext: true},
 			McpCapabilities:    a.mcpCapabilities(),
 			SessionCapabilities: acp.SessionCapabilities{
 				Close:                 &acp.Marker{},

@@ -76,6 +76,10 @@ func (a *Agent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.Prompt
 	if strings.TrimSpace(msg.Content) == "" && len(msg.Images) == 0 {
 		return &acp.PromptResponse{StopReason: acp.StopEndTurn}, nil
 	}
+	if refusal := checkPromptImages(s.a.modelSetup(), &msg); refusal != "" {
+		s.sendText(refusal) // agent/vision.go
+		return &acp.PromptResponse{StopReason: acp.StopEndTurn}, nil
+	}
 	return &acp.PromptResponse{StopReason: s.runTurn(ctx, msg)}, nil
 }
 

@@ -39,7 +39,7 @@ func TestPromptBlocksBecomeTheUserMessage(t *testing.T) {
 	sid := h.newSession(ws)
 	// An unsaved editor buffer wins over the disk.
 	h.editor.SetBuffer(filepath.Join(ws, "notes.md"), "unsaved buffer text")
-	png := []byte{0x89, 'P', 'N', 'G', 1, 2, 3}
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR") // a PNG signature: prompt images are checked
 	res, err := h.editor.Prompt(h.ctx(), &acp.PromptRequest{SessionID: sid, Prompt: []acp.ContentBlock{
 		acp.TextBlock("Look at these"),
 		{ResourceLink: &acp.ResourceLink{URI: "file://" + filepath.Join(ws, "notes.md"), Name: "notes.md"}},

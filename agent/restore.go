@@ -92,10 +92,11 @@ func (s *Session) replay() {
 	for _, m := range history {
 		switch m.Role {
 		case model.RoleUser:
+			id := newMessageID()
 			if m.Content != "" {
-				id := newMessageID()
 				s.send(acp.SessionUpdate{UserMessageChunk: &acp.ContentChunk{Content: acp.TextBlock(m.Content), MessageID: &id}})
 			}
+			s.replayImages(m, id) // agent/vision.go
 		case model.RoleAssistant:
 			if m.Thought != "" {
 				id := newMessageID()

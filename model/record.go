@@ -106,6 +106,9 @@ func recordReply(prev Message, hasPrev bool, reply *Reply) scriptReply {
 	s := scriptReply{Thought: reply.Thought, Text: reply.Text}
 	if hasPrev {
 		s.Expect = &scriptExpect{Role: string(prev.Role), Contains: excerpt(messageText(prev))}
+		if n := len(prev.Images); n > 0 {
+			s.Expect.Images = &n
+		}
 	}
 	for _, c := range reply.ToolCalls {
 		s.ToolCalls = append(s.ToolCalls, scriptToolCall{

@@ -53,6 +53,10 @@ type scriptExpect struct {
 	Role     string `yaml:"role,omitempty"`
 	Contains string `yaml:"contains,omitempty"`
 	Matches  string `yaml:"matches,omitempty"`
+	// Images is the number of images the message must carry (images
+	// attached to a prompt, or the image vision_analyze sends); nil means
+	// any number.
+	Images *int `yaml:"images,omitempty"`
 }
 
 // scriptToolCall is one tool call of a reply.
@@ -134,7 +138,8 @@ func (d scriptDuration) MarshalYAML() (any, error) {
 //	  - thought: "The user greets me."     # optional, streamed as thought deltas
 //	    text: "Hello! I am hermes-acp."    # optional, streamed word by word
 //	  - expect: {role: tool, contains: "4"} # optional check of the request's last message
-//	                                        # (matches: RE2 regexp instead of or besides contains)
+//	                                        # (matches: RE2 regexp instead of or besides contains;
+//	                                        # images: N, the number of images the message carries)
 //	    tool_calls:
 //	      - name: write_file
 //	        arguments: {path: notes.txt, content: "hi\n"} # mapping or JSON string
@@ -258,6 +263,9 @@ func parseReplies(name string, replies []scriptReply, items []*yaml.Node, callN 
 			case "", RoleSystem, RoleUser, RoleAssistant, RoleTool:
 			default:
 				return nil, scriptLineError(name, line, fmt.Sprintf("expect.role %q is not one of system, user, assistant, tool", e.Role))
+			}
+			if e.Images != nil && *e.Images < 0 {
+				return nil, scriptLineError(name, line, fmt.Sprintf("expect.images %d is not a number of images (0 or more)", *e.Images))
 			}
 			if e.Matches != "" {
 				re, err := regexp.Compile(e.Matches)
@@ -399,6 +407,9 @@ func (s *Script) check(pos int, r playReply, msgs []Message) error {
 	if e.Matches != "" {
 		want = append(want, fmt.Sprintf("matching /%s/", e.Matches))
 	}
+	if e.Images != nil {
+		want = append(want, "with "+imageCount(*e.Images))
+	}
 	var got string
 	ok := len(msgs) > 0
 	if ok {
@@ -406,8 +417,12 @@ func (s *Script) check(pos int, r playReply, msgs []Message) error {
 		text := messageText(last)
 		ok = (e.Role == "" || Role(e.Role) == last.Role) &&
 			(e.Contains == "" || strings.Contains(text, e.Contains)) &&
-			(r.matches == nil || r.matches.MatchString(text))
+			(r.matches == nil || r.matches.MatchString(text)) &&
+			(e.Images == nil || *e.Images == len(last.Images))
 		got = fmt.Sprintf("a %s message: %q", last.Role, truncate(text, 120))
+		if e.Images != nil {
+			got += " with " + imageCount(len(last.Images))
+		}
 	} else {
 		got = "no messages at all"
 	}
@@ -417,6 +432,14 @@ func (s *Script) check(pos int, r playReply, msgs []Message) error {
 	return &Error{Kind: ScriptMismatch, Message: fmt.Sprintf(
 		"The conversation does not match the model script %s: reply %d (line %d) expects the last message to be %s, but it is %s.",
 		s.path, pos+1, r.line, strings.Join(want, " "), got)}
+}
+
+// imageCount says "no image", "1 image" or "N images".
+func imageCount(n int) string {
+	if n == 0 {
+		return "no image"
+	}
+	return fmt.Sprintf("%d %s", n, plural(n, "image", "images"))
 }
 
 // messageText is the text an expect looks at: the content, or for an
@@ -554,7 +577,7 @@ func scriptError(name string, err error) *Error {
 		if m := yamlLine.FindStringSubmatch(l); m != nil {
 			msg := m[2]
 			if f := yamlUnknownField.FindStringSubmatch(msg); f != nil {
-				msg = fmt.Sprintf("unknown field %q (allowed: replies, conversations; in a conversation: match, replies; in match: contains, matches; in a reply: expect, thought, text, tool_calls, finish, delay; in a tool call: name, arguments, id; in expect: role, contains, matches)", f[1])
+				msg = fmt.Sprintf("unknown field %q (allowed: replies, conversations; in a conversation: match, replies; in match: contains, matches; in a reply: expect, thought, text, tool_calls, finish, delay; in a tool call: name, arguments, id; in expect: role, contains, matches, images)", f[1])
 			}
 			msg = strings.ReplaceAll(msg, "model.scriptFile", "a script")
 			lines[i] = fmt.Sprintf("%s:%s: %s", name, m[1], msg)

@@ -132,6 +132,9 @@ var contractHermesDescriptions = map[string]string{
 	// web
 	"web_extract": "Extract the content of web pages as Markdown (the main content of the page, without navigation and ads). Also reads PDF URLs (papers, documents) as text and plain-text URLs as they are. Pass up to 5 URLs per call. Pages under 5000 characters come back whole; longer pages come back summarised to about 5000 characters, or cut to `char_limit` characters when no summary is made, with the full text saved to a file you can read with read_file (offset and limit). Private, loopback and cloud-metadata addresses are refused unless web.allow_private_urls is set. If a URL fails or needs JavaScript, try another source or open it with browser_navigate.",
 	"web_search":  "Search the web for information on any topic. Returns up to `limit` results (default 5) ranked by relevance, each with a title, URL and short description. Use it to find documentation, error messages, release notes or current information, then read the pages you need with web_extract.",
+	"vision_analyze": "Analyze images using AI vision. Provides a comprehensive description and answers a specific " +
+		"question about the image content. The image can be a file in the workspace (a PNG, JPEG, GIF or WebP of " +
+		"at most 15 MB), an http(s) URL or a data: URL.",
 }
 
 // TestEntries checks the declared built-in entries: every fact the
@@ -157,9 +160,10 @@ func TestEntries(t *testing.T) {
 			PathArg: "path", LineArgs: []string{"offset"}, ReadsSavedResults: true, MaxResultChars: registry.Unlimited},
 		"search_files": {Toolset: "file", Kind: registry.KindSearch, ReadOnly: true, Idempotent: true, ParallelSafe: true,
 			MaxResultChars: 100_000},
-		"write_file": {Toolset: "file", Kind: registry.KindEdit, PathArg: "path", MaxResultChars: 100_000},
-		"terminal":   {Toolset: "terminal", Kind: registry.KindExecute, MaxResultChars: 100_000},
-		"process":    {Toolset: "terminal", Kind: registry.KindExecute},
+		"vision_analyze": {Toolset: "vision", Kind: registry.KindRead, ReadOnly: true, Idempotent: true, ParallelSafe: true},
+		"write_file":     {Toolset: "file", Kind: registry.KindEdit, PathArg: "path", MaxResultChars: 100_000},
+		"terminal":       {Toolset: "terminal", Kind: registry.KindExecute, MaxResultChars: 100_000},
+		"process":        {Toolset: "terminal", Kind: registry.KindExecute},
 		// web
 		"web_extract": {Toolset: "web", Kind: registry.KindFetch, ReadOnly: true, Idempotent: true, ParallelSafe: true, MaxResultChars: 100_000},
 		"web_search":  {Toolset: "web", Kind: registry.KindFetch, ReadOnly: true, Idempotent: true, ParallelSafe: true, MaxResultChars: 100_000},
@@ -209,7 +213,7 @@ func TestBindEnabledToolsOnly(t *testing.T) {
 			t.Errorf("bound entry %s has no handler", e.Name)
 		}
 	}
-	if d := cmp.Diff([]string{"process", "read_file", "skill_manage", "skill_view", "skills_list", "terminal", "web_extract", "web_search", "write_file"}, names); d != "" {
+	if d := cmp.Diff([]string{"process", "read_file", "skill_manage", "skill_view", "skills_list", "terminal", "vision_analyze", "web_extract", "web_search", "write_file"}, names); d != "" {
 		t.Errorf("Bind entries mismatch (-want +got):\n%s", d)
 	}
 	if len(hooks) != 1 {

@@ -57,6 +57,16 @@ type Deps struct {
 	// processes are killed then). Nil: the tools never learn it.
 	OnClose func(f func())
 
+	// vision (tools/vision_analyze.go).
+	// Vision asks a model that can see images about image (of type mime)
+	// in a request of its own and returns the model's answer; an error is
+	// the request's failure, shown to the model. Nil means no model can see
+	// images: vision_analyze is not offered.
+	Vision func(ctx context.Context, image []byte, mime, question string) (string, error)
+	// FetchImage downloads an http(s) image URL under the agent's network
+	// policy, reading at most maxBytes (more is an error); it returns the
+	// bytes and the server's content type. Nil refuses every URL.
+	FetchImage func(ctx context.Context, url string, maxBytes int64) (data []byte, mime string, err error)
 	// Skills (issue #14) is the library the skill tools read and write:
 	// the user's and the project's skills folders. Nil means an empty
 	// library with nowhere to create skills.
@@ -121,6 +131,8 @@ type LintSink interface {
 // and the tools' per-session state.
 type session struct {
 	Deps
+	// ungated makes Enabled ignore the tools' gates (Entries' descriptions).
+	ungated bool
 	reads   *readFileTracker // read_file's dedup and loop guard
 	patches *patchFailures   // patch's consecutive failure counters
 	procs   *terminal.Table  // the terminal tool's background processes
@@ -136,4 +148,11 @@ func newSession(d Deps) *session {
 		d.OnClose(s.procs.Close)
 	}
 	return s
+}
+
+// Enabled reports whether the session offers tool: its toolsets select it
+// (Deps.Enabled) and the session can run it (a gated tool, see
+// sessionGate, may not). Descriptions and result hints name only these.
+func (s *session) Enabled(tool string) bool {
+	return s.Deps.Enabled(tool) && (s.ungated || s.canRun(tool))
 }

@@ -130,6 +130,11 @@ func newFakeEnv(t testing.TB, opts fakeEnvOptions) *fakeEnv {
 		Linter:              &e.linter,
 		RefuseNewLintErrors: opts.RefuseLint,
 		Enabled:             opts.Enabled,
+		// A model that sees, so vision_analyze counts as enabled; tests of
+		// vision_analyze replace it.
+		Vision: func(context.Context, []byte, string, string) (string, error) {
+			return "", errors.New("no vision model in this test")
+		},
 	})
 	return e
 }
@@ -252,7 +257,7 @@ func runBuiltin(ctx context.Context, s *session, id, name string, args map[strin
 	}
 	for _, b := range builtins {
 		if b.entry.Name == name {
-			return b.bind(s)(ctx, &registry.Call{ID: id, Name: name, Args: args})
+			return b.bind.handler(s)(ctx, &registry.Call{ID: id, Name: name, Args: args})
 		}
 	}
 	return registry.Result{}, fmt.Errorf("no built-in tool %q", name)

@@ -98,7 +98,7 @@ func TestSkillsListEmptyAndFiltered(t *testing.T) {
 		t.Errorf("render = %q", skillsListRender(nil, r))
 	}
 	// Without skill_view the hint is left out.
-	e.session.Enabled = func(n string) bool { return n != "skill_view" }
+	e.session.Deps.Enabled = func(n string) bool { return n != "skill_view" }
 	if strings.Contains(e.Run(t, "skills_list", nil).Encode(), "skill_view") {
 		t.Error("skills_list names skill_view when it is not enabled")
 	}

@@ -16,7 +16,7 @@ import (
 type tool struct {
 	entry registry.Entry
 	desc  []descPart // the description, split at its {{if enabled}} blocks
-	bind  func(s *session) registry.Handler
+	bind  binding
 }
 
 // descPart is a piece of a description: text shown always (when is "") or
@@ -43,7 +43,7 @@ var builtins []tool
 // {{if enabled "terminal"}}…{{end}} keeps a sentence only for sessions
 // that enable that tool (put the sentence's trailing space inside the
 // block); blocks do not nest.
-func register(e registry.Entry, bind func(s *session) registry.Handler) struct{} {
+func register(e registry.Entry, bind binding) struct{} {
 	if rest := enabledBlock.ReplaceAllString(e.Description, ""); strings.Contains(rest, "{{") || strings.Contains(rest, "}}") {
 		panic("tools: the description of " + e.Name + " has a {{…}} that is not an {{if enabled \"tool\"}}…{{end}} block")
 	}
@@ -81,6 +81,7 @@ var sessionChecks map[string]func(s *session) error
 func Entries() []registry.Entry {
 	out := make([]registry.Entry, 0, len(builtins))
 	all := newSession(Deps{})
+	all.ungated = true // every tool, whether or not a session could run it
 	for _, t := range sorted() {
 		e := t.entry
 		e.Description = t.description(all)
@@ -100,13 +101,18 @@ func Bind(d Deps) ([]registry.Entry, []registry.Hook) {
 	s := newSession(d)
 	var out []registry.Entry
 	for _, t := range sorted() {
-		if !s.Enabled(t.entry.Name) {
+		if !s.Deps.Enabled(t.entry.Name) { // a selected tool the session cannot run is bound unavailable
 			continue
 		}
 		e := t.entry
 		e.Description = t.description(s)
-		e.Handler = t.bind(s)
-		if check := sessionChecks[e.Name]; check != nil {
+		e.Handler = t.bind.handler(s)
+		if t.bind.gate != nil {
+			if err := t.bind.gate(s); err != nil {
+				e.Check = func() error { return err } // not offered; `hermes-acp tools` says why
+			}
+		}
+		if check := sessionChecks[e.Name]; check != nil && e.Check == nil {
 			e.Check = func() error { return check(s) }
 		}
 		out = append(out, e)
@@ -115,6 +121,17 @@ func Bind(d Deps) ([]registry.Entry, []registry.Hook) {
 		s.reads.noteToolCall(c.Name)
 		return false, ""
 	}}}
+}
+
+// canRun reports whether session s can run the built-in tool name: false
+// only for a tool whose gate refuses s.
+func (s *session) canRun(name string) bool {
+	for _, t := range builtins {
+		if t.entry.Name == name && t.bind.gate != nil {
+			return t.bind.gate(s) == nil
+		}
+	}
+	return true
 }
 
 // sorted returns the table sorted by name.
@@ -136,11 +153,31 @@ func (t tool) description(s *session) string {
 	return strings.TrimSpace(b.String())
 }
 
-// handle makes a handler constructor from a tool's run function: the call's
+// binding makes a tool's handler for a session ([handle] builds it).
+type binding struct {
+	handler func(s *session) registry.Handler
+	// gate says why a session cannot run the tool, or nil; a nil gate
+	// means every session can.
+	gate func(s *session) error
+}
+
+// sessionGate is implemented by the parameters (*P) of a tool that some
+// sessions cannot run because their Deps lack what it needs: unavailable
+// says why, or returns nil. [Bind] then gives the bound entry a Check
+// reporting it, so the tool is not offered and `hermes-acp tools` says why.
+type sessionGate interface {
+	unavailable(s *session) error
+}
+
+// handle makes a tool's binding from its run function: the call's
 // arguments are decoded once into the tool's typed parameters P; an
 // argument of the wrong type is an error result naming it.
-func handle[P any](run func(ctx context.Context, s *session, call *registry.Call, p *P) (registry.Result, error)) func(*session) registry.Handler {
-	return func(s *session) registry.Handler {
+func handle[P any](run func(ctx context.Context, s *session, call *registry.Call, p *P) (registry.Result, error)) binding {
+	var b binding
+	if g, ok := any(new(P)).(sessionGate); ok {
+		b.gate = g.unavailable
+	}
+	b.handler = func(s *session) registry.Handler {
 		return func(ctx context.Context, call *registry.Call) (registry.Result, error) {
 			var p P
 			if err := registry.DecodeArgs(call, &p); err != nil {
@@ -154,6 +191,7 @@ func handle[P any](run func(ctx context.Context, s *session, call *registry.Call
 			return s.withoutAbsentTools(r), err
 		}
 	}
+	return b
 }
 
 // withoutAbsentTools drops, from a failed result's message, the workspace's

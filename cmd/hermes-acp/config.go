@@ -30,6 +30,10 @@ type fileConfig struct {
 		Timeout       int      `yaml:"timeout"` // seconds per request
 		// ThinkingBudget enables Anthropic extended thinking (tokens).
 		ThinkingBudget int `yaml:"thinking_budget"`
+		// vision (cmd/hermes-acp/vision.go): false means the model cannot
+		// see images; supports_vision is hermes's name.
+		Vision         *bool `yaml:"vision"`
+		SupportsVision *bool `yaml:"supports_vision"`
 	} `yaml:"model"`
 	Approvals struct {
 		Mode    string `yaml:"mode"`    // manual | off
@@ -88,9 +92,10 @@ type fileConfig struct {
 		Model                 string `yaml:"model"`
 	} `yaml:"delegation"`
 	// web: the web tools (issue #14), and the auxiliary models of side tasks
-	// (auxiliary.web_extract; keyed by task so other tasks can share it).
+	// keyed by task: auxiliary.web_extract summarises pages (web.go),
+	// auxiliary.vision sees images when model.vision is false (vision.go).
 	Web       webFileConfig             `yaml:"web"`
-	Auxiliary map[string]auxiliaryModel `yaml:"auxiliary"`
+	Auxiliary map[string]auxModelConfig `yaml:"auxiliary"`
 	// Skills (issue #14) is hermes's skills section.
 	Skills struct {
 		Disabled         []string `yaml:"disabled"`          // skill names hidden from the session
@@ -156,6 +161,10 @@ type config struct {
 	SkillsDisabled   []string
 	SkillsProjectOff bool
 	SkillsExternal   []string
+	// NoVision is model.vision: false; AuxVision is the auxiliary.vision
+	// model, nil when none is set (cmd/hermes-acp/vision.go).
+	NoVision  bool
+	AuxVision *auxModel
 	// Problems are the file's bad values and syntax errors in plain words,
 	// each naming its key; shown in the chat once (configNotice).
 	Problems []string
@@ -235,6 +244,7 @@ func loadConfig(getenv func(string) string, flagModel, flagBaseURL string) confi
 	}
 	c.ModelChoices = fc.Model.Choices
 	resolveProvider(&c, &fc, env, flagBaseURL)
+	resolveVision(&c, &fc, env)
 	c.ThinkingBudget = fc.Model.ThinkingBudget
 	c.ReasoningEffort = fc.Agent.ReasoningEffort
 	c.ContextLength = fc.Model.ContextLength

@@ -67,6 +67,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		},
 		Registry: reg,
 		BindTools: func(env *agent.Env) ([]registry.Entry, []registry.Hook) {
+			vision, fetchImage := visionDeps(env, cfg.Web.policy()) // cmd/hermes-acp/vision.go
 			d := tools.Deps{
 				Skills:              skillLibrary(cfg, env), // skills (issue #14)
 				Workspace:           env.Workspace(),
@@ -81,6 +82,9 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 				Web:                 cfg.Web.tools(summarize, env.SaveResult),
 				// terminal
 				Terminal: termCfg,
+				// vision
+				Vision:     vision,
+				FetchImage: fetchImage,
 			}
 			commandDeps(&d, env)
 			return tools.Bind(d)
@@ -154,6 +158,7 @@ func declaredTools(log *slog.Logger) (*registry.Registry, error) {
 func modelSetup(cfg config, record string, log *slog.Logger) agent.ModelSetup {
 	setup := agent.ModelSetup{Name: cfg.Model, Choices: cfg.ModelChoices, ContextWindow: cfg.ContextLength,
 		CompressionThreshold: cfg.CompressAt, CompressionOff: cfg.CompressOff}
+	visionSetup(&setup, cfg, log) // cmd/hermes-acp/vision.go
 	if cfg.ProviderProblem != "" && cfg.Model != "" {
 		setup.Problem = cfg.ProviderProblem
 		log.Warn("model not usable", "model", cfg.Model, "error", cfg.ProviderProblem)

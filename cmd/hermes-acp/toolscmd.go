@@ -38,6 +38,10 @@ func runToolsCmd(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
+	if err := markVisionUnavailable(reg, cfg.visionReason()); err != nil { // cmd/hermes-acp/vision.go
+		fmt.Fprintf(stderr, "hermes-acp tools: %v\n", err)
+		return 1
+	}
 	enabled := cfg.Toolsets
 	if len(enabled) == 0 {
 		enabled = []string{"hermes-acp"}

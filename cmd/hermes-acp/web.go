@@ -27,12 +27,7 @@ type webFileConfig struct {
 // auxiliaryModel is one task's entry under auxiliary: in config.yaml
 // (auxiliary.web_extract): the model that does the side work instead of the
 // main model. With only model set, the main model's endpoint serves it.
-type auxiliaryModel struct {
-	Provider string `yaml:"provider"`
-	Model    string `yaml:"model"`
-	BaseURL  string `yaml:"base_url"`
-	APIKey   string `yaml:"api_key"`
-}
+type auxiliaryModel = auxModelConfig
 
 // webConfig is the web tools' configuration, resolved.
 type webConfig struct {
