@@ -25,11 +25,14 @@ var allowed = map[string][]string{
 	"workspace":            {"internal/diff"},
 	"lint":                 {"internal/diff"},
 	"tools/internal/fuzzy": {"internal/diff"},
-	"tools":                {"registry", "workspace", "lint", "internal/diff", "tools/internal/fuzzy", "tools/internal/v4a", "tools/internal/search"},
+	"tools":                {"registry", "workspace", "lint", "internal/diff", "tools/internal/fuzzy", "tools/internal/v4a", "tools/internal/search", "browser"},
 	"mcp":                  {"registry"},
 	"memory":               {},
 	"agent":                {"acp", "model", "registry", "toolsets", "workspace", "lint", "internal/diff", "mcp", "memory", "agent/internal/store", "agent/internal/diagnostics", "agent/internal/queue", "agent/internal/projctx", "agent/internal/compress"},
 	"model/modeltest":      {"model"},
+
+	// browser: one headless Chromium per session (chromedp).
+	"browser": {},
 
 	// The tools' engines know nothing of tools: the diff package and the
 	// fuzzy matcher are the only module packages they may use.
@@ -57,6 +60,8 @@ var thirdParty = map[string][]string{
 	"github.com/openai/openai-go/v3":         {"model"},
 	"modernc.org/sqlite":                     {"agent/internal/store"},
 	"github.com/modelcontextprotocol/go-sdk": {"mcp", "internal/mcptest"},
+	"github.com/chromedp/chromedp":           {"browser"},
+	"github.com/chromedp/cdproto":            {"browser"},
 }
 
 type pkg struct {
