@@ -101,8 +101,13 @@ func (s *Set) Available() error {
 }
 
 // New returns a session's browser, not started yet. The caller closes it.
-func (s *Set) New() *Browser {
+// checkURL, when not nil, replaces the set's CheckURL for this browser (a
+// session's own URL rules, such as file URLs inside its workspace).
+func (s *Set) New(checkURL func(ctx context.Context, url string) error) *Browser {
 	b := &Browser{set: s, opts: s.opts}
+	if checkURL != nil {
+		b.opts.CheckURL = checkURL
+	}
 	s.mu.Lock()
 	if s.closed {
 		b.closed = true
@@ -407,6 +412,7 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 	}
 	if b.opts.CheckURL != nil {
 		check := b.opts.CheckURL
+		_ = check
 		err := chromedp.Do(tab, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 			_, err := cdp.Call(ctx, t, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{
 				{URLPattern: "*", ResourceType: network.ResourceTypeDocument, RequestStage: fetch.RequestStageRequest},

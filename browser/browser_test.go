@@ -68,7 +68,7 @@ func newBrowser(t *testing.T, opts browser.Options) *browser.Browser {
 		t.Fatalf("these tests need Chromium: %v", err)
 	}
 	set := browser.NewSet(opts)
-	b := set.New()
+	b := set.New(nil)
 	t.Cleanup(func() { set.Close() })
 	return b
 }

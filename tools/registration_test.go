@@ -29,6 +29,7 @@ var registrationHelperFiles = []string{
 	"v4a.go",      // the V4A patch engine and unified diff
 	"edit.go",     // what write_file and patch share
 	"encoding.go", // binary files and text encodings for the editing tools
+	"browser.go",  // what the browser_* tools share
 }
 
 // registration is one top-level `var _ = register(registry.Entry{...}, handle(run))`.

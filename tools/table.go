@@ -87,6 +87,7 @@ func Bind(d Deps) ([]registry.Entry, []registry.Hook) {
 		e := t.entry
 		e.Description = t.description(s)
 		e.Handler = t.bind(s)
+		bindBrowserCheck(&e, s)
 		out = append(out, e)
 	}
 	return out, []registry.Hook{registry.HookFuncs{PreFunc: func(_ context.Context, c *registry.Call) (bool, string) {

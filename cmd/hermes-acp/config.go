@@ -65,6 +65,12 @@ type fileConfig struct {
 		NoProgressWarnAfter      int   `yaml:"no_progress_warn_after"`
 		NoProgressBlockAfter     int   `yaml:"no_progress_block_after"`
 	} `yaml:"tool_loop_guardrails"`
+	// Browser configures the browser_* tools.
+	Browser struct {
+		Executable       string `yaml:"executable"`         // Chromium or Chrome; default: found in PATH
+		IdleTimeout      int    `yaml:"idle_timeout"`       // seconds of inactivity before the browser stops; default 300
+		AllowPrivateURLs bool   `yaml:"allow_private_urls"` // navigation to private network addresses (loopback is always allowed)
+	} `yaml:"browser"`
 }
 
 // mcpServerConfig configures an MCP server in config.yaml (hermes's shape).
@@ -116,6 +122,11 @@ type config struct {
 	FileErr         error  // a config file that exists but is broken (logged)
 	FSTimeout       time.Duration
 	Guardrails      registry.GuardrailConfig // tool_loop_guardrails
+	// browser.*: the browser tools' executable, idle timeout and private
+	// URL opt-in.
+	BrowserExecutable   string
+	BrowserIdleTimeout  time.Duration
+	BrowserAllowPrivate bool
 	// Problems are the file's bad values and syntax errors in plain words,
 	// each naming its key; shown in the chat once (configNotice).
 	Problems []string
@@ -224,6 +235,13 @@ func loadConfig(getenv func(string) string, flagModel, flagBaseURL string) confi
 	c.MCPServers = fc.MCPServers
 	if fc.FS.Timeout > 0 {
 		c.FSTimeout = time.Duration(fc.FS.Timeout) * time.Second
+	}
+	c.BrowserExecutable = fc.Browser.Executable
+	c.BrowserAllowPrivate = fc.Browser.AllowPrivateURLs
+	if fc.Browser.IdleTimeout > 0 {
+		c.BrowserIdleTimeout = time.Duration(fc.Browser.IdleTimeout) * time.Second
+	} else if fc.Browser.IdleTimeout < 0 {
+		c.problem(fmt.Sprintf("browser.idle_timeout: %d is negative; using the default (300 seconds)", fc.Browser.IdleTimeout))
 	}
 	g := fc.ToolLoopGuardrails
 	c.Guardrails = registry.GuardrailConfig{

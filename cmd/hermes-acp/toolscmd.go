@@ -20,12 +20,12 @@ func runToolsCmd(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	reg, err := declaredTools(nil)
+	cfg := loadConfig(os.Getenv, "", "")
+	reg, err := declaredTools(nil, cfg.BrowserExecutable)
 	if err != nil {
 		fmt.Fprintf(stderr, "hermes-acp tools: %v\n", err)
 		return 1
 	}
-	cfg := loadConfig(os.Getenv, "", "")
 	enabled := cfg.Toolsets
 	if len(enabled) == 0 {
 		enabled = []string{"hermes-acp"}
