@@ -330,8 +330,20 @@ func (b *Browser) acquire(ctx context.Context, needPage bool) (*instance, error)
 	return inst, nil
 }
 
-// release ends an action.
+// release ends an action. A browser that died during it is stopped: the
+// action reported the loss, and the next call starts a new one.
 func (b *Browser) release() {
+	b.mu.Lock()
+	in := b.run
+	if in != nil && in.dead() {
+		b.run = nil
+	} else {
+		in = nil
+	}
+	b.mu.Unlock()
+	if in != nil {
+		in.stop()
+	}
 	b.touch()
 	b.op.Unlock()
 }
@@ -412,7 +424,6 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 	}
 	if b.opts.CheckURL != nil {
 		check := b.opts.CheckURL
-		_ = check
 		err := chromedp.Do(tab, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 			_, err := cdp.Call(ctx, t, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{
 				{URLPattern: "*", ResourceType: network.ResourceTypeDocument, RequestStage: fetch.RequestStageRequest},

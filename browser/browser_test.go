@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
+	"strconv"
+	"syscall"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -146,5 +149,216 @@ func TestNavigateSnapshotTypeClick(t *testing.T) {
 	back, err := b.Back(c)
 	if err != nil || back.URL != srv.URL+"/" {
 		t.Errorf("back = %+v, %v; want %s/", back, err, srv.URL)
+	}
+}
+
+func TestConsoleDialogImagesEvalCDP(t *testing.T) {
+	srv := server(t)
+	b := newBrowser(t, browser.Options{})
+	c := ctx(t)
+	if _, err := b.Navigate(c, srv.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	msgs, _, err := b.Console(c, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 2 || msgs[0] != (browser.ConsoleMessage{Type: "log", Text: "hello 42"}) || msgs[1] != (browser.ConsoleMessage{Type: "error", Text: "bad thing"}) {
+		t.Errorf("console = %+v, want the log and the error", msgs)
+	}
+	if msgs, _, _ := b.Console(c, false); len(msgs) != 0 {
+		t.Errorf("console after clear = %+v, want none", msgs)
+	}
+	imgs, err := b.Images(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(imgs) != 1 || imgs[0] != (browser.Image{Src: srv.URL + "/pic.png", Alt: "a red pixel", Width: 1, Height: 1}) {
+		t.Errorf("images = %+v", imgs)
+	}
+	v, err := b.Evaluate(c, "document.title + ' ' + document.querySelectorAll('button').length")
+	if err != nil || v != "Form 2" {
+		t.Errorf("evaluate = %v, %v; want Form 2", v, err)
+	}
+	var ee *browser.EvalError
+	if _, err := b.Evaluate(c, "nope()"); !errors.As(err, &ee) || !strings.Contains(ee.Message, "nope is not defined") {
+		t.Errorf("evaluate of a throwing expression = %v, want the ReferenceError", err)
+	}
+	raw, err := b.CDP(c, browser.CDPCall{Method: "Runtime.evaluate", Params: []byte(`{"expression":"6*7","returnByValue":true}`)})
+	if err != nil || !strings.Contains(string(raw), `"value":42`) {
+		t.Errorf("raw Runtime.evaluate = %s, %v; want the value 42", raw, err)
+	}
+	if _, err := b.CDP(c, browser.CDPCall{Method: "Target.getTargets"}); err != nil {
+		t.Errorf("Target.getTargets on the browser: %v", err)
+	}
+
+	// An uncaught error is reported.
+	if _, err := b.Navigate(c, srv.URL+"/throw"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Evaluate(c, "new Promise(r => setTimeout(r, 50))"); err != nil {
+		t.Fatal(err)
+	}
+	_, jsErrs, _ := b.Console(c, false)
+	if len(jsErrs) != 1 || !strings.Contains(jsErrs[0].Message, "undefinedFunction is not defined") {
+		t.Errorf("js errors = %+v, want the ReferenceError", jsErrs)
+	}
+
+	// A confirm() dialog opened by a click waits for an answer.
+	_, snap, err := b.NavigateAndSnapshot(c, srv.URL+"/confirm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Click(c, refOf(t, snap.Text, "Ask")); err != nil {
+		t.Fatal(err)
+	}
+	ds := b.Dialogs()
+	if len(ds) != 1 || ds[0].Type != "confirm" || ds[0].Message != "Really?" {
+		t.Fatalf("dialogs after the click = %+v, want the confirm", ds)
+	}
+	if _, err := b.Evaluate(c, "1"); !errors.Is(err, browser.ErrDialog) {
+		t.Errorf("evaluate while the dialog is open = %v, want ErrDialog", err)
+	}
+	if d, err := b.AnswerDialog(c, true, "", ""); err != nil || d.Message != "Really?" {
+		t.Fatalf("accept = %+v, %v", d, err)
+	}
+	if v, err := b.Evaluate(c, "document.getElementById('r').textContent"); err != nil || v != "yes" {
+		t.Errorf("page after accepting = %v, %v; want yes", v, err)
+	}
+	if _, err := b.AnswerDialog(c, true, "", ""); !errors.Is(err, browser.ErrNoDialog) {
+		t.Errorf("answer with no dialog = %v, want ErrNoDialog", err)
+	}
+}
+
+func TestStaleRefAfterTheElementLeaves(t *testing.T) {
+	srv := server(t)
+	b := newBrowser(t, browser.Options{})
+	c := ctx(t)
+	_, snap, err := b.NavigateAndSnapshot(c, srv.URL+"/remove")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := refOf(t, snap.Text, "Vanish")
+	if err := b.Click(c, ref); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Click(c, ref); !errors.Is(err, browser.ErrStaleRef) {
+		t.Errorf("second click on the removed button = %v, want ErrStaleRef", err)
+	}
+	if err := b.Click(c, "@e99"); !errors.Is(err, browser.ErrStaleRef) {
+		t.Errorf("click on an unknown ref = %v, want ErrStaleRef", err)
+	}
+}
+
+func TestNavigationTimeoutThenNextCallWorks(t *testing.T) {
+	srv := server(t)
+	b := newBrowser(t, browser.Options{NavTimeout: 2 * time.Second})
+	c := ctx(t)
+	if _, err := b.Navigate(c, srv.URL+"/hang"); !errors.Is(err, browser.ErrNavTimeout) {
+		t.Fatalf("navigate to a page that never finishes = %v, want ErrNavTimeout", err)
+	}
+	nav, err := b.Navigate(c, srv.URL+"/")
+	if err != nil || nav.Title != "Form" {
+		t.Errorf("navigate after the timeout = %+v, %v; want the form page", nav, err)
+	}
+}
+
+func TestBlockedNavigationAndRedirect(t *testing.T) {
+	srv := server(t)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, srv.URL+"/secret", http.StatusFound)
+	})
+	redirector := httptest.NewServer(mux)
+	t.Cleanup(redirector.Close)
+	deny := func(_ context.Context, u string) error {
+		if strings.Contains(u, "/secret") {
+			return errors.New("not allowed")
+		}
+		return nil
+	}
+	b := newBrowser(t, browser.Options{CheckURL: deny})
+	c := ctx(t)
+	var be *browser.BlockedError
+	if _, err := b.Navigate(c, srv.URL+"/secret"); !errors.As(err, &be) {
+		t.Errorf("navigate to a refused URL = %v, want BlockedError", err)
+	}
+	if _, err := b.Navigate(c, redirector.URL+"/"); !errors.As(err, &be) {
+		t.Errorf("navigate to a redirect onto a refused URL = %v, want BlockedError", err)
+	}
+}
+
+// processes returns the pids of the processes whose command line mentions
+// the browser's profile folders (chromedp-runner), children included.
+func chromiumPids(t *testing.T) []int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmd, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil {
+			continue
+		}
+		if strings.Contains(string(cmd), "chromedp-runner") {
+			if stat, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil && strings.Contains(string(stat), ") Z ") {
+				continue // a zombie already exited
+			}
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+func TestKilledBrowserRecoversAndCloseLeavesNoProcess(t *testing.T) {
+	srv := server(t)
+	set := browser.NewSet(browser.Options{})
+	b := set.New(nil)
+	c := ctx(t)
+	if _, err := b.Navigate(c, srv.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	pid := b.PID()
+	if pid == 0 {
+		t.Fatal("no browser process after a navigation")
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	// The call that finds the browser gone reports it; the next starts a
+	// new one.
+	var lost error
+	for range 50 {
+		if _, lost = b.Snapshot(c, false); lost != nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !errors.Is(lost, browser.ErrLost) {
+		t.Fatalf("snapshot after the kill = %v, want ErrLost", lost)
+	}
+	nav, err := b.Navigate(c, srv.URL+"/")
+	if err != nil || nav.Title != "Form" {
+		t.Fatalf("navigate after the loss = %+v, %v", nav, err)
+	}
+	if b.PID() == pid || b.PID() == 0 {
+		t.Errorf("pid after recovery = %d, want a new process (old %d)", b.PID(), pid)
+	}
+	if len(chromiumPids(t)) == 0 {
+		t.Fatal("no chromium process found in /proc while the browser runs; the check would prove nothing")
+	}
+	b.Close()
+	set.Close()
+	if pids := chromiumPids(t); len(pids) != 0 {
+		t.Errorf("chromium processes left after close: %v", pids)
+	}
+	if _, err := b.Navigate(c, srv.URL+"/"); !errors.Is(err, browser.ErrClosed) {
+		t.Errorf("navigate after close = %v, want ErrClosed", err)
 	}
 }
