@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"strconv"
-	"syscall"
-	"net/http/httptest"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
