@@ -50,6 +50,9 @@ const (
 	// maxNetworkWait bounds the wait for network quiet after load.
 	maxNetworkWait = 2 * time.Second
 	maxConsole     = 1000
+	// profilePrefix starts the name of every browser's temporary profile
+	// folder (its --user-data-dir).
+	profilePrefix = "hermes-browser-"
 )
 
 // Options configure the browsers of a [Set]. The zero value finds the
@@ -159,6 +162,7 @@ type Browser struct {
 
 // instance is one started browser process and its tab.
 type instance struct {
+	profile     string // the temporary profile folder, removed by stop
 	allocCancel context.CancelFunc
 	tab         context.Context
 	tabCancel   context.CancelFunc
@@ -239,8 +243,13 @@ func (b *Browser) PID() int {
 func (b *Browser) Running() bool { return b.PID() != 0 }
 
 func (in *instance) stop() {
+	// Kill the whole process group at once (a graceful close takes a
+	// second), let the allocator reap the process, then remove the
+	// profile.
+	killGroup(in.pid)
+	in.allocCancel()
 	in.tabCancel()
-	in.allocCancel() // kills the process and its children, removes the profile, waits
+	_ = os.RemoveAll(in.profile)
 }
 
 // touch re-arms the idle timer.
@@ -376,7 +385,12 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 	if err != nil {
 		return nil, err
 	}
+	profile, err := os.MkdirTemp("", profilePrefix)
+	if err != nil {
+		return nil, fmt.Errorf("start browser: profile: %w", err)
+	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.UserDataDir(profile),
 		chromedp.ExecPath(exe),
 		chromedp.Flag("headless", "new"),
 		chromedp.Flag("disable-dev-shm-usage", true),
@@ -385,9 +399,10 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 		chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,BackForwardCache"),
 		chromedp.Flag("no-sandbox", os.Geteuid() == 0),
 		chromedp.WindowSize(1280, 800),
+		chromedp.ModifyCmdFunc(ownGroup),
 	)
 	allocCtx, allocCancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	in := &instance{allocCancel: allocCancel, changed: make(chan struct{}), inflight: map[network.RequestID]struct{}{}}
+	in := &instance{profile: profile, allocCancel: allocCancel, changed: make(chan struct{}), inflight: map[network.RequestID]struct{}{}}
 	tab, tabCancel := chromedp.NewContext(allocCtx,
 		chromedp.WithListener(in.onEvent),
 		chromedp.WithErrorf(func(f string, a ...any) { b.opts.Log.Debug("chromedp: " + fmt.Sprintf(f, a...)) }),

@@ -289,7 +289,7 @@ func TestBlockedNavigationAndRedirect(t *testing.T) {
 }
 
 // processes returns the pids of the processes whose command line mentions
-// the browser's profile folders (chromedp-runner), children included.
+// the browser's profile folders (hermes-browser-), children included.
 func chromiumPids(t *testing.T) []int {
 	t.Helper()
 	entries, err := os.ReadDir("/proc")
@@ -306,7 +306,7 @@ func chromiumPids(t *testing.T) []int {
 		if err != nil {
 			continue
 		}
-		if strings.Contains(string(cmd), "chromedp-runner") {
+		if strings.Contains(string(cmd), "hermes-browser-") {
 			if stat, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil && strings.Contains(string(stat), ") Z ") {
 				continue // a zombie already exited
 			}
