@@ -18,7 +18,8 @@
 // Checked: the four tool calls (browser_navigate as kind fetch titled with
 // the URL and showing its arguments as pretty JSON while it runs;
 // browser_snapshot as kind read; browser_click; browser_snapshot) all
-// complete, and the model's answer, which the script gives only when the
+// complete, browser_vision (no vision model) fails with the screenshot
+// shown as image content, and the model's answer, which the script gives only when the
 // last snapshot showed the changed text, arrives. Exit status: 0 on
 // success, 1 on any failure, 2 for usage errors.
 
@@ -65,15 +66,27 @@ async function main() {
         }
         const names = starts.map((s) => `${s.kind}:${s.title}`);
         check(
-          show(names) === show([`fetch:${url}`, "read:snapshot", "execute:browser_click", "read:snapshot"]),
-          `tool calls ${show(names)}, want navigate (fetch, the URL), snapshot (read), click (execute), snapshot (read)`,
+          show(names) === show([`fetch:${url}`, "read:snapshot", "execute:browser_click", "read:snapshot", "read:analyze page: Is the text red?"]),
+          `tool calls ${show(names)}, want navigate (fetch, the URL), snapshot (read), click (execute), snapshot (read), vision (read)`,
         );
         const nav = starts[0];
         const preview = nav?.content?.[0]?.content?.text;
         check(preview === JSON.stringify({ url }, null, 2), `browser_navigate's start content is ${show(preview)}, want the pretty JSON of its arguments`);
-        for (const s of starts) {
+        for (const s of starts.slice(0, 4)) {
           check(finals.get(s.toolCallId) === "completed", `${s.title}: ended ${show(finals.get(s.toolCallId))}, want completed`);
         }
+        // Without a vision model the call fails, and the editor is shown
+        // the screenshot as image content.
+        const vision = starts[4];
+        check(finals.get(vision?.toolCallId) === "failed", `browser_vision ended ${show(finals.get(vision?.toolCallId))}, want failed (no vision model)`);
+        const images = turn.updates
+          .filter((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === vision?.toolCallId)
+          .flatMap((u) => u.content ?? [])
+          .filter((c) => c.type === "content" && c.content?.type === "image");
+        check(
+          images.length === 1 && images[0].content.mimeType === "image/png" && Buffer.from(images[0].content.data, "base64").subarray(1, 4).toString() === "PNG",
+          `browser_vision's tool call shows ${images.length} images, want the PNG screenshot`,
+        );
         const text = agentText(turn.updates);
         check(text === "The page now says: Changed!", `the model's answer is ${show(text)}, want the changed text (the script answers only when the last snapshot shows it)`);
         check(turn.stopReason === "end_turn", `stop reason ${show(turn.stopReason)}, want end_turn`);

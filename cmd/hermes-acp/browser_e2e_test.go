@@ -3,7 +3,8 @@ package main_test
 // The official ACP TypeScript SDK plays an editor while a scripted model
 // drives a real headless Chromium through the browser tools
 // (conformance/browser.mjs): it opens a local page, snapshots it, clicks a
-// button by its ref and reads the changed text. Refs are numbered in
+// button by its ref and reads the changed text, then takes a screenshot
+// the editor is shown (no vision model is configured). Refs are numbered in
 // document order, so the script knows the button is @e1.
 
 import (
@@ -47,6 +48,10 @@ func TestTypeScriptSDKBrowser(t *testing.T) {
       - name: browser_snapshot
         arguments: {}
   - expect: {role: tool, contains: 'Changed!'}
+    tool_calls:
+      - name: browser_vision
+        arguments: {question: "Is the text red?"}
+  - expect: {role: tool, contains: 'No vision model is configured'}
     text: "The page now says: Changed!"
 `, url)
 	r := sdkRun{
