@@ -79,6 +79,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 				Browsers: browsers,
 				// A temporary policy; the coordinator swaps in web's URL rules.
 				BrowserURL: browserURLPolicy(env.Workspace(), cfg.BrowserAllowPrivate),
+				ApproveCDP: env.ApproveCDP,
 			})
 		},
 		Pipeline: registry.PipelineOptions{
