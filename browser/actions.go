@@ -155,14 +155,9 @@ func (b *Browser) NavigateAndSnapshot(ctx context.Context, url string) (NavResul
 	return nav, snap, err
 }
 
-// ref is a resolved element ref.
-type ref struct {
-	backend cdp.BackendNodeID
-	object  runtime.RemoteObjectID
-}
-
-// resolve finds the element of a ref of the latest snapshot.
-func (in *instance) resolve(ctx context.Context, name string) (ref, error) {
+// lookup finds the element object of a ref of the latest snapshot, without
+// checking that it is still in the page (the caller's next call does).
+func (in *instance) lookup(ctx context.Context, name string) (runtime.RemoteObjectID, error) {
 	name = strings.TrimPrefix(strings.TrimSpace(name), "@")
 	name = strings.TrimPrefix(name, "ref=")
 	in.mu.Lock()
@@ -170,23 +165,16 @@ func (in *instance) resolve(ctx context.Context, name string) (ref, error) {
 	fresh := in.refsGen == in.pageGen
 	in.mu.Unlock()
 	if !ok || !fresh {
-		return ref{}, ErrStaleRef
+		return "", ErrStaleRef
 	}
 	res, err := chromedp.Call(ctx, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: id})
 	if err != nil || res.Object == nil || res.Object.ObjectID == "" {
 		if in.dead() || ctx.Err() != nil {
-			return ref{}, in.failure(ctx, err)
+			return "", in.failure(ctx, err)
 		}
-		return ref{}, ErrStaleRef
+		return "", ErrStaleRef
 	}
-	connected, err := in.callOn(ctx, res.Object.ObjectID, `function(){return this.isConnected}`)
-	if err != nil {
-		return ref{}, in.failure(ctx, err)
-	}
-	if string(connected) != "true" {
-		return ref{}, ErrStaleRef
-	}
-	return ref{backend: id, object: res.Object.ObjectID}, nil
+	return res.Object.ObjectID, nil
 }
 
 // callOn calls a function with this = the object and returns its JSON value.
@@ -274,6 +262,17 @@ func (in *instance) dialogOpened(n int) <-chan struct{} {
 	return ch
 }
 
+// clickPoint scrolls the element into view when needed and returns the
+// centre of its first box in viewport coordinates, or null when it has
+// none (hidden, zero-sized); false when it has left the page.
+const clickPoint = `function() {
+	if (!this.isConnected) return false;
+	if (this.scrollIntoViewIfNeeded) this.scrollIntoViewIfNeeded(true); else this.scrollIntoView({block: 'center', inline: 'center'});
+	const r = this.getClientRects()[0];
+	if (!r || r.width === 0 || r.height === 0) return null;
+	return {x: r.left + r.width / 2, y: r.top + r.height / 2};
+}`
+
 // Click clicks the element of ref at its centre with the mouse (or, when
 // it has no box, with a DOM click), and waits for a navigation it starts.
 func (b *Browser) Click(ctx context.Context, refName string) error {
@@ -284,22 +283,26 @@ func (b *Browser) Click(ctx context.Context, refName string) error {
 	defer b.release()
 	cctx, cancel := in.callCtx(ctx, DefaultCallTimeout)
 	defer cancel()
-	r, err := in.resolve(cctx, refName)
+	obj, err := in.lookup(cctx, refName)
 	if err != nil {
 		return err
 	}
-	_, _ = chromedp.Call(cctx, dom.ScrollIntoViewIfNeeded, dom.ScrollIntoViewIfNeededParams{BackendNodeID: r.backend})
-	quads, err := chromedp.Call(cctx, dom.GetContentQuads, dom.GetContentQuadsParams{BackendNodeID: r.backend})
-	if err != nil || len(quads.Quads) == 0 || len(quads.Quads[0]) < 8 {
+	raw, err := in.callOn(cctx, obj, clickPoint)
+	if err != nil {
+		return in.failure(ctx, err)
+	}
+	var pt *struct{ X, Y float64 }
+	if string(raw) == "false" {
+		return ErrStaleRef
+	}
+	if err := json.Unmarshal(raw, &pt); err != nil || pt == nil {
 		return in.act(ctx, b.opts.NavTimeout, func(ctx context.Context) error {
-			_, err := in.callOn(ctx, r.object, `function(){this.click()}`)
+			_, err := in.callOn(ctx, obj, `function(){this.click()}`)
 			return err
 		})
 	}
-	q := quads.Quads[0]
-	x, y := (q[0]+q[2]+q[4]+q[6])/4, (q[1]+q[3]+q[5]+q[7])/4
 	return in.act(ctx, b.opts.NavTimeout, func(ctx context.Context) error {
-		return chromedp.Do(ctx, chromedp.MouseClickXY(x, y))
+		return chromedp.Do(ctx, chromedp.MouseClickXY(pt.X, pt.Y))
 	})
 }
 
@@ -313,18 +316,23 @@ func (b *Browser) Type(ctx context.Context, refName, text string) error {
 	defer b.release()
 	cctx, cancel := in.callCtx(ctx, DefaultCallTimeout)
 	defer cancel()
-	r, err := in.resolve(cctx, refName)
+	obj, err := in.lookup(cctx, refName)
 	if err != nil {
 		return err
 	}
-	_, err = in.callOn(cctx, r.object, `function(){
+	raw, err := in.callOn(cctx, obj, `function(){
+		if (!this.isConnected) return false;
 		this.scrollIntoView({block:'center', inline:'center'});
 		this.focus();
 		if (this.isContentEditable) { document.execCommand('selectAll', false, null); document.execCommand('delete', false, null); return; }
 		if ('value' in this) { this.select && this.select(); this.value = ''; this.dispatchEvent(new Event('input', {bubbles: true})); }
+		return true;
 	}`)
 	if err != nil {
 		return in.failure(ctx, err)
+	}
+	if string(raw) == "false" {
+		return ErrStaleRef
 	}
 	return in.act(ctx, b.opts.NavTimeout, func(ctx context.Context) error {
 		_, err := chromedp.Call(ctx, input.InsertText, input.InsertTextParams{Text: text})
