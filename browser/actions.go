@@ -26,7 +26,8 @@ type BlockedError struct {
 func (e *BlockedError) Error() string { return fmt.Sprintf("Blocked: %s: %v", e.URL, e.Err) }
 func (e *BlockedError) Unwrap() error { return e.Err }
 
-// NavResult is where a navigation ended.
+// NavResult is where a navigation ended. Title is set by
+// NavigateAndSnapshot (the document's title, from the snapshot).
 type NavResult struct {
 	URL, Title string
 	// Dialogs are the dialogs the page opened while loading.
@@ -127,18 +128,10 @@ func (in *instance) waitNetwork(ctx context.Context) {
 	_ = in.wait(ctx, func() bool { return len(in.inflight) == 0 || len(in.dialogs) > 0 })
 }
 
-func (in *instance) navResult(ctx context.Context) (NavResult, error) {
+func (in *instance) navResult(context.Context) (NavResult, error) {
 	in.mu.Lock()
-	r := NavResult{URL: in.url, Dialogs: append([]Dialog(nil), in.dialogs...)}
-	in.mu.Unlock()
-	if len(r.Dialogs) == 0 {
-		cctx, cancel := in.callCtx(ctx, 5*time.Second)
-		defer cancel()
-		if t, err := chromedp.Run(cctx, chromedp.Title()); err == nil {
-			r.Title = t
-		}
-	}
-	return r, nil
+	defer in.mu.Unlock()
+	return NavResult{URL: in.url, Dialogs: append([]Dialog(nil), in.dialogs...)}, nil
 }
 
 // NavigateAndSnapshot navigates and then takes a compact snapshot, in one
@@ -148,10 +141,11 @@ func (b *Browser) NavigateAndSnapshot(ctx context.Context, url string) (NavResul
 	if err != nil {
 		return nav, Snapshot{}, err
 	}
-	snap, err := b.Snapshot(ctx, false)
-	if nav.Title == "" {
-		nav.Title = snap.Title
+	if len(nav.Dialogs) > 0 {
+		return nav, Snapshot{Dialogs: nav.Dialogs}, nil
 	}
+	snap, err := b.Snapshot(ctx, false)
+	nav.Title = snap.Title
 	return nav, snap, err
 }
 

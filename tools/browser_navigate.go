@@ -69,18 +69,11 @@ func browserNavigate(ctx context.Context, s *session, _ *registry.Call, p *brows
 	if b == nil {
 		return noBrowser(), nil
 	}
-	nav, err := b.Navigate(ctx, url)
-	if err != nil {
+	nav, snap, err := b.NavigateAndSnapshot(ctx, url)
+	if err != nil && nav.URL == "" {
 		return s.browserError(err, ""), nil
 	}
-	out := browserNavigateResult{Success: true, URL: nav.URL, Title: nav.Title, PendingDialogs: nav.Dialogs}
-	if len(nav.Dialogs) == 0 {
-		if snap, err := b.Snapshot(ctx, false); err == nil {
-			out.Snapshot, out.ElementCount = snap.Text, snap.Elements
-			if out.Title == "" {
-				out.Title = snap.Title
-			}
-		}
-	}
-	return registry.OK(out), nil
+	// A snapshot that failed after the navigation leaves it out.
+	return registry.OK(browserNavigateResult{Success: true, URL: nav.URL, Title: nav.Title, Snapshot: snap.Text,
+		ElementCount: snap.Elements, PendingDialogs: nav.Dialogs}), nil
 }

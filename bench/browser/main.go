@@ -10,11 +10,14 @@
 //
 //	go run ./bench/browser -agent-browser PATH [-chromium PATH] [-runs N]
 //
-// Our side calls the browser package exactly as the browser tools do:
-// Navigate (load event and network quiet), Snapshot (compact) and Click by
-// ref. The agent-browser side runs `agent-browser --session S open URL`,
-// `snapshot -c` and `click @eN` (the ref its own snapshot gave the
-// button), each a new process talking to its daemon, as hermes does. The
+// Each action is one tool call as the model makes it. navigate is
+// browser_navigate, which loads the page and returns a compact snapshot:
+// ours calls NavigateAndSnapshot (load event, network quiet, snapshot);
+// hermes runs `agent-browser --session S open URL` then `snapshot -c`.
+// snapshot is browser_snapshot (compact): Snapshot, or `snapshot -c`.
+// click is browser_click on the button's ref: Click, or `click @eN` with
+// the ref agent-browser's own snapshot gave. Every agent-browser command is
+// a new process talking to its daemon, as hermes runs it. The
 // runs alternate between the sides after one warm-up round each (which
 // also starts each browser), and the medians are reported.
 package main
@@ -152,7 +155,7 @@ func (o *ours) round(url string) (map[string]time.Duration, error) {
 	ctx := context.Background()
 	out := map[string]time.Duration{}
 	t := time.Now()
-	if _, err := o.b.Navigate(ctx, url); err != nil {
+	if _, _, err := o.b.NavigateAndSnapshot(ctx, url); err != nil {
 		return nil, err
 	}
 	out["navigate"] = time.Since(t)
@@ -193,6 +196,9 @@ func (a *agentBrowser) round(url string) (map[string]time.Duration, error) {
 	out := map[string]time.Duration{}
 	t := time.Now()
 	if _, err := a.run("open", url); err != nil {
+		return nil, err
+	}
+	if _, err := a.run("snapshot", "-c"); err != nil {
 		return nil, err
 	}
 	out["navigate"] = time.Since(t)
