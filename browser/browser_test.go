@@ -362,3 +362,30 @@ func TestKilledBrowserRecoversAndCloseLeavesNoProcess(t *testing.T) {
 		t.Errorf("navigate after close = %v, want ErrClosed", err)
 	}
 }
+
+func TestIdleTimeoutStopsTheBrowser(t *testing.T) {
+	srv := server(t)
+	b := newBrowser(t, browser.Options{IdleTimeout: 300 * time.Millisecond})
+	c := ctx(t)
+	if _, err := b.Navigate(c, srv.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	pid := b.PID()
+	for i := 0; b.Running() && i < 300; i++ {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if b.Running() {
+		t.Fatal("the browser still runs long after its idle timeout")
+	}
+	if err := syscall.Kill(pid, 0); err == nil {
+		if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil && !strings.Contains(string(stat), ") Z ") {
+			t.Errorf("process %d still alive after the idle stop", pid)
+		}
+	}
+	if _, err := b.Snapshot(c, false); !errors.Is(err, browser.ErrNoPage) {
+		t.Errorf("snapshot after the idle stop = %v, want ErrNoPage", err)
+	}
+	if _, err := b.Navigate(c, srv.URL+"/"); err != nil || !b.Running() {
+		t.Errorf("navigate after the idle stop = %v (running %v), want a new browser", err, b.Running())
+	}
+}
