@@ -204,6 +204,8 @@ func (in *instance) act(ctx context.Context, navTimeout time.Duration, f func(ct
 	gen, starts, reqs, dialogs := in.pageGen, in.mainStarts, in.navRequests, in.dialogN
 	in.mu.Unlock()
 	cctx, cancel := in.callCtx(context.Background(), DefaultCallTimeout)
+	dctx, dcancel := context.WithCancel(in.tab)
+	defer dcancel()
 	done := make(chan error, 1)
 	go func() {
 		defer cancel()
@@ -215,7 +217,7 @@ func (in *instance) act(ctx context.Context, navTimeout time.Duration, f func(ct
 	case <-ctx.Done():
 		cancel()
 		return ctx.Err()
-	case <-in.dialogOpened(dialogs):
+	case <-in.dialogOpened(dctx, dialogs):
 		return nil
 	}
 	if err != nil {
@@ -246,12 +248,13 @@ func (in *instance) act(ctx context.Context, navTimeout time.Duration, f func(ct
 }
 
 // dialogOpened returns a channel closed once a dialog beyond the first n
-// has opened.
-func (in *instance) dialogOpened(n int) <-chan struct{} {
+// has opened; its goroutine ends when ctx does.
+func (in *instance) dialogOpened(ctx context.Context, n int) <-chan struct{} {
 	ch := make(chan struct{})
 	go func() {
-		_ = in.wait(in.tab, func() bool { return in.dialogN > n })
-		close(ch)
+		if in.wait(ctx, func() bool { return in.dialogN > n }) == nil {
+			close(ch)
+		}
 	}()
 	return ch
 }

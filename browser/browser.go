@@ -438,7 +438,7 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 		in.pid = c.Browser.Process().Pid
 	}
 	if b.opts.CheckURL != nil {
-		check := b.opts.CheckURL
+		in.checkURL = b.opts.CheckURL
 		err := chromedp.Do(tab, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 			_, err := cdp.Call(ctx, t, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{
 				{URLPattern: "*", ResourceType: network.ResourceTypeDocument, RequestStage: fetch.RequestStageRequest},
@@ -449,7 +449,6 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 			in.stop()
 			return nil, fmt.Errorf("start browser: enable request checks: %w", err)
 		}
-		in.checkURL = check
 	}
 	return in, nil
 }
