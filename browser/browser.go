@@ -276,12 +276,17 @@ func (b *Browser) idleStop() {
 	defer b.op.Unlock()
 	b.mu.Lock()
 	inst := b.run
-	b.run = nil
 	b.mu.Unlock()
-	if inst != nil {
-		b.opts.Log.Debug("browser idle; stopping it", "pid", inst.pid)
-		inst.stop()
+	if inst == nil {
+		return
 	}
+	b.opts.Log.Debug("browser idle; stopping it", "pid", inst.pid)
+	inst.stop()
+	b.mu.Lock()
+	if b.run == inst {
+		b.run = nil
+	}
+	b.mu.Unlock()
 }
 
 // acquire locks the browser for one action and returns its running

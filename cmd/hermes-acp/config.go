@@ -67,9 +67,11 @@ type fileConfig struct {
 	} `yaml:"tool_loop_guardrails"`
 	// Browser configures the browser_* tools.
 	Browser struct {
-		Executable       string `yaml:"executable"`         // Chromium or Chrome; default: found in PATH
-		IdleTimeout      int    `yaml:"idle_timeout"`       // seconds of inactivity before the browser stops; default 300
-		AllowPrivateURLs bool   `yaml:"allow_private_urls"` // navigation to private network addresses (loopback is always allowed)
+		Executable  string `yaml:"executable"`   // Chromium or Chrome; default: found in PATH
+		IdleTimeout int    `yaml:"idle_timeout"` // seconds of inactivity before the browser stops; default 300
+		// InactivityTimeout is hermes-agent's name for idle_timeout.
+		InactivityTimeout int  `yaml:"inactivity_timeout"`
+		AllowPrivateURLs  bool `yaml:"allow_private_urls"` // navigation to private network addresses (loopback is always allowed)
 	} `yaml:"browser"`
 }
 
@@ -238,10 +240,14 @@ func loadConfig(getenv func(string) string, flagModel, flagBaseURL string) confi
 	}
 	c.BrowserExecutable = fc.Browser.Executable
 	c.BrowserAllowPrivate = fc.Browser.AllowPrivateURLs
-	if fc.Browser.IdleTimeout > 0 {
-		c.BrowserIdleTimeout = time.Duration(fc.Browser.IdleTimeout) * time.Second
-	} else if fc.Browser.IdleTimeout < 0 {
-		c.problem(fmt.Sprintf("browser.idle_timeout: %d is negative; using the default (300 seconds)", fc.Browser.IdleTimeout))
+	idle, idleKey := fc.Browser.IdleTimeout, "idle_timeout"
+	if idle == 0 {
+		idle, idleKey = fc.Browser.InactivityTimeout, "inactivity_timeout"
+	}
+	if idle > 0 {
+		c.BrowserIdleTimeout = time.Duration(idle) * time.Second
+	} else if idle < 0 {
+		c.problem(fmt.Sprintf("browser.%s: %d is negative; using the default (300 seconds)", idleKey, idle))
 	}
 	g := fc.ToolLoopGuardrails
 	c.Guardrails = registry.GuardrailConfig{

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hermes-acp/hermes-acp/model"
@@ -25,11 +26,14 @@ func TestHermesExampleConfigLoads(t *testing.T) {
 	if c.FileErr != nil || c.ProviderProblem != "" {
 		t.Fatalf("FileErr %v, problem %q", c.FileErr, c.ProviderProblem)
 	}
+	if c.BrowserIdleTimeout != 120*time.Second {
+		t.Errorf("browser.inactivity_timeout: idle timeout %v, want 2m0s", c.BrowserIdleTimeout)
+	}
 	if c.Model != "anthropic/claude-opus-4.6" || c.Provider != model.WireOpenAI || c.BaseURL != "https://openrouter.ai/api/v1" ||
 		c.APIKey != "or-key" || c.APIKeySource != "OPENROUTER_API_KEY" || c.MaxTurns != 60 || c.ReasoningEffort != "medium" {
 		t.Errorf("model settings not applied: %+v", c)
 	}
-	want := []string{"_config_version", "database", "runtime", "attachments", "plugins", "kanban", "cron", "terminal", "browser", "tool_loop_guardrails.non_interactive_hard_stop_enabled"}
+	want := []string{"_config_version", "database", "runtime", "attachments", "plugins", "kanban", "cron", "terminal", "browser.extension_control", "tool_loop_guardrails.non_interactive_hard_stop_enabled"}
 	if diff := cmp.Diff(want, c.Ignored); diff != "" {
 		t.Errorf("ignored (-want +got):\n%s", diff)
 	}
