@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -42,6 +43,17 @@ func (in *instance) failure(ctx context.Context, err error) error {
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
+	}
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		in.markLost()
+	}
+	if !in.dead() && (errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "connection")) {
+		// The tab ends a moment after the connection is lost.
+		select {
+		case <-in.tab.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
 	}
 	if in.dead() {
 		return fmt.Errorf("%w: %s", ErrLost, in.deathReason())

@@ -171,7 +171,8 @@ type instance struct {
 	mu                    sync.Mutex // guards the page state below
 	changed               chan struct{}
 	crashed               bool
-	pageGen               int // bumped when the main frame commits a new document
+	lost                  bool // an action saw the browser process exit
+	pageGen               int  // bumped when the main frame commits a new document
 	mainID                cdp.FrameID
 	url                   string // main frame URL
 	loaded                bool   // the main frame's load event fired since its last navigation
@@ -368,7 +369,14 @@ func (in *instance) dead() bool {
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	return in.crashed
+	return in.crashed || in.lost
+}
+
+// markLost records that the browser process exited.
+func (in *instance) markLost() {
+	in.mu.Lock()
+	in.lost = true
+	in.mu.Unlock()
 }
 
 func (in *instance) deathReason() string {
@@ -377,6 +385,9 @@ func (in *instance) deathReason() string {
 	in.mu.Unlock()
 	if crashed {
 		return "the page crashed"
+	}
+	if in.tab.Err() == nil {
+		return "the browser process exited"
 	}
 	if err := context.Cause(in.tab); err != nil && !errors.Is(err, context.Canceled) {
 		return err.Error()
