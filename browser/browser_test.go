@@ -319,6 +319,7 @@ func chromiumPids(t *testing.T) []int {
 func TestKilledBrowserRecoversAndCloseLeavesNoProcess(t *testing.T) {
 	srv := server(t)
 	set := browser.NewSet(browser.Options{})
+	t.Cleanup(func() { set.Close() })
 	b := set.New(nil)
 	c := ctx(t)
 	if _, err := b.Navigate(c, srv.URL+"/"); err != nil {
