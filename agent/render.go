@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -58,12 +59,32 @@ func (t *toolCallTracker) completion(args map[string]any, out registry.Outcome) 
 		}
 	}
 	if text == "" {
-		return nil
+		return withImage(nil, out.Result)
 	}
 	if len(text) > maxRendered {
 		text = text[:maxRendered] + fmt.Sprintf("\n\n... (%d chars total, truncated)", len(text))
 	}
-	return []acp.ToolCallContent{acp.TextContentItem(text)}
+	return withImage([]acp.ToolCallContent{acp.TextContentItem(text)}, out.Result)
+}
+
+// toolCallImage is a result's image for the editor (browser_vision's
+// screenshot), carried in the result's Data.
+type toolCallImage interface {
+	ToolCallImage() (mime string, data []byte)
+}
+
+// withImage appends the result's image, if any, as image content.
+func withImage(content []acp.ToolCallContent, r registry.Result) []acp.ToolCallContent {
+	img, ok := r.Data.(toolCallImage)
+	if !ok {
+		return content
+	}
+	mime, data := img.ToolCallImage()
+	if len(data) == 0 {
+		return content
+	}
+	block := acp.ContentBlock{Image: &acp.ImageContent{Data: base64.StdEncoding.EncodeToString(data), MimeType: mime}}
+	return append(content, acp.ToolCallContent{Content: &block})
 }
 
 // renderBullets renders an object as a bullet list, skipping hidden keys and

@@ -171,6 +171,20 @@ func TestEntries(t *testing.T) {
 		"skills_list":  {Toolset: "skills", Kind: registry.KindRead, ReadOnly: true, Idempotent: true, ParallelSafe: true},
 		"skill_view":   {Toolset: "skills", Kind: registry.KindRead, ReadOnly: true, Idempotent: true, ParallelSafe: true},
 		"skill_manage": {Toolset: "skills", Kind: registry.KindEdit},
+
+		// browser
+		"browser_back":       {Toolset: "browser", Kind: registry.KindExecute},
+		"browser_cdp":        {Toolset: "browser", Kind: registry.KindExecute},
+		"browser_click":      {Toolset: "browser", Kind: registry.KindExecute},
+		"browser_console":    {Toolset: "browser", Kind: registry.KindExecute},
+		"browser_dialog":     {Toolset: "browser", Kind: registry.KindExecute},
+		"browser_get_images": {Toolset: "browser", Kind: registry.KindRead, ReadOnly: true},
+		"browser_navigate":   {Toolset: "browser", Kind: registry.KindFetch},
+		"browser_press":      {Toolset: "browser", Kind: registry.KindExecute},
+		"browser_scroll":     {Toolset: "browser", Kind: registry.KindExecute},
+		"browser_snapshot":   {Toolset: "browser", Kind: registry.KindRead, ReadOnly: true},
+		"browser_type":       {Toolset: "browser", Kind: registry.KindExecute},
+		"browser_vision":     {Toolset: "browser", Kind: registry.KindRead, ReadOnly: true},
 	}
 	got := map[string]facts{}
 	var names []string
@@ -204,7 +218,9 @@ func TestBindEnabledToolsOnly(t *testing.T) {
 	t.Parallel()
 	env := newFakeEnv(t, fakeEnvOptions{Files: map[string]string{"a.txt": "alpha\n"}})
 	d := env.Deps
-	d.Enabled = func(tool string) bool { return tool != "patch" && tool != "search_files" }
+	d.Enabled = func(tool string) bool {
+		return tool != "patch" && tool != "search_files" && !strings.HasPrefix(tool, "browser_")
+	}
 	entries, hooks := Bind(d)
 	var names []string
 	for _, e := range entries {
@@ -363,7 +379,9 @@ func TestDescriptionsNameOnlyEnabledTools(t *testing.T) {
 			t.Errorf("%s description or schema names %v, which the session does not enable:\n%s", e.Name, m, e.Description)
 		}
 	}
-	if d := cmp.Diff([]string{"patch", "process", "read_file", "skill_manage", "skill_view", "skills_list", "web_extract", "web_search"}, names); d != "" {
+	if d := cmp.Diff([]string{"browser_back", "browser_cdp", "browser_click", "browser_console", "browser_dialog",
+		"browser_get_images", "browser_navigate", "browser_press", "browser_scroll", "browser_snapshot", "browser_type",
+		"browser_vision", "patch", "process", "read_file", "skill_manage", "skill_view", "skills_list", "web_extract", "web_search"}, names); d != "" {
 		t.Errorf("bound tools mismatch (-want +got):\n%s", d)
 	}
 

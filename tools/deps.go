@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 
+	"github.com/hermes-acp/hermes-acp/browser"
 	"github.com/hermes-acp/hermes-acp/lint"
 	"github.com/hermes-acp/hermes-acp/skills"
 	"github.com/hermes-acp/hermes-acp/terminal"
@@ -57,6 +58,24 @@ type Deps struct {
 	// processes are killed then). Nil: the tools never learn it.
 	OnClose func(f func())
 
+	// browser: the seams of the browser_* tools.
+	//
+	// Browsers makes the session's browser, started on the first browser
+	// call and closed with the session (OnClose) or when the set closes
+	// (the agent's exit). Nil: the browser tools are unavailable.
+	Browsers *browser.Set
+	// BrowserURL checks a URL before the browser loads it (navigations,
+	// redirects, frames, history); an error blocks it with that reason.
+	// Nil allows every URL.
+	BrowserURL func(ctx context.Context, url string) error
+	// BrowserVision answers question about an image (browser_vision's
+	// screenshot); nil: browser_vision reports that no vision model is
+	// configured (the screenshot is still shown in the editor).
+	BrowserVision func(ctx context.Context, image []byte, mime, question string) (string, error)
+	// ApproveCDP asks whether browser_cdp may send method, one of the
+	// methods that reach outside the page (BrowserCDPNeedsApproval), on
+	// tool call callID. Nil refuses them.
+	ApproveCDP func(ctx context.Context, callID, method string) bool
 	// vision (tools/vision_analyze.go).
 	// Vision asks a model that can see images about image (of type mime)
 	// in a request of its own and returns the model's answer; an error is
@@ -136,13 +155,14 @@ type session struct {
 	reads   *readFileTracker // read_file's dedup and loop guard
 	patches *patchFailures   // patch's consecutive failure counters
 	procs   *terminal.Table  // the terminal tool's background processes
+	web     *browserSession  // the browser tools' browser
 }
 
 func newSession(d Deps) *session {
 	if d.Enabled == nil {
 		d.Enabled = func(string) bool { return true }
 	}
-	s := &session{Deps: d, reads: newReadTracker(), patches: newPatchFailures()}
+	s := &session{Deps: d, reads: newReadTracker(), patches: newPatchFailures(), web: &browserSession{}}
 	s.procs = terminal.NewTable(terminal.TableOptions{OnExit: s.announceExit})
 	if d.OnClose != nil {
 		d.OnClose(s.procs.Close)

@@ -30,6 +30,7 @@ var registrationHelperFiles = []string{
 	"edit.go",     // what write_file and patch share
 	"encoding.go", // binary files and text encodings for the editing tools
 	"commands.go", // the command tools' seams to the session
+	"browser.go",  // what the browser_* tools share
 }
 
 // registration is one top-level `var _ = register(registry.Entry{...}, handle(run))`.

@@ -115,6 +115,7 @@ func Bind(d Deps) ([]registry.Entry, []registry.Hook) {
 		if check := sessionChecks[e.Name]; check != nil && e.Check == nil {
 			e.Check = func() error { return check(s) }
 		}
+		bindBrowserCheck(&e, s)
 		out = append(out, e)
 	}
 	return out, []registry.Hook{registry.HookFuncs{PreFunc: func(_ context.Context, c *registry.Call) (bool, string) {

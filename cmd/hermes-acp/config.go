@@ -102,6 +102,14 @@ type fileConfig struct {
 		ProjectDiscovery *bool    `yaml:"project_discovery"` // default true: <workspace>/.hermes/skills
 		ExternalDirs     []string `yaml:"external_dirs"`     // more skills folders, after $HERMES_HOME/skills
 	} `yaml:"skills"`
+	// Browser configures the browser_* tools.
+	Browser struct {
+		Executable  string `yaml:"executable"`   // Chromium or Chrome; default: found in PATH
+		IdleTimeout int    `yaml:"idle_timeout"` // seconds of inactivity before the browser stops; default 300
+		// InactivityTimeout is hermes-agent's name for idle_timeout.
+		InactivityTimeout int  `yaml:"inactivity_timeout"`
+		AllowPrivateURLs  bool `yaml:"allow_private_urls"` // navigation to private network addresses (loopback is always allowed)
+	} `yaml:"browser"`
 }
 
 // mcpServerConfig configures an MCP server in config.yaml (hermes's shape).
@@ -165,6 +173,11 @@ type config struct {
 	// model, nil when none is set (cmd/hermes-acp/vision.go).
 	NoVision  bool
 	AuxVision *auxModel
+	// browser.*: the browser tools' executable, idle timeout and private
+	// URL opt-in.
+	BrowserExecutable   string
+	BrowserIdleTimeout  time.Duration
+	BrowserAllowPrivate bool
 	// Problems are the file's bad values and syntax errors in plain words,
 	// each naming its key; shown in the chat once (configNotice).
 	Problems []string
@@ -298,6 +311,17 @@ func loadConfig(getenv func(string) string, flagModel, flagBaseURL string) confi
 			continue
 		}
 		c.SkillsExternal = append(c.SkillsExternal, filepath.Clean(d))
+	}
+	c.BrowserExecutable = fc.Browser.Executable
+	c.BrowserAllowPrivate = fc.Browser.AllowPrivateURLs
+	idle, idleKey := fc.Browser.IdleTimeout, "idle_timeout"
+	if idle == 0 {
+		idle, idleKey = fc.Browser.InactivityTimeout, "inactivity_timeout"
+	}
+	if idle > 0 {
+		c.BrowserIdleTimeout = time.Duration(idle) * time.Second
+	} else if idle < 0 {
+		c.problem(fmt.Sprintf("browser.%s: %d is negative; using the default (300 seconds)", idleKey, idle))
 	}
 	g := fc.ToolLoopGuardrails
 	c.Guardrails = registry.GuardrailConfig{

@@ -29,13 +29,16 @@ func TestHermesExampleConfigLoads(t *testing.T) {
 	if c.TerminalTimeout != 180*time.Second {
 		t.Errorf("terminal.timeout = %v, want the file's 180s", c.TerminalTimeout)
 	}
+	if c.BrowserIdleTimeout != 120*time.Second {
+		t.Errorf("browser.inactivity_timeout: idle timeout %v, want 2m0s", c.BrowserIdleTimeout)
+	}
 	if c.Model != "anthropic/claude-opus-4.6" || c.Provider != model.WireOpenAI || c.BaseURL != "https://openrouter.ai/api/v1" ||
 		c.APIKey != "or-key" || c.APIKeySource != "OPENROUTER_API_KEY" || c.MaxTurns != 60 || c.ReasoningEffort != "medium" {
 		t.Errorf("model settings not applied: %+v", c)
 	}
 	want := []string{"_config_version", "database", "runtime", "attachments", "plugins", "kanban", "cron",
 		"terminal.backend", "terminal.cwd", "terminal.home_mode", "terminal.docker_mount_cwd_to_workspace", "terminal.lifetime_seconds",
-		"terminal.container_cpu", "terminal.container_memory", "terminal.container_disk", "terminal.container_persistent", "browser", "tool_loop_guardrails.non_interactive_hard_stop_enabled"}
+		"terminal.container_cpu", "terminal.container_memory", "terminal.container_disk", "terminal.container_persistent", "browser.extension_control", "tool_loop_guardrails.non_interactive_hard_stop_enabled"}
 	if diff := cmp.Diff(want, c.Ignored); diff != "" {
 		t.Errorf("ignored (-want +got):\n%s", diff)
 	}

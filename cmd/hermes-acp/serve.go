@@ -15,6 +15,7 @@ import (
 
 	"github.com/hermes-acp/hermes-acp/acp"
 	"github.com/hermes-acp/hermes-acp/agent"
+	"github.com/hermes-acp/hermes-acp/browser"
 	"github.com/hermes-acp/hermes-acp/mcp"
 	"github.com/hermes-acp/hermes-acp/model"
 	"github.com/hermes-acp/hermes-acp/registry"
@@ -48,11 +49,13 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		log.Info(note)
 	}
 	setup := modelSetup(cfg, o.record, log)
-	reg, err := declaredTools(log)
+	reg, err := declaredTools(log, cfg.BrowserExecutable)
 	if err != nil {
 		log.Error("register built-in tools", "error", err)
 		return 1
 	}
+	browsers := browser.NewSet(browser.Options{Executable: cfg.BrowserExecutable, IdleTimeout: cfg.BrowserIdleTimeout, Log: log})
+	defer browsers.Close() // no browser outlives the agent
 	resultChars, turnChars := registry.BudgetForContextWindow(cfg.ContextLength)
 	termCfg, sandboxNotice := terminalSettings(cfg, terminal.LandlockABI, os.Executable)
 	if sandboxNotice != "" {
@@ -85,6 +88,11 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 				// vision
 				Vision:     vision,
 				FetchImage: fetchImage,
+				// browser
+				Browsers:      browsers,
+				BrowserURL:    browserURLPolicy(env.Workspace(), cfg.BrowserAllowPrivate),
+				ApproveCDP:    env.ApproveCDP,
+				BrowserVision: vision,
 			}
 			commandDeps(&d, env)
 			return tools.Bind(d)
@@ -132,6 +140,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 	finished := make(chan struct{})
 	go func() {
 		_ = ag.Close()
+		_ = browsers.Close()
 		_ = conn.Close()
 		close(finished)
 	}()
@@ -145,9 +154,12 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 
 // declaredTools is the registry of every built-in tool and the agent's own,
 // declared: each session binds them to itself.
-func declaredTools(log *slog.Logger) (*registry.Registry, error) {
+// browserExe is browser.executable: the browser tools are available when
+// it (or, when empty, a Chromium or Chrome) is found.
+func declaredTools(log *slog.Logger, browserExe string) (*registry.Registry, error) {
 	reg := registry.New(log)
-	if err := reg.RegisterAll(append(tools.Entries(), agent.Tools()...)...); err != nil {
+	entries := tools.WithBrowserCheck(tools.Entries(), tools.BrowserCheck(browserExe))
+	if err := reg.RegisterAll(append(entries, agent.Tools()...)...); err != nil {
 		return nil, err
 	}
 	return reg, nil

@@ -21,12 +21,12 @@ func runToolsCmd(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	reg, err := declaredTools(nil)
+	cfg := loadConfig(os.Getenv, "", "")
+	reg, err := declaredTools(nil, cfg.BrowserExecutable)
 	if err != nil {
 		fmt.Fprintf(stderr, "hermes-acp tools: %v\n", err)
 		return 1
 	}
-	cfg := loadConfig(os.Getenv, "", "")
 	// web: the web tools' availability depends on the configuration
 	// (web_search needs a search backend): list them bound to it.
 	webTools, _ := tools.Bind(tools.Deps{Web: cfg.Web.tools(nil, nil)})

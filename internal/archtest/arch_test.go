@@ -25,7 +25,7 @@ var allowed = map[string][]string{
 	"workspace":            {"internal/diff"},
 	"lint":                 {"internal/diff"},
 	"tools/internal/fuzzy": {"internal/diff"},
-	"tools":                {"registry", "workspace", "lint", "internal/diff", "tools/internal/fuzzy", "tools/internal/v4a", "tools/internal/search", "terminal", "web", "skills"},
+	"tools":                {"registry", "workspace", "lint", "internal/diff", "tools/internal/fuzzy", "tools/internal/v4a", "tools/internal/search", "terminal", "web", "skills", "browser"},
 	"terminal":             {"workspace"},
 	"mcp":                  {"registry"},
 	"memory":               {},
@@ -37,6 +37,8 @@ var allowed = map[string][]string{
 	"web": {},
 	// skills (issue #14): skill folders; paths for approval come from workspace.
 	"skills": {"workspace", "internal/diff"},
+	// browser: one headless Chromium per session (chromedp).
+	"browser": {},
 
 	// The tools' engines know nothing of tools: the diff package and the
 	// fuzzy matcher are the only module packages they may use.
@@ -75,6 +77,8 @@ var thirdParty = map[string][]string{
 	"codeberg.org/readeck/go-readability/v2":          {"web"},
 	"github.com/JohannesKaufmann/html-to-markdown/v2": {"web"},
 	"github.com/ledongthuc/pdf":                       {"web"},
+	"github.com/chromedp/chromedp":                    {"browser"},
+	"github.com/chromedp/cdproto":                     {"browser"},
 }
 
 type pkg struct {

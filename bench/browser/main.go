@@ -1,0 +1,324 @@
+// Command browser compares the browser package (one headless Chromium per
+// session over the DevTools Protocol, in process) with agent-browser, the
+// CLI hermes-agent's browser tools start once per command, on the same
+// local page and the same Chromium executable, in the same run. It prints a
+// Markdown table of the median wall time of each action (navigate,
+// snapshot, click) and the resident memory of each side's browser process
+// tree. It is run by bench/browser/run.sh.
+//
+// Usage:
+//
+//	go run ./bench/browser -agent-browser PATH [-chromium PATH] [-runs N]
+//
+// Each action is one tool call as the model makes it. navigate is
+// browser_navigate, which loads the page and returns a compact snapshot:
+// ours calls NavigateAndSnapshot (load event, network quiet, snapshot);
+// hermes runs `agent-browser --session S open URL` then `snapshot -c`.
+// snapshot is browser_snapshot (compact): Snapshot, or `snapshot -c`.
+// click is browser_click on the button's ref: Click, or `click @eN` with
+// the ref agent-browser's own snapshot gave. Every agent-browser command is
+// a new process talking to its daemon, as hermes runs it. The
+// runs alternate between the sides after one warm-up round each (which
+// also starts each browser), and the medians are reported.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hermes-acp/hermes-acp/browser"
+)
+
+const page = `<!doctype html><html><head><title>Bench</title></head><body>
+<h1>Bench</h1>
+<nav><a href="#a">One</a> <a href="#b">Two</a> <a href="#c">Three</a></nav>
+<form><label>Name <input name="n"></label> <label>Mail <input name="m" type="email"></label></form>
+<button onclick="document.getElementById('o').textContent = 'clicked ' + (++window.n || (window.n = 1))">Press</button>
+<p id="o">not yet</p>
+<ul>` + "%s" + `</ul>
+</body></html>`
+
+func main() {
+	ab := flag.String("agent-browser", "", "the agent-browser executable (required)")
+	chromium := flag.String("chromium", "", "the Chromium executable both sides use (default: found in PATH)")
+	runs := flag.Int("runs", 15, "measured rounds per side")
+	flag.Parse()
+	if *ab == "" {
+		fmt.Fprintln(os.Stderr, "usage: browser -agent-browser PATH [-chromium PATH] [-runs N]")
+		os.Exit(2)
+	}
+	exe, err := browser.Find(*chromium)
+	if err != nil {
+		fatal(err)
+	}
+	var items strings.Builder
+	for i := range 50 {
+		fmt.Fprintf(&items, "<li>Item %d of the list</li>", i)
+	}
+	body := fmt.Sprintf(page, items.String())
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fatal(err)
+	}
+	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, body)
+	}))
+	url := "http://" + ln.Addr().String() + "/"
+
+	ours := newOurs(exe)
+	defer ours.close()
+	theirs := &agentBrowser{bin: *ab, exe: exe, session: fmt.Sprintf("hermesbench%d", os.Getpid())}
+	defer theirs.close()
+
+	results := map[string]map[string][]time.Duration{"ours": {}, "agent-browser": {}}
+	sides := []struct {
+		name string
+		do   func(url string) (map[string]time.Duration, error)
+	}{{"ours", ours.round}, {"agent-browser", theirs.round}}
+	for _, s := range sides { // warm-up: starts each browser
+		if _, err := s.do(url); err != nil {
+			fatal(fmt.Errorf("%s warm-up: %w", s.name, err))
+		}
+	}
+	for range *runs {
+		for _, s := range sides {
+			d, err := s.do(url)
+			if err != nil {
+				fatal(fmt.Errorf("%s: %w", s.name, err))
+			}
+			for k, v := range d {
+				results[s.name][k] = append(results[s.name][k], v)
+			}
+		}
+	}
+	ourRSS, ourPSS := treeRSS(ours.b.PID())
+	theirRoot, daemon := theirs.chromiumRoot()
+	theirRSS, theirPSS := treeRSS(theirRoot)
+
+	fmt.Printf("Chromium: %s (%s); page: %d bytes on 127.0.0.1; %d rounds per side after one warm-up, alternating.\n\n", exe, version(exe), len(body), *runs)
+	fmt.Println("| action | hermes-acp (browser package) | agent-browser 0.41.2 (CLI per action) | speed-up |")
+	fmt.Println("|---|---:|---:|---:|")
+	for _, a := range []string{"navigate", "snapshot", "click"} {
+		o, t := median(results["ours"][a]), median(results["agent-browser"][a])
+		fmt.Printf("| %s | %s | %s | %.1f× |\n", a, ms(o), ms(t), float64(t)/float64(o))
+	}
+	fmt.Printf("\n| browser memory after the runs (Chromium process tree) | hermes-acp | agent-browser |\n|---|---:|---:|\n")
+	fmt.Printf("| RSS (shared pages counted in each process) | %.0f MiB | %.0f MiB |\n", ourRSS, theirRSS)
+	fmt.Printf("| PSS (shared pages shared out) | %.0f MiB | %.0f MiB |\n", ourPSS, theirPSS)
+	fmt.Printf("| the driver outside the browser | in the agent | %.0f MiB (its daemon's RSS) |\n", treeRSSOnly(daemon))
+}
+
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "bench/browser:", err)
+	os.Exit(1)
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
+
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// ours is the browser package's side.
+type ours struct {
+	set *browser.Set
+	b   *browser.Browser
+}
+
+func newOurs(exe string) *ours {
+	set := browser.NewSet(browser.Options{Executable: exe, IdleTimeout: -1})
+	return &ours{set: set, b: set.New(nil)}
+}
+
+func (o *ours) close() { o.set.Close() }
+
+var buttonRef = regexp.MustCompile(`button "Press" \[ref=(e\d+)`)
+
+func (o *ours) round(url string) (map[string]time.Duration, error) {
+	ctx := context.Background()
+	out := map[string]time.Duration{}
+	t := time.Now()
+	if _, _, err := o.b.NavigateAndSnapshot(ctx, url); err != nil {
+		return nil, err
+	}
+	out["navigate"] = time.Since(t)
+	t = time.Now()
+	snap, err := o.b.Snapshot(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	out["snapshot"] = time.Since(t)
+	m := buttonRef.FindStringSubmatch(snap.Text)
+	if m == nil {
+		return nil, fmt.Errorf("no button in our snapshot:\n%s", snap.Text)
+	}
+	t = time.Now()
+	if err := o.b.Click(ctx, "@"+m[1]); err != nil {
+		return nil, err
+	}
+	out["click"] = time.Since(t)
+	return out, nil
+}
+
+// agentBrowser is the agent-browser CLI's side.
+type agentBrowser struct {
+	bin, exe, session string
+}
+
+func (a *agentBrowser) run(args ...string) (string, error) {
+	cmd := exec.Command(a.bin, append([]string{"--session", a.session}, args...)...)
+	cmd.Env = append(os.Environ(), "AGENT_BROWSER_EXECUTABLE_PATH="+a.exe)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("agent-browser %s: %w\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out), nil
+}
+
+func (a *agentBrowser) round(url string) (map[string]time.Duration, error) {
+	out := map[string]time.Duration{}
+	t := time.Now()
+	if _, err := a.run("open", url); err != nil {
+		return nil, err
+	}
+	if _, err := a.run("snapshot", "-c"); err != nil {
+		return nil, err
+	}
+	out["navigate"] = time.Since(t)
+	t = time.Now()
+	snap, err := a.run("snapshot", "-c")
+	if err != nil {
+		return nil, err
+	}
+	out["snapshot"] = time.Since(t)
+	m := buttonRef.FindStringSubmatch(snap)
+	if m == nil {
+		return nil, fmt.Errorf("no button in agent-browser's snapshot:\n%s", snap)
+	}
+	t = time.Now()
+	if _, err := a.run("click", "@"+m[1]); err != nil {
+		return nil, err
+	}
+	out["click"] = time.Since(t)
+	return out, nil
+}
+
+func (a *agentBrowser) close() { _, _ = a.run("close") }
+
+// chromiumRoot finds agent-browser's Chromium: the Chromium process whose
+// parent is not a Chromium (its daemon), and that daemon.
+func (a *agentBrowser) chromiumRoot() (root, daemon int) {
+	base := filepath.Base(a.exe)
+	for pid, p := range procs() {
+		if !strings.Contains(p.cmd, "hermes-browser-") && (p.comm == base || strings.HasPrefix(p.comm, "chrom")) {
+			parent, ok := procs()[p.ppid]
+			if ok && !strings.HasPrefix(parent.comm, "chrom") && strings.Contains(parent.cmd, "agent-browser") {
+				return pid, p.ppid
+			}
+		}
+	}
+	return 0, 0
+}
+
+type proc struct {
+	ppid         int
+	comm         string
+	cmd          string
+	rssKB, pssKB int
+}
+
+// procs reads /proc.
+func procs() map[int]proc {
+	out := map[int]proc{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(stat)
+		open, close := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || close < 0 {
+			continue
+		}
+		fields := strings.Fields(s[close+2:])
+		ppid, _ := strconv.Atoi(fields[1])
+		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		status, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "status"))
+		rss := 0
+		for _, l := range strings.Split(string(status), "\n") {
+			if strings.HasPrefix(l, "VmRSS:") {
+				rss, _ = strconv.Atoi(strings.Fields(l)[1])
+			}
+		}
+		pss := 0
+		rollup, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "smaps_rollup"))
+		for _, l := range strings.Split(string(rollup), "\n") {
+			if strings.HasPrefix(l, "Pss:") {
+				pss, _ = strconv.Atoi(strings.Fields(l)[1])
+			}
+		}
+		out[pid] = proc{ppid: ppid, comm: s[open+1 : close], cmd: strings.ReplaceAll(string(cmd), "\x00", " "), rssKB: rss, pssKB: pss}
+	}
+	return out
+}
+
+// treeRSS sums the resident memory (MiB) of root and its descendants: RSS
+// (which counts shared pages once per process) and PSS (which shares
+// them out).
+func treeRSS(root int) (rss, pss float64) {
+	if root == 0 {
+		return 0, 0
+	}
+	ps := procs()
+	r, s := 0, 0
+	for pid, p := range ps {
+		for q := pid; q > 1; q = ps[q].ppid {
+			if q == root {
+				r += p.rssKB
+				s += p.pssKB
+				break
+			}
+			if _, ok := ps[q]; !ok {
+				break
+			}
+		}
+	}
+	return float64(r) / 1024, float64(s) / 1024
+}
+
+func treeRSSOnly(pid int) float64 {
+	if pid == 0 {
+		return 0
+	}
+	return float64(procs()[pid].rssKB) / 1024
+}
+
+func version(exe string) string {
+	out, err := exec.Command(exe, "--version").Output()
+	if err != nil {
+		return "version unknown"
+	}
+	return strings.TrimSpace(string(out))
+}

@@ -1,0 +1,88 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+// Annotation is a ref drawn on an annotated screenshot as its label [N].
+type Annotation struct {
+	Ref   string `json:"ref"`
+	Label string `json:"label"`
+}
+
+// Screenshot captures the visible part of the page as PNG. With annotate,
+// it first takes a snapshot and draws the label [N] of each ref @eN that
+// is visible on its element.
+func (b *Browser) Screenshot(ctx context.Context, annotate bool) ([]byte, []Annotation, error) {
+	in, err := b.acquire(ctx, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer b.release()
+	in.mu.Lock()
+	pending := len(in.dialogs) > 0
+	in.mu.Unlock()
+	if pending {
+		return nil, nil, ErrDialog
+	}
+	cctx, cancel := in.callCtx(ctx, DefaultCallTimeout)
+	defer cancel()
+	var notes []Annotation
+	if annotate {
+		if _, err := in.snapshot(ctx, false); err != nil {
+			return nil, nil, err
+		}
+		type box struct {
+			Label      string
+			X, Y, W, H float64
+		}
+		var boxes []box
+		in.mu.Lock()
+		refs := make(map[string]cdp.BackendNodeID, len(in.refs))
+		for k, v := range in.refs {
+			refs[k] = v
+		}
+		in.mu.Unlock()
+		for i := 1; i <= len(refs); i++ {
+			name := fmt.Sprintf("e%d", i)
+			id, ok := refs[name]
+			if !ok {
+				continue
+			}
+			q, err := chromedp.Call(cctx, dom.GetContentQuads, dom.GetContentQuadsParams{BackendNodeID: id})
+			if err != nil || len(q.Quads) == 0 || len(q.Quads[0]) < 8 {
+				continue
+			}
+			p := q.Quads[0]
+			label := fmt.Sprintf("%d", i)
+			boxes = append(boxes, box{Label: label, X: p[0], Y: p[1], W: p[2] - p[0], H: p[5] - p[1]})
+			notes = append(notes, Annotation{Ref: "@" + name, Label: "[" + label + "]"})
+		}
+		raw, _ := json.Marshal(boxes)
+		if _, err := in.eval(ctx, `(() => { const root = document.createElement('div'); root.id = '__hermes_refs';
+			root.style.cssText = 'position:fixed;inset:0;pointer-events:none;z-index:2147483647';
+			for (const b of `+string(raw)+`) {
+				const d = document.createElement('div');
+				d.style.cssText = 'position:fixed;border:2px solid #e11;left:'+b.X+'px;top:'+b.Y+'px;width:'+b.W+'px;height:'+b.H+'px';
+				const l = document.createElement('span'); l.textContent = '['+b.Label+']';
+				l.style.cssText = 'position:absolute;left:-2px;top:-16px;background:#e11;color:#fff;font:bold 11px monospace;padding:0 2px';
+				d.appendChild(l); root.appendChild(d);
+			}
+			document.documentElement.appendChild(root); })()`); err != nil {
+			return nil, nil, err
+		}
+		defer func() { _, _ = in.eval(context.Background(), `document.getElementById('__hermes_refs')?.remove()`) }()
+	}
+	res, err := chromedp.Call(cctx, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng})
+	if err != nil {
+		return nil, nil, in.failure(ctx, err)
+	}
+	return res.Data, notes, nil
+}

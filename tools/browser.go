@@ -1,0 +1,204 @@
+package tools
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/hermes-acp/hermes-acp/browser"
+	"github.com/hermes-acp/hermes-acp/registry"
+)
+
+// What the browser_* tools share: the session's browser, made on first use
+// and closed with the session, and the results hermes's browser tools
+// return ({"success": true, …} or {"success": false, "error": …}).
+
+// browserToolset is the toolset of the browser tools.
+const browserToolset = "browser"
+
+// browserSession is a session's browser, made on the first browser call.
+type browserSession struct {
+	mu sync.Mutex
+	b  *browser.Browser
+}
+
+// browser returns the session's browser, making it (not started yet) on
+// first use; nil when the session has no browser set.
+func (s *session) browser() *browser.Browser {
+	if s.Browsers == nil {
+		return nil
+	}
+	s.web.mu.Lock()
+	defer s.web.mu.Unlock()
+	if s.web.b == nil {
+		s.web.b = s.Browsers.New(s.BrowserURL)
+		if s.OnClose != nil {
+			s.OnClose(s.web.b.Close)
+		}
+	}
+	return s.web.b
+}
+
+// browserCheck is the availability of the browser tools before a session
+// binds them: a browser found in PATH or the usual install locations.
+func browserCheck() error {
+	_, err := browser.Find("")
+	return err
+}
+
+// bindBrowserCheck makes the check of a session's browser tools its
+// browser set's (which honours browser.executable).
+func bindBrowserCheck(e *registry.Entry, s *session) {
+	if e.Toolset != browserToolset {
+		return
+	}
+	if s.Browsers == nil {
+		e.Check = func() error { return errors.New("no browser configured for this session") }
+		return
+	}
+	e.Check = s.Browsers.Available
+}
+
+// BrowserCheck returns the availability check of the browser tools for a
+// configured browser.executable ("" finds one): the composition root sets
+// it on the declared entries so that `hermes-acp tools` honours the
+// configuration.
+func BrowserCheck(executable string) func() error {
+	return func() error {
+		_, err := browser.Find(executable)
+		return err
+	}
+}
+
+// WithBrowserCheck returns entries with the browser tools' check replaced
+// by check.
+func WithBrowserCheck(entries []registry.Entry, check func() error) []registry.Entry {
+	for i := range entries {
+		if entries[i].Toolset == browserToolset {
+			entries[i].Check = check
+		}
+	}
+	return entries
+}
+
+// browserFail is hermes's failed browser result.
+type browserFail struct {
+	Success bool   `json:"success"`
+	Error   string `json:"error"`
+}
+
+// browserError returns the failed result for err, in words the model can
+// act on.
+func (s *session) browserError(err error, ref string) registry.Result {
+	return registry.Failed(browserFail{Error: s.browserMessage(err, ref)})
+}
+
+func (s *session) browserMessage(err error, ref string) string {
+	var blocked *browser.BlockedError
+	var evalErr *browser.EvalError
+	switch {
+	case errors.As(err, &blocked):
+		return err.Error()
+	case errors.As(err, &evalErr):
+		return evalErr.Message
+	case errors.Is(err, browser.ErrNoPage):
+		return "No page is open in the browser." + s.hint(browserNavigateName, " Call browser_navigate first.")
+	case errors.Is(err, browser.ErrStaleRef):
+		if ref == "" {
+			ref = "the ref"
+		}
+		return fmt.Sprintf("Element %s is stale or unknown: the page changed since the last snapshot.", atRef(ref)) +
+			s.hint(browserSnapshotName, " Call browser_snapshot to get fresh refs.")
+	case errors.Is(err, browser.ErrLost):
+		return fmt.Sprintf("The browser was lost (%s). The next browser call starts a new browser;", strings.TrimPrefix(err.Error(), browser.ErrLost.Error()+": ")) +
+			" the page is gone" + s.hint(browserNavigateName, ": call browser_navigate to open it again") + "."
+	case errors.Is(err, browser.ErrNavTimeout):
+		return fmt.Sprintf("Navigation timed out after %s; loading was stopped and the page stays as far as it got.", browser.DefaultNavTimeout)
+	case errors.Is(err, browser.ErrDialog):
+		return "A JavaScript dialog is open and blocks the page." + s.hint(browserDialogName, " Answer it with browser_dialog first.")
+	case errors.Is(err, browser.ErrClosed):
+		return "The browser of this session has been closed."
+	}
+	return err.Error()
+}
+
+// hint returns text when tool is enabled in the session.
+func (s *session) hint(tool, text string) string {
+	if s.Enabled(tool) {
+		return text
+	}
+	return ""
+}
+
+// atRef returns ref with its leading @.
+func atRef(ref string) string {
+	ref = strings.TrimSpace(ref)
+	if !strings.HasPrefix(ref, "@") {
+		ref = "@" + ref
+	}
+	return ref
+}
+
+// noBrowser is the result when the session has no browser.
+func noBrowser() registry.Result {
+	return registry.Failed(browserFail{Error: browser.ErrNotFound.Error()})
+}
+
+// dialogsOf returns the dialogs pending in b (an action can open one).
+func dialogsOf(b *browser.Browser) []browser.Dialog { return b.Dialogs() }
+
+// firstLine returns the first non-blank line of s, cut at n characters.
+func firstLine(s string, n int) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			s = l
+			break
+		}
+	}
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "..."
+	}
+	return s
+}
+
+// browserPreview shows the call's arguments as pretty JSON (hermes's
+// start content of its browser tools); nothing for a call without any.
+func browserPreview(args map[string]any) string {
+	if len(args) == 0 {
+		return ""
+	}
+	b, err := json.MarshalIndent(args, "", "  ")
+	if err != nil {
+		return ""
+	}
+	return clipRunes(string(b), 1200)
+}
+
+// browserRender shows a snapshot in a fence; other results render
+// generically.
+func browserRender(_ map[string]any, r registry.Result) string {
+	var snap string
+	switch v := r.Value.(type) {
+	case browserNavigateResult:
+		snap = v.Snapshot
+		if snap == "" {
+			return ""
+		}
+		snap = fmt.Sprintf("%s — %s\n\n", v.Title, v.URL) + fenced(snap)
+	case browserSnapshotResult:
+		snap = fmt.Sprintf("%s — %s (%d elements)\n\n", v.Title, v.URL, v.ElementCount) + fenced(v.Snapshot)
+	}
+	return snap
+}
+
+func fenced(s string) string {
+	f := fence(s)
+	return f + "\n" + s + "\n" + f
+}
+
+// named returns a title function giving the tool's name.
+func named(name string) func(map[string]any) string {
+	return func(map[string]any) string { return name }
+}

@@ -1,0 +1,80 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+
+	"github.com/hermes-acp/hermes-acp/browser"
+	"github.com/hermes-acp/hermes-acp/registry"
+)
+
+// browser_dialog accepts or dismisses the JavaScript dialog (alert,
+// confirm, prompt, beforeunload) that blocks the page.
+// browserDialogName is the tool's name, for the other browser tools' hints.
+const browserDialogName = "browser_dialog"
+
+var _ = register(registry.Entry{
+	Name:        browserDialogName,
+	Toolset:     browserToolset,
+	Emoji:       "💬",
+	Description: browserDialogDescription,
+	Schema: map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"action": map[string]any{
+				"type":        "string",
+				"enum":        []any{"accept", "dismiss"},
+				"description": "'accept' clicks OK / returns the prompt text. 'dismiss' clicks Cancel / returns null from prompt(). For ``beforeunload`` dialogs: 'accept' allows the navigation, 'dismiss' keeps the page.",
+			},
+			"prompt_text": map[string]any{
+				"type":        "string",
+				"description": "Response string for a ``prompt()`` dialog. Ignored for other dialog types. Defaults to empty string.",
+			},
+			"dialog_id": map[string]any{
+				"type":        "string",
+				"description": "Specific dialog to respond to, from ``browser_snapshot.pending_dialogs[].id``. Required only when multiple dialogs are queued.",
+			},
+		},
+		"required": []any{"action"},
+	},
+	Check: browserCheck,
+	Kind:  registry.KindExecute,
+	Title: func(args map[string]any) string {
+		if a, ok := args["action"].(string); ok && a != "" {
+			return "dialog: " + a
+		}
+		return browserDialogName
+	},
+	Preview: browserPreview,
+	Render:  browserRender,
+}, handle(browserDialogTool))
+
+//go:embed browser_dialog.md
+var browserDialogDescription string
+
+type browserDialogParams struct {
+	Action     string `json:"action"`
+	PromptText string `json:"prompt_text"`
+	DialogID   string `json:"dialog_id"`
+}
+
+type browserDialogResult struct {
+	Success bool           `json:"success"`
+	Action  string         `json:"action"`
+	Dialog  browser.Dialog `json:"dialog"`
+}
+
+func browserDialogTool(ctx context.Context, s *session, _ *registry.Call, p *browserDialogParams) (registry.Result, error) {
+	if p.Action != "accept" && p.Action != "dismiss" {
+		return registry.Failed(browserFail{Error: "action must be 'accept' or 'dismiss'"}), nil
+	}
+	b := s.browser()
+	if b == nil {
+		return noBrowser(), nil
+	}
+	d, err := b.AnswerDialog(ctx, p.Action == "accept", p.PromptText, p.DialogID)
+	if err != nil {
+		return s.browserError(err, ""), nil
+	}
+	return registry.OK(browserDialogResult{Success: true, Action: p.Action, Dialog: d}), nil
+}
