@@ -57,20 +57,20 @@ func sandboxEnv(t *testing.T) (l *Local, root, sibling, home string) {
 	})
 	env = append(env, "HOME="+home, "GOTOOLCHAIN=local", "GOFLAGS=-mod=mod")
 	// The real Go caches, so the build below reuses them; the sandbox
-	// allows them (it asks the go command where they are).
+	// allows them (it reads them from the environment commands get).
 	if out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE").Output(); err == nil {
 		if f := strings.Fields(string(out)); len(f) == 2 {
 			env = append(env, "GOCACHE="+f[0], "GOMODCACHE="+f[1])
 		}
 	}
 	sb := &Sandbox{Exe: exe, Home: home, Getenv: func(k string) string {
-		if k == "HOME" {
-			return home
+		// The environment the commands run with.
+		for i := len(env) - 1; i >= 0; i-- {
+			if v, ok := strings.CutPrefix(env[i], k+"="); ok {
+				return v
+			}
 		}
-		if k == "XDG_CACHE_HOME" {
-			return ""
-		}
-		return os.Getenv(k)
+		return ""
 	}}
 	return &Local{Sandbox: sb, Roots: []string{root}, Env: env}, root, sibling, home
 }
