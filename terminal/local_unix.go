@@ -22,7 +22,14 @@ func (l *Local) Start(ctx context.Context, s Spec) (Process, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	argv := l.Argv(s.Command)
+	// The sandbox applies in process (startSandboxed), without the
+	// helper that wraps editor terminals' commands (Argv).
+	argv := []string{l.shell(), "-c", s.Command}
+	startCmd := func(start func() error) error { return start() }
+	if l.Sandbox != nil {
+		writable := l.Sandbox.WritableDirs(l.Roots)
+		startCmd = func(start func() error) error { return startSandboxed(writable, start) }
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = s.Dir
 	cmd.Env = l.environ(s.Env)
@@ -35,7 +42,11 @@ func (l *Local) Start(ctx context.Context, s Spec) (Process, error) {
 		if !hasEnv(cmd.Env, "TERM") {
 			cmd.Env = append(cmd.Env, "TERM=xterm-256color")
 		}
-		master, err := pty.StartWithAttrs(cmd, &pty.Winsize{Rows: 50, Cols: 200}, &syscall.SysProcAttr{Setsid: true, Setctty: true})
+		var master *os.File
+		err := startCmd(func() (err error) {
+			master, err = pty.StartWithAttrs(cmd, &pty.Winsize{Rows: 50, Cols: 200}, &syscall.SysProcAttr{Setsid: true, Setctty: true})
+			return err
+		})
 		if err != nil {
 			return nil, fmt.Errorf("start %s: %w", argv[0], err)
 		}
@@ -58,7 +69,7 @@ func (l *Local) Start(ctx context.Context, s Spec) (Process, error) {
 			defer sr.Close()
 		}
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		err = cmd.Start()
+		err = startCmd(cmd.Start)
 		w.Close()
 		if err != nil {
 			r.Close()

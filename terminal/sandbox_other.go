@@ -15,3 +15,6 @@ func SandboxMain(args []string, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "hermes-acp %s: the sandbox needs Linux (Landlock)\n", SandboxCommand)
 	return 126
 }
+
+// startSandboxed calls start: there is no sandbox on this system.
+func startSandboxed(writable []string, start func() error) error { return start() }

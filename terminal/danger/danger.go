@@ -33,6 +33,7 @@ const maxCommand = 128_000
 // matches gives the key. A command the shell parser refuses is judged by
 // the regexes over the whole normalised string (fail closed).
 func Check(command string) Verdict {
+	loadRules()
 	if len(command) > maxCommand {
 		return Verdict{Hardline: true, Dangerous: true, Key: keyParserLimit, Description: keyParserLimit}
 	}

@@ -3,6 +3,7 @@ package danger
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // kind says what a rule is matched against.
@@ -99,21 +100,23 @@ func rmPath(alt string) string {
 
 const rmFlags = `rm\s+(-\S*\s+)*`
 
-// hardline is hermes's unconditional floor, in hermes's order: these never
+// hardlineRules are hermes's unconditional floor, in hermes's order: these never
 // run, whatever the approvals.
-var hardline = []rule{
-	cmdRule("recursive delete of root filesystem", rmFlags+rmPath(`/(?:(?:\.\.?)?/)*(?:\.\.?)?\**|/ \*`)).need("rm"),
-	cmdRule("recursive delete of system directory", rmFlags+rmPath(`/home|/home/\*|/root|/root/\*|/etc|/etc/\*|/usr|/usr/\*|/var|/var/\*|/bin|/bin/\*|/sbin|/sbin/\*|/boot|/boot/\*|/lib|/lib/\*`)).need("rm"),
-	cmdRule("recursive delete of home directory", rmFlags+rmPath(`(?:~|\$\{?home\}?)(?:/?|/\*)?`)).need("rm"),
-	cmdRule("format filesystem (mkfs)", `(?:mkfs(?:\.[a-z0-9]+)?|mke2fs)\b`).need("mk"),
-	cmdRule("dd to raw block device", `dd\b[^\n]*\bof=["']?`+blockDevice).need("of="),
-	redirRule("redirect to raw block device", `>\s*["']?`+blockDevice+`\b`).need("/dev/"),
-	wholeRule("fork bomb", `:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:`).need(":"),
-	cmdRule("kill all processes", `kill\s+(-\S+\s+)*-1\b`).need("kill"),
-	cmdRule("system shutdown/reboot", `(?:shutdown|reboot|halt|poweroff)\b`).need("shutdown", "reboot", "halt", "poweroff"),
-	cmdRule("init 0/6 (shutdown/reboot)", `init\s+[06]\b`).need("init"),
-	cmdRule("systemctl poweroff/reboot", `systemctl\s+(?:-\S+\s+)*(?:poweroff|reboot|halt|kexec)\b`).need("systemctl"),
-	cmdRule("telinit 0/6 (shutdown/reboot)", `telinit\s+[06]\b`).need("telinit"),
+func hardlineRules() []rule {
+	return []rule{
+		cmdRule("recursive delete of root filesystem", rmFlags+rmPath(`/(?:(?:\.\.?)?/)*(?:\.\.?)?\**|/ \*`)).need("rm"),
+		cmdRule("recursive delete of system directory", rmFlags+rmPath(`/home|/home/\*|/root|/root/\*|/etc|/etc/\*|/usr|/usr/\*|/var|/var/\*|/bin|/bin/\*|/sbin|/sbin/\*|/boot|/boot/\*|/lib|/lib/\*`)).need("rm"),
+		cmdRule("recursive delete of home directory", rmFlags+rmPath(`(?:~|\$\{?home\}?)(?:/?|/\*)?`)).need("rm"),
+		cmdRule("format filesystem (mkfs)", `(?:mkfs(?:\.[a-z0-9]+)?|mke2fs)\b`).need("mk"),
+		cmdRule("dd to raw block device", `dd\b[^\n]*\bof=["']?`+blockDevice).need("of="),
+		redirRule("redirect to raw block device", `>\s*["']?`+blockDevice+`\b`).need("/dev/"),
+		wholeRule("fork bomb", `:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:`).need(":"),
+		cmdRule("kill all processes", `kill\s+(-\S+\s+)*-1\b`).need("kill"),
+		cmdRule("system shutdown/reboot", `(?:shutdown|reboot|halt|poweroff)\b`).need("shutdown", "reboot", "halt", "poweroff"),
+		cmdRule("init 0/6 (shutdown/reboot)", `init\s+[06]\b`).need("init"),
+		cmdRule("systemctl poweroff/reboot", `systemctl\s+(?:-\S+\s+)*(?:poweroff|reboot|halt|kexec)\b`).need("systemctl"),
+		cmdRule("telinit 0/6 (shutdown/reboot)", `telinit\s+[06]\b`).need("telinit"),
+	}
 }
 
 // Keys the package produces outside the tables.
@@ -123,85 +126,87 @@ const (
 	keyInterpExec  = "script execution via -e/-c flag"
 )
 
-// dangerous is hermes's DANGEROUS_PATTERNS, in hermes's order (the first
+// dangerousRules are hermes's DANGEROUS_PATTERNS, in hermes's order (the first
 // rule that matches gives the key).
-var dangerous = []rule{
-	cmdRule("delete in root path", `rm\s+(-\S*\s+)*/`),
-	cmdRule("recursive delete", `rm\s+-\S*r`),
-	cmdRule("recursive delete (long flag)", `rm\s+--recursive\b`),
-	fnRule("recursive delete (flags after operands)", rmFlagsAfterOperands, `\brm\s+[^\n"';|&]*\s(?:-[a-z]*r[a-z]*\b|--recursive\b)`),
-	cmdRule("Windows cmd destructive delete", `cmd(?:\.exe)?\s+/(?:c|k)\s+.*\b(?:del|erase|rd|rmdir)\b`),
-	cmdRule("Windows PowerShell destructive delete", `(?:powershell|pwsh)(?:\.exe)?\b(?:\s+-\S+)*\s+(?:-(?:command|c)\s+)?["']?(?:remove-item|rmdir|erase|del|rd|ri|rm)\b`),
-	cmdRule("PowerShell encoded command execution", `(?:powershell|pwsh)(?:\.exe)?\b.*\s-(?:encodedcommand|enc|e)\b`),
-	cmdRule("world/other-writable permissions", `chmod\s+(-\S*\s+)*(?:777|666|o\+[rwx]*w|a\+[rwx]*w)\b`),
-	cmdRule("recursive world/other-writable (long flag)", `chmod\s+--recursive\b.*(?:777|666|o\+[rwx]*w|a\+[rwx]*w)`),
-	cmdRule("recursive chown to root", `chown\s+(-\S*)?r\s+root`),
-	cmdRule("recursive chown to root (long flag)", `chown\s+--recur[a-z]*\b.*root`),
-	cmdRule("format filesystem", `mkfs\b`),
-	cmdRule("disk copy", `dd\s+.*if=`),
-	redirRule("write to block device", `>\s*/dev/sd`),
-	argsRule("SQL DROP", `\bdrop\s+(?:table|database)\b`).need("drop"),
-	{key: "SQL DELETE without WHERE", kind: kindArgs, needles: []string{"delete"}},
-	argsRule("SQL TRUNCATE", `\btruncate\s+(?:table)?\s*\w`).need("truncate"),
-	redirRule("overwrite system config", `>\s*`+systemConfig),
-	cmdRule("stop/restart system service", `systemctl\s+(-\S+\s+)*(?:stop|restart|disable|mask)\b`),
-	cmdRule("kill all processes", `kill\s+-9\s+-1\b`),
-	cmdRule("force kill processes", `pkill\s+-9\b`),
-	cmdRule("force kill processes (killall -KILL)", `killall\s+(-\S*\s+)*-(?:9|kill|sigkill)\b`),
-	cmdRule("force kill processes (killall -s KILL)", `killall\s+(-\S*\s+)*-s\s+(?:kill|sigkill|9)\b`),
-	cmdRule("kill processes by regex (killall -r)", `killall\s+(-\S*\s+)*-r\b`),
-	wholeRule("fork bomb", `:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:`).need(":"),
-	wholeRule("pipe remote content to shell", `\b(?:curl|wget)\b.*\|\s*(?:[/\w]*/)?(?:ba|z|k|da)?sh(?:\s|$|-c)`).need("curl", "wget"),
-	cmdRule("execute remote script via process substitution", shells+`\s+<\s*<?\s*\(\s*(?:curl|wget)\b`),
-	cmdRule("execute remote content via command substitution", "(?:eval|source|\\.)\\s*(?:\\$\\(\\s*|`\\s*|<\\(\\s*)(?:curl|wget)\\b"),
-	wholeRule("pipe decoded content to shell (possible command obfuscation)", `\b(?:base64|base32|base16)\s+(?:-d|--decode)\b.*\|\s*\b`+shells+`\b`).need("base"),
-	wholeRule("pipe xxd-decoded content to shell (possible command obfuscation)", `\bxxd\s+-r\b.*\|\s*\b`+shells+`\b`).need("xxd"),
-	wholeRule("pipe tr-transformed output to shell (possible command obfuscation)", `\becho\b[^|]*\|\s*\btr\b[^|]*\|\s*\b`+shells+`\b`).need("tr"),
-	wholeRule("pipe openssl-decoded content to shell (possible command obfuscation)", `\bopenssl\b.*\b(?:base64|enc)\b[^|]*\s+-d\b[^|]*\|\s*\b`+shells+`\b`).need("openssl"),
-	cmdRule("overwrite system file via tee", `tee\b.*["']?`+sensitive),
-	redirRule("overwrite system file via redirection", `>>?\s*["']?`+sensitive),
-	cmdRule("overwrite project env/config via tee", `tee\b.*["']?`+projSensitive+`["']?`+targetBoundary),
-	redirRule("overwrite project env/config via redirection", `>>?\s*["']?`+projSensitive+`["']?`+targetBoundary),
-	cmdRule("xargs with rm", `xargs\s+.*\brm\b`),
-	cmdRule("find -exec/-execdir rm", `find\b.*-exec(?:dir)?\s+(?:/\S*/)?rm\b`),
-	cmdRule("find -delete", `find\b.*-delete\b`),
-	cmdRule("stop/restart hermes gateway (kills running agents)", `hermes\s+(?:-{1,2}\S+(?:\s+\S+)?\s+)*gateway\s+(?:stop|restart)\b`),
-	cmdRule("hermes update (restarts gateway, kills running agents)", `hermes\s+update\b`),
-	cmdRule("docker compose restart/stop/kill/down (container lifecycle)", `docker(?:-compose|\s+compose)\s+(?:-{1,2}\S+(?:[=\s]\S+)?\s+)*(?:restart|stop|kill|down)\b`),
-	cmdRule("docker restart/stop/kill (container lifecycle)", `docker\s+(?:-{1,2}\S+(?:[=\s]\S+)?\s+)*(?:restart|stop|kill)\b`),
-	wholeRule("start gateway outside systemd (use 'systemctl --user restart hermes-gateway')", `gateway\s+run\b.*(?:&\s*$|&\s*;|\bdisown\b|\bsetsid\b)`).need("gateway"),
-	cmdRule("start gateway outside systemd (use 'systemctl --user restart hermes-gateway')", `nohup\b.*gateway\s+run\b`),
-	cmdRule("kill hermes/gateway process (self-termination)", `(?:pkill|killall)\b.*\b(?:hermes|gateway|cli\.py)\b`),
-	cmdRule("kill process via pgrep/pidof expansion (self-termination)", `kill\b.*\$\(\s*(?:pgrep|pidof)\b`),
-	cmdRule("kill process via backtick pgrep/pidof expansion (self-termination)", "kill\\b.*`\\s*(?:pgrep|pidof)\\b"),
-	cmdRule("stop/restart hermes launchd service (kills running agents)", `launchctl\s+(?:stop|kickstart|bootout|unload|kill|disable|remove)\b.*\b(?:hermes|ai\.hermes)\b`),
-	cmdRule("copy/move file into system config path", `(?:cp|mv|install)\b.*\s`+systemConfig),
-	cmdRule("overwrite project env/config file", `(?:cp|mv|install)\b.*\s["']?`+projSensitive+`["']?$`),
-	cmdRule("copy/move file into sensitive credential/SSH/shell-rc path", `(?:cp|mv|install)\b.*\s["']?`+sensitive+`[^\s"']*["']?$`),
-	cmdRule("in-place edit of sensitive credential/SSH/shell-rc path", `sed\s+-\S*i.*`+userSensitive),
-	cmdRule("in-place edit of sensitive credential/SSH/shell-rc path (long flag)", `sed\s+--in-place\b.*`+userSensitive),
-	cmdRule("in-place edit of sensitive credential/SSH/shell-rc path (perl/ruby)", `(?:perl|ruby)\b.*(?:^|\s)-\S*i\b.*`+userSensitive),
-	cmdRule("in-place edit of system config", `sed\s+-\S*i.*\s`+systemConfig),
-	cmdRule("in-place edit of system config (long flag)", `sed\s+--in-place\b.*\s`+systemConfig),
-	cmdRule("in-place edit of Hermes config/env", `sed\s+-\S*i.*(?:`+hermesConfig+`|`+hermesEnv+`)`),
-	cmdRule("in-place edit of Hermes config/env (long flag)", `sed\s+--in-place\b.*(?:`+hermesConfig+`|`+hermesEnv+`)`),
-	cmdRule("in-place edit of Hermes config/env (perl/ruby)", `(?:perl|ruby)\b.*(?:^|\s)-\S*i\b.*(?:`+hermesConfig+`|`+hermesEnv+`)`),
-	cmdRule("shell execution via heredoc", shells+`\s+(?:-\S+\s+)*<<`),
-	cmdRule("script execution via heredoc", `(?:python[23]?(?:\.\d+)?|perl|ruby|node)\s+(?:-\S+\s+)*<<`),
-	cmdRule("git reset --hard (destroys uncommitted changes)", `git\s+`+gitOpts+`reset\b[^\n]*\s--h(?:a(?:r(?:d)?)?)?\b`),
-	cmdRule("git force push (rewrites remote history)", `git\s+`+gitOpts+`push\b.*--forc[a-z]*\b`),
-	cmdRule("git force push short flag (rewrites remote history)", `git\s+`+gitOpts+`push\b.*\s-f\b`),
-	cmdRule("git clean with force (deletes untracked files)", `git\s+`+gitOpts+`clean\s+(?:-\S+\s+)*-[a-z]*f`),
-	fnRule("git branch force delete", gitBranchForceD, `\bgit\s+branch\s+-d\b`),
-	cmdRule("git branch force delete (long flags)", `git\s+`+gitOpts+`branch\b[^;|&\n]*?(?:-d\b|--delete\b)[^;|&\n]*?(?:-f\b|--force\b)`),
-	cmdRule("git branch force delete (long flags, force-first)", `git\s+`+gitOpts+`branch\b[^;|&\n]*?(?:-f\b|--force\b)[^;|&\n]*?(?:-d\b|--delete\b)`),
-	wholeRule("chmod +x followed by immediate execution", `\bchmod\s+\+x\b.*[;&|]+\s*\./`).need("chmod"),
-	fnRule("sudo with privilege flag (stdin/askpass/shell/list)", sudoPrivilegeFlag, `\bsudo\b[^;|&\n]*?\s+(?:-s\b|--st[a-z]*\b|-a\b|--a[a-z]*\b)`),
-	fnRule("sudo with combined-flag privilege escalation", sudoCombinedFlag, `\bsudo\b[^;|&\n]*?\s+-[a-z]*[sa][a-z]*\b`),
-	// hermes checks the inline-script flags structurally after every
-	// pattern, so a more specific finding gives the key first.
-	fnRule(keyShellC, shellDashC, `\b`+shells+`\s+-[a-z]*c(?:\s+|$)`),
-	fnRule(keyInterpExec, interpreterExec, `\b(?:python[23]?|perl|ruby|node)\s+-[ec]\s+`),
+func dangerousRules() []rule {
+	return []rule{
+		cmdRule("delete in root path", `rm\s+(-\S*\s+)*/`),
+		cmdRule("recursive delete", `rm\s+-\S*r`),
+		cmdRule("recursive delete (long flag)", `rm\s+--recursive\b`),
+		fnRule("recursive delete (flags after operands)", rmFlagsAfterOperands, `\brm\s+[^\n"';|&]*\s(?:-[a-z]*r[a-z]*\b|--recursive\b)`),
+		cmdRule("Windows cmd destructive delete", `cmd(?:\.exe)?\s+/(?:c|k)\s+.*\b(?:del|erase|rd|rmdir)\b`),
+		cmdRule("Windows PowerShell destructive delete", `(?:powershell|pwsh)(?:\.exe)?\b(?:\s+-\S+)*\s+(?:-(?:command|c)\s+)?["']?(?:remove-item|rmdir|erase|del|rd|ri|rm)\b`),
+		cmdRule("PowerShell encoded command execution", `(?:powershell|pwsh)(?:\.exe)?\b.*\s-(?:encodedcommand|enc|e)\b`),
+		cmdRule("world/other-writable permissions", `chmod\s+(-\S*\s+)*(?:777|666|o\+[rwx]*w|a\+[rwx]*w)\b`),
+		cmdRule("recursive world/other-writable (long flag)", `chmod\s+--recursive\b.*(?:777|666|o\+[rwx]*w|a\+[rwx]*w)`),
+		cmdRule("recursive chown to root", `chown\s+(-\S*)?r\s+root`),
+		cmdRule("recursive chown to root (long flag)", `chown\s+--recur[a-z]*\b.*root`),
+		cmdRule("format filesystem", `mkfs\b`),
+		cmdRule("disk copy", `dd\s+.*if=`),
+		redirRule("write to block device", `>\s*/dev/sd`),
+		argsRule("SQL DROP", `\bdrop\s+(?:table|database)\b`).need("drop"),
+		{key: "SQL DELETE without WHERE", kind: kindArgs, needles: []string{"delete"}},
+		argsRule("SQL TRUNCATE", `\btruncate\s+(?:table)?\s*\w`).need("truncate"),
+		redirRule("overwrite system config", `>\s*`+systemConfig),
+		cmdRule("stop/restart system service", `systemctl\s+(-\S+\s+)*(?:stop|restart|disable|mask)\b`),
+		cmdRule("kill all processes", `kill\s+-9\s+-1\b`),
+		cmdRule("force kill processes", `pkill\s+-9\b`),
+		cmdRule("force kill processes (killall -KILL)", `killall\s+(-\S*\s+)*-(?:9|kill|sigkill)\b`),
+		cmdRule("force kill processes (killall -s KILL)", `killall\s+(-\S*\s+)*-s\s+(?:kill|sigkill|9)\b`),
+		cmdRule("kill processes by regex (killall -r)", `killall\s+(-\S*\s+)*-r\b`),
+		wholeRule("fork bomb", `:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:`).need(":"),
+		wholeRule("pipe remote content to shell", `\b(?:curl|wget)\b.*\|\s*(?:[/\w]*/)?(?:ba|z|k|da)?sh(?:\s|$|-c)`).need("curl", "wget"),
+		cmdRule("execute remote script via process substitution", shells+`\s+<\s*<?\s*\(\s*(?:curl|wget)\b`),
+		cmdRule("execute remote content via command substitution", "(?:eval|source|\\.)\\s*(?:\\$\\(\\s*|`\\s*|<\\(\\s*)(?:curl|wget)\\b"),
+		wholeRule("pipe decoded content to shell (possible command obfuscation)", `\b(?:base64|base32|base16)\s+(?:-d|--decode)\b.*\|\s*\b`+shells+`\b`).need("base"),
+		wholeRule("pipe xxd-decoded content to shell (possible command obfuscation)", `\bxxd\s+-r\b.*\|\s*\b`+shells+`\b`).need("xxd"),
+		wholeRule("pipe tr-transformed output to shell (possible command obfuscation)", `\becho\b[^|]*\|\s*\btr\b[^|]*\|\s*\b`+shells+`\b`).need("tr"),
+		wholeRule("pipe openssl-decoded content to shell (possible command obfuscation)", `\bopenssl\b.*\b(?:base64|enc)\b[^|]*\s+-d\b[^|]*\|\s*\b`+shells+`\b`).need("openssl"),
+		cmdRule("overwrite system file via tee", `tee\b.*["']?`+sensitive),
+		redirRule("overwrite system file via redirection", `>>?\s*["']?`+sensitive),
+		cmdRule("overwrite project env/config via tee", `tee\b.*["']?`+projSensitive+`["']?`+targetBoundary),
+		redirRule("overwrite project env/config via redirection", `>>?\s*["']?`+projSensitive+`["']?`+targetBoundary),
+		cmdRule("xargs with rm", `xargs\s+.*\brm\b`),
+		cmdRule("find -exec/-execdir rm", `find\b.*-exec(?:dir)?\s+(?:/\S*/)?rm\b`),
+		cmdRule("find -delete", `find\b.*-delete\b`),
+		cmdRule("stop/restart hermes gateway (kills running agents)", `hermes\s+(?:-{1,2}\S+(?:\s+\S+)?\s+)*gateway\s+(?:stop|restart)\b`),
+		cmdRule("hermes update (restarts gateway, kills running agents)", `hermes\s+update\b`),
+		cmdRule("docker compose restart/stop/kill/down (container lifecycle)", `docker(?:-compose|\s+compose)\s+(?:-{1,2}\S+(?:[=\s]\S+)?\s+)*(?:restart|stop|kill|down)\b`),
+		cmdRule("docker restart/stop/kill (container lifecycle)", `docker\s+(?:-{1,2}\S+(?:[=\s]\S+)?\s+)*(?:restart|stop|kill)\b`),
+		wholeRule("start gateway outside systemd (use 'systemctl --user restart hermes-gateway')", `gateway\s+run\b.*(?:&\s*$|&\s*;|\bdisown\b|\bsetsid\b)`).need("gateway"),
+		cmdRule("start gateway outside systemd (use 'systemctl --user restart hermes-gateway')", `nohup\b.*gateway\s+run\b`),
+		cmdRule("kill hermes/gateway process (self-termination)", `(?:pkill|killall)\b.*\b(?:hermes|gateway|cli\.py)\b`),
+		cmdRule("kill process via pgrep/pidof expansion (self-termination)", `kill\b.*\$\(\s*(?:pgrep|pidof)\b`),
+		cmdRule("kill process via backtick pgrep/pidof expansion (self-termination)", "kill\\b.*`\\s*(?:pgrep|pidof)\\b"),
+		cmdRule("stop/restart hermes launchd service (kills running agents)", `launchctl\s+(?:stop|kickstart|bootout|unload|kill|disable|remove)\b.*\b(?:hermes|ai\.hermes)\b`),
+		cmdRule("copy/move file into system config path", `(?:cp|mv|install)\b.*\s`+systemConfig),
+		cmdRule("overwrite project env/config file", `(?:cp|mv|install)\b.*\s["']?`+projSensitive+`["']?$`),
+		cmdRule("copy/move file into sensitive credential/SSH/shell-rc path", `(?:cp|mv|install)\b.*\s["']?`+sensitive+`[^\s"']*["']?$`),
+		cmdRule("in-place edit of sensitive credential/SSH/shell-rc path", `sed\s+-\S*i.*`+userSensitive),
+		cmdRule("in-place edit of sensitive credential/SSH/shell-rc path (long flag)", `sed\s+--in-place\b.*`+userSensitive),
+		cmdRule("in-place edit of sensitive credential/SSH/shell-rc path (perl/ruby)", `(?:perl|ruby)\b.*(?:^|\s)-\S*i\b.*`+userSensitive),
+		cmdRule("in-place edit of system config", `sed\s+-\S*i.*\s`+systemConfig),
+		cmdRule("in-place edit of system config (long flag)", `sed\s+--in-place\b.*\s`+systemConfig),
+		cmdRule("in-place edit of Hermes config/env", `sed\s+-\S*i.*(?:`+hermesConfig+`|`+hermesEnv+`)`),
+		cmdRule("in-place edit of Hermes config/env (long flag)", `sed\s+--in-place\b.*(?:`+hermesConfig+`|`+hermesEnv+`)`),
+		cmdRule("in-place edit of Hermes config/env (perl/ruby)", `(?:perl|ruby)\b.*(?:^|\s)-\S*i\b.*(?:`+hermesConfig+`|`+hermesEnv+`)`),
+		cmdRule("shell execution via heredoc", shells+`\s+(?:-\S+\s+)*<<`),
+		cmdRule("script execution via heredoc", `(?:python[23]?(?:\.\d+)?|perl|ruby|node)\s+(?:-\S+\s+)*<<`),
+		cmdRule("git reset --hard (destroys uncommitted changes)", `git\s+`+gitOpts+`reset\b[^\n]*\s--h(?:a(?:r(?:d)?)?)?\b`),
+		cmdRule("git force push (rewrites remote history)", `git\s+`+gitOpts+`push\b.*--forc[a-z]*\b`),
+		cmdRule("git force push short flag (rewrites remote history)", `git\s+`+gitOpts+`push\b.*\s-f\b`),
+		cmdRule("git clean with force (deletes untracked files)", `git\s+`+gitOpts+`clean\s+(?:-\S+\s+)*-[a-z]*f`),
+		fnRule("git branch force delete", gitBranchForceD, `\bgit\s+branch\s+-d\b`),
+		cmdRule("git branch force delete (long flags)", `git\s+`+gitOpts+`branch\b[^;|&\n]*?(?:-d\b|--delete\b)[^;|&\n]*?(?:-f\b|--force\b)`),
+		cmdRule("git branch force delete (long flags, force-first)", `git\s+`+gitOpts+`branch\b[^;|&\n]*?(?:-f\b|--force\b)[^;|&\n]*?(?:-d\b|--delete\b)`),
+		wholeRule("chmod +x followed by immediate execution", `\bchmod\s+\+x\b.*[;&|]+\s*\./`).need("chmod"),
+		fnRule("sudo with privilege flag (stdin/askpass/shell/list)", sudoPrivilegeFlag, `\bsudo\b[^;|&\n]*?\s+(?:-s\b|--st[a-z]*\b|-a\b|--a[a-z]*\b)`),
+		fnRule("sudo with combined-flag privilege escalation", sudoCombinedFlag, `\bsudo\b[^;|&\n]*?\s+-[a-z]*[sa][a-z]*\b`),
+		// hermes checks the inline-script flags structurally after every
+		// pattern, so a more specific finding gives the key first.
+		fnRule(keyShellC, shellDashC, `\b`+shells+`\s+-[a-z]*c(?:\s+|$)`),
+		fnRule(keyInterpExec, interpreterExec, `\b(?:python[23]?|perl|ruby|node)\s+-[ec]\s+`),
+	}
 }
 
 func cmdRule(key, body string) rule {
@@ -228,7 +233,22 @@ func wholeRule(key, body string) rule {
 	return rule{key: key, kind: kindWhole, re: re, loose: re}
 }
 
-func init() {
+// hardline and dangerous are the rules, compiled at the first Check (not
+// at start-up: the agent starts without paying for them, and so does every
+// sandboxed command's helper).
+var (
+	hardline, dangerous []rule
+	rulesOnce           sync.Once
+)
+
+func loadRules() {
+	rulesOnce.Do(func() {
+		hardline, dangerous = hardlineRules(), dangerousRules()
+		anchorHardline()
+	})
+}
+
+func anchorHardline() {
 	// The hardline floor's command rules are anchored at hermes's command
 	// position when they run over an unparsable string.
 	for i := range hardline {

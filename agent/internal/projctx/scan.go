@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"sync"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -21,12 +22,12 @@ type threat struct {
 	id string
 }
 
-// threats are hermes's "context" scope patterns (tools/threat_patterns.py:
+// threats are, compiled at first use, hermes's "context" scope patterns (tools/threat_patterns.py:
 // those of scope "all" and "context"), matched case-insensitively against
 // the NFKC form of the text. RE2 has no look-behind, so the HTML-comment
 // pattern spells "not a letter" as a character class, and it caps repeats
 // at 1000, so hermes's {0,2048} runs are unbounded (RE2 is linear anyway).
-var threats = func() []threat {
+var threats = sync.OnceValue(func() []threat {
 	src := []struct{ re, id string }{
 		{`ignore\s+` + filler + `(previous|all|above|prior)\s+` + filler + `instructions`, "prompt_injection"},
 		{`system\s+prompt\s+override`, "sys_prompt_override"},
@@ -62,7 +63,7 @@ var threats = func() []threat {
 		out[i] = threat{regexp.MustCompile(`(?i)` + s.re), s.id}
 	}
 	return out
-}()
+})
 
 // isInvisible reports the hidden characters hermes refuses in a context
 // file: zero-width space, non-joiner and joiner, word joiner, invisible
@@ -99,7 +100,7 @@ func Scan(text string) []string {
 		findings = append(findings, fmt.Sprintf("invisible_unicode_U+%04X", r))
 	}
 	folded := norm.NFKC.String(text)
-	for _, t := range threats {
+	for _, t := range threats() {
 		if t.re.MatchString(folded) {
 			findings = append(findings, t.id)
 		}

@@ -1,0 +1,4 @@
+package danger
+
+// The tests read the rule tables directly.
+func init() { loadRules() }
