@@ -653,12 +653,10 @@ func checkRan(sc termScenario, outputs, notes []string) error {
 		if re.MatchString(o) {
 			return nil
 		}
-		// hermes-acp's tool results are JSON ({"output": "…\n35000", …}):
-		// match the decoded output, where the escaped newline is one.
-		var v struct {
-			Output string `json:"output"`
-		}
-		if json.Unmarshal([]byte(o), &v) == nil && re.MatchString(v.Output) {
+		// hermes-acp's tool results are JSON ({"output": "…\n35000", …},
+		// kept cut at both ends, so no longer valid JSON): match with the
+		// escaped newlines as newlines.
+		if re.MatchString(strings.ReplaceAll(o, `\n`, "\n")) {
 			return nil
 		}
 	}

@@ -464,7 +464,7 @@ func TestCheckRanWantsTheCommandsOutput(t *testing.T) {
 	if err := checkRan(seq, []string{"Exit code: 0\nOutput:\n1\n2\n[…]\n34999\n35000\n"}, nil); err != nil {
 		t.Errorf("codex-style output of seq: %v", err)
 	}
-	if err := checkRan(seq, []string{`{"output":"1\n2\n\n... [OUTPUT TRUNCATED - 139000 chars omitted out of 188894 total] ...\n\n34999\n35000","exit_code":0}`}, nil); err != nil {
+	if err := checkRan(seq, []string{`{"output":"1\n2\n\n... [OUTPUT TRUNCATED - 139000 chars omitted out of 188894 total] ...\n\n34999\n35000","exit_code":0}`, `{"output":"1\n2` + "\n[…]\n" + `\n34999\n35000","exit_code":0,"error":null}`}, nil); err != nil {
 		t.Errorf("hermes-style output of seq (JSON, escaped newlines): %v", err)
 	}
 	if err := checkRan(seq, []string{"1\n2\n350001\n"}, nil); err == nil {
