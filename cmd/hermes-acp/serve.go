@@ -59,6 +59,8 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		log.Warn("terminal sandbox unavailable", "reason", sandboxNotice)
 	}
 	summarize := webSummarizer(cfg, setup, log) // web
+	termBackends := newBackends(cfg, log)       // terminal backends (issue 18)
+	defer termBackends.close()
 	ag := agent.New(agent.Options{
 		Version: buildVersion(),
 		Model:   setup,
@@ -81,6 +83,8 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 				Web:                 cfg.Web.tools(summarize, env.SaveResult),
 				// terminal
 				Terminal: termCfg,
+				// terminal backends (issue 18)
+				TerminalBackend: termBackends.forSession(env),
 			}
 			commandDeps(&d, env)
 			return tools.Bind(d)
@@ -105,6 +109,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		HermesHome:       cfg.Home,
 		MCPServers:       mcpServers(cfg.MCPServers),
 		Delegation:       cfg.Delegation,
+		TerminalBackends: termBackends.agentOptions(), // terminal backends (issue 18)
 		Notices:          append(startNotices(cfg, setup), nonEmpty(sandboxNotice)...),
 		Log:              log,
 	})

@@ -298,3 +298,6 @@ func (e *Env) Close() error {
 	}
 	return nil
 }
+
+// Name is the backend's config name.
+func (e *Env) Name() string { return "docker" }
