@@ -46,7 +46,7 @@ type Session struct {
 	dirs        []string
 	mode        string
 	modelName   string
-	termBackend string // terminal backends (issue 18): "" is the default
+	termBackend string      // terminal backends (issue 18): "" is the default
 	lastUsage   model.Usage // of the last model reply, for /context's cache line
 	history     []model.Message
 	saved       int  // history entries saved (or being saved) to the store
