@@ -51,6 +51,13 @@ func Stop() {
 	}
 }
 
+// New starts a daemon of the caller's own (stop it with [Daemon.Stop]),
+// for test binaries that cannot stop the shared one from TestMain.
+func New() (*Daemon, error) { return start() }
+
+// Stop removes the daemon's containers, stops it and removes its files.
+func (d *Daemon) Stop() { d.stop() }
+
 func start() (*Daemon, error) {
 	bin, err := exec.LookPath("dockerd")
 	if err != nil {
