@@ -36,7 +36,9 @@ func daemon(t *testing.T) *dockertest.Daemon {
 	return d
 }
 
-func newManager(t *testing.T, d *dockertest.Daemon) *docker.Manager {
+func newManager(t *testing.T, d *dockertest.Daemon) *docker.Manager { return newManagerB(t, d) }
+
+func newManagerB(t testing.TB, d *dockertest.Daemon) *docker.Manager {
 	m := docker.NewManager(docker.Config{Image: dockertest.Image, Host: d.Host})
 	t.Cleanup(func() { m.Close() })
 	return m
