@@ -116,6 +116,9 @@ type backends struct {
 // newBackends offers local, plus docker when it is terminal.backend or
 // configured. (ssh: add its case here.)
 func newBackends(cfg config, log *slog.Logger) *backends {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	b := &backends{names: []string{"local"}, def: cfg.TerminalBackend, log: log}
 	if cfg.TerminalBackend == "docker" || cfg.Docker.Configured {
 		b.names = append(b.names, "docker")
@@ -146,8 +149,17 @@ func (b *backends) check(ctx context.Context, name string) error {
 	return fmt.Errorf("terminal backend %q is not available in this build", name)
 }
 
+// start removes, in the background, the leftover containers of crashed
+// agents when docker is offered.
+func (b *backends) start() {
+	if b.docker != nil {
+		go b.removeLeftovers()
+	}
+}
+
 // removeLeftovers removes the containers of hermes-acp processes that
-// died without removing them (once, at the first docker command).
+// died without removing them (once: at start, or at the first docker
+// command if that comes first).
 func (b *backends) removeLeftovers() {
 	b.cleanup.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

@@ -10,9 +10,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
+	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 
 	"github.com/hermes-acp/hermes-acp/terminal/docker"
@@ -26,6 +28,24 @@ func TestTypeScriptSDKDocker(t *testing.T) {
 		t.Fatalf("private dockerd: %v", err)
 	}
 	t.Cleanup(d.Stop)
+	cli, err := d.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	// A crashed agent's container: labelled with a pid that no process has.
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	if _, err := cli.ContainerCreate(context.Background(), client.ContainerCreateOptions{
+		Config: &container.Config{Image: dockertest.Image, Cmd: []string{"true"}, Labels: map[string]string{
+			docker.LabelSession: "crashed", docker.LabelPID: strconv.Itoa(dead.Process.Pid), docker.LabelHost: host}},
+		HostConfig: &container.HostConfig{NetworkMode: "none"},
+	}); err != nil {
+		t.Fatal(err)
+	}
 	srv := startModel(t, terminalModel(t))
 	home, ws := t.TempDir(), t.TempDir()
 	cfg := "terminal:\n  backend: docker\n  docker:\n    image: " + dockertest.Image + "\n    host: " + d.Host + "\n"
@@ -51,12 +71,8 @@ func TestTypeScriptSDKDocker(t *testing.T) {
 	}
 	t.Logf("%s", out)
 
-	// The agent exited: its container is gone.
-	cli, err := d.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
+	// The agent exited: its container is gone, and so is the crashed
+	// agent's, removed when it started.
 	list, err := cli.ContainerList(context.Background(), client.ContainerListOptions{All: true, Filters: make(client.Filters).Add("label", docker.LabelPID)})
 	if err != nil {
 		t.Fatal(err)

@@ -61,6 +61,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 	summarize := webSummarizer(cfg, setup, log) // web
 	termBackends := newBackends(cfg, log)       // terminal backends (issue 18)
 	defer termBackends.close()
+	termBackends.start()
 	ag := agent.New(agent.Options{
 		Version: buildVersion(),
 		Model:   setup,

@@ -173,6 +173,8 @@ func (m *Manager) Close() error {
 	for _, e := range envs {
 		errs = append(errs, e.Close())
 	}
+	// Wait for a connection being made; none is made after this.
+	m.once.Do(func() { m.err = errors.New("docker: the agent is shutting down") })
 	if m.cli != nil {
 		m.cli.Close()
 	}
