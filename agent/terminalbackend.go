@@ -27,7 +27,7 @@ type TerminalBackends struct {
 	Check func(ctx context.Context, name string) error
 }
 
-const configTerminal = "terminal"
+const configTerminal = "terminal_backend"
 
 func (b TerminalBackends) defaultName() string {
 	if b.Default != "" {

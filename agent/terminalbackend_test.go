@@ -35,7 +35,7 @@ func TestTerminalBackendOption(t *testing.T) {
 	sid := res.SessionID
 	var opt *acp.SessionConfigOption
 	for i := range res.ConfigOptions {
-		if res.ConfigOptions[i].ID == "terminal" {
+		if res.ConfigOptions[i].ID == "terminal_backend" {
 			opt = &res.ConfigOptions[i]
 		}
 	}
@@ -47,17 +47,17 @@ func TestTerminalBackendOption(t *testing.T) {
 		t.Errorf("/context = %q, want the docker backend and why it is unavailable", txt[strings.LastIndex(txt, "Conversation:"):])
 	}
 	var cres acp.SetSessionConfigOptionResponse
-	if err := h.editor.Call(ctx, "session/set_config_option", &acp.SetSessionConfigOptionRequest{SessionID: sid, ConfigID: "terminal", Value: "local"}, &cres); err != nil {
+	if err := h.editor.Call(ctx, "session/set_config_option", &acp.SetSessionConfigOptionRequest{SessionID: sid, ConfigID: "terminal_backend", Value: "local"}, &cres); err != nil {
 		t.Fatal(err)
 	}
-	if got := optionValue(cres.ConfigOptions, "terminal"); got != "local" {
+	if got := optionValue(cres.ConfigOptions, "terminal_backend"); got != "local" {
 		t.Errorf("terminal after switch = %q, want local", got)
 	}
 	h.prompt(sid, "/context")
 	if txt := h.editor.Text(sid); !strings.HasSuffix(strings.TrimSpace(txt), "Terminal: `local`.") {
 		t.Errorf("/context after switching = %q, want local", txt[strings.LastIndex(txt, "Conversation:"):])
 	}
-	err = h.editor.Call(ctx, "session/set_config_option", &acp.SetSessionConfigOptionRequest{SessionID: sid, ConfigID: "terminal", Value: "ssh"}, &cres)
+	err = h.editor.Call(ctx, "session/set_config_option", &acp.SetSessionConfigOptionRequest{SessionID: sid, ConfigID: "terminal_backend", Value: "ssh"}, &cres)
 	var rpcErr *acp.Error
 	if !errors.As(err, &rpcErr) || rpcErr.Code != acp.CodeInvalidParams {
 		t.Errorf("switching to an unoffered backend: %v, want invalid params", err)
@@ -76,7 +76,7 @@ func TestNoTerminalOptionWithLocalOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := optionValue(res.ConfigOptions, "terminal"); got != "" {
+	if got := optionValue(res.ConfigOptions, "terminal_backend"); got != "" {
 		t.Errorf("terminal option = %q, want none", got)
 	}
 }

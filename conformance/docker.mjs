@@ -30,7 +30,7 @@ const prompt = (id, a) => `[${id}] ${JSON.stringify(a)}`;
 const callUpdates = (turn, id) => turn.updates.filter((u) => (u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update") && u.toolCallId === id);
 const finalOf = (turn, id) => callUpdates(turn, id).filter((u) => u.status === "completed" || u.status === "failed").at(-1);
 const contentText = (u) => (u?.content ?? []).filter((c) => c.type === "content" && c.content?.type === "text").map((c) => c.content.text).join("\n");
-const terminalOption = (opts) => (opts ?? []).find((o) => o.id === "terminal");
+const terminalOption = (opts) => (opts ?? []).find((o) => o.id === "terminal_backend");
 
 function resultOf(turn, id) {
   const text = agentText(turn.updates);
@@ -81,7 +81,7 @@ try {
       note(`the command ran in the container (${show(where?.[0])}); the file it wrote is in the workspace`);
 
       const res = await step("set_config_option",
-        agent.request(acp.methods.agent.session.setConfigOption, { sessionId: session.sessionId, configId: "terminal", value: "local" }));
+        agent.request(acp.methods.agent.session.setConfigOption, { sessionId: session.sessionId, configId: "terminal_backend", value: "local" }));
       check(terminalOption(res?.configOptions)?.currentValue === "local", `set_config_option: ${show(terminalOption(res?.configOptions))}`);
       await runTurn(session, "inlocal", prompt("inlocal", { command: "echo here" }));
       check(created.length === 1, `inlocal: ${created.length} editor terminals asked for, want the local command in one`);
