@@ -130,6 +130,9 @@ type Options struct {
 	// Delegation configures delegate_task (agent/delegate.go): the config
 	// file's delegation section. Zero values are hermes's defaults.
 	Delegation DelegationOptions
+	// TerminalBackends (issue 18) are the terminal backends sessions can
+	// choose from; zero: local only, no config option.
+	TerminalBackends TerminalBackends
 	// SkillsIndex (issue #14) returns the skill index of a new session's
 	// system prompt (the skills it can load, one line each), or "" for none.
 	// It is called once when the session opens, after its tools are bound,

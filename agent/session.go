@@ -46,6 +46,7 @@ type Session struct {
 	dirs        []string
 	mode        string
 	modelName   string
+	termBackend string      // terminal backends (issue 18): "" is the default
 	lastUsage   model.Usage // of the last model reply, for /context's cache line
 	history     []model.Message
 	saved       int  // history entries saved (or being saved) to the store
@@ -240,7 +241,11 @@ func (s *Session) configOptions() []acp.SessionConfigOption {
 	s.mu.Lock()
 	mode, name := s.mode, s.modelName
 	s.mu.Unlock()
-	return configOptions(mode, name, s.a.modelSetup().Choices)
+	opts := configOptions(mode, name, s.a.modelSetup().Choices)
+	if t := s.terminalOption(); t != nil { // terminal backends (issue 18)
+		opts = append(opts, *t)
+	}
+	return opts
 }
 
 // send writes one session/update; a closed connection is logged, not fatal.
@@ -310,6 +315,10 @@ func (a *Agent) SetSessionConfigOption(ctx context.Context, req *acp.SetSessionC
 		})
 	case configModel:
 		if err := s.setModel(value); err != nil {
+			return nil, acp.InvalidParams("value: %v", err)
+		}
+	case configTerminal: // terminal backends (issue 18)
+		if err := s.setTerminalBackend(value); err != nil {
 			return nil, acp.InvalidParams("value: %v", err)
 		}
 	default:

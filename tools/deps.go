@@ -98,6 +98,27 @@ type Deps struct {
 	// environment's credentials are still detected), in-process extraction
 	// under the strict URL policy, no summaries.
 	Web *Web
+	// terminal backends (issue 18): the session's current terminal
+	// environment when it is not this machine. Called before every
+	// command (the session may switch backends between commands); nil, or
+	// (nil, nil), runs commands here. An error is why the backend cannot
+	// run commands now; the command fails with it.
+	TerminalBackend func() (TerminalBackend, error)
+}
+
+// terminal backends (issue 18)
+
+// TerminalBackend is an environment other than this machine that runs the
+// terminal tool's commands (a Docker container, an SSH host). Commands
+// run in it take the same paths (the workspace's) and are approved the
+// same way; editor terminals are not used for them.
+type TerminalBackend interface {
+	terminal.Environment
+	// Name is the backend's config name ("docker", "ssh").
+	Name() string
+	// Describe says where commands run, for the editor ("docker container
+	// 1a2b3c4d5e6f (image busybox)").
+	Describe() string
 }
 
 // web: what web_search and web_extract need from the session.

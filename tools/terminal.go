@@ -155,6 +155,7 @@ type terminalBackgroundResult struct {
 type terminalRenderData struct {
 	Output   string
 	ExitCode int
+	Backend  string // where it ran when not here (issue 18), else ""
 }
 
 // refused is hermes's shape for a command that did not run.
@@ -205,23 +206,26 @@ func runTerminal(ctx context.Context, s *session, call *registry.Call, p *termin
 	if pty && terminal.NeedsPipedStdin(command) {
 		pty, ptyNote = false, terminal.PTYDisabledNote
 	}
-	env := s.localEnv(p.Background)
+	env, backend, msg := s.terminalEnv(p.Background)
+	if msg != "" {
+		return refused("error", msg), nil
+	}
 	if p.Background {
 		b, err := s.procs.Start(context.WithoutCancel(ctx), env, terminal.Spec{Command: command, Dir: dir, PTY: pty, Stdin: true}, p.NotifyOnComplete)
 		if err != nil {
 			return registry.Failed(terminalResult{Output: "", ExitCode: -1, Error: "Failed to start background process: " + err.Error()}), nil
 		}
-		return registry.OK(terminalBackgroundResult{
-			Output: "Background process started", SessionID: b.ID, PID: b.PID, ExitCode: 0,
+		return registry.Result{Value: terminalBackgroundResult{
+			Output: "Background process started" + backendNote(backend), SessionID: b.ID, PID: b.PID, ExitCode: 0,
 			Approval: approval, PTYNote: ptyNote, NotifyOnComplete: p.NotifyOnComplete,
-		}), nil
+		}, Data: terminalRenderData{Backend: describe(backend)}}, nil
 	}
 
 	var output string
 	var code int
-	if s.Terminals != nil && !pty {
+	if local, ok := env.(*terminal.Local); ok && s.Terminals != nil && !pty {
 		out, err := s.Terminals.Run(ctx, call.ID, TerminalCommand{
-			Argv: env.Argv(command), Dir: dir, OutputByteLimit: 4 * cfg.maxChars(), Timeout: timeout,
+			Argv: local.Argv(command), Dir: dir, OutputByteLimit: 4 * cfg.maxChars(), Timeout: timeout,
 		})
 		if err != nil {
 			return registry.Failed(terminalResult{Output: "", ExitCode: -1, Error: fmt.Sprintf("Command execution failed: %v", err)}), nil
@@ -236,7 +240,7 @@ func runTerminal(ctx context.Context, s *session, call *registry.Call, p *termin
 		res, err := terminal.Run(ctx, env, terminal.Spec{Command: command, Dir: dir, PTY: pty},
 			terminal.RunOptions{Timeout: timeout, MaxChars: cfg.maxChars(), Sink: sink})
 		if err != nil {
-			return registry.Failed(terminalResult{Output: "", ExitCode: -1, Error: fmt.Sprintf("Command execution failed: %v", err)}), nil
+			return registry.Failed(terminalResult{Output: "", ExitCode: -1, Error: fmt.Sprintf("Command execution failed%s: %v", backendNote(backend), err)}), nil
 		}
 		output, code = res.Output, res.ExitCode
 	}
@@ -244,7 +248,7 @@ func runTerminal(ctx context.Context, s *session, call *registry.Call, p *termin
 	meaning := terminal.ExitMeaning(command, code)
 	r := terminalResult{Output: output, ExitCode: code, Approval: approval, ExitCodeMeaning: meaning, PTYNote: ptyNote}
 	res := registry.Result{Value: r, IsError: code != 0 && !strings.Contains(meaning, "not an error"),
-		Data: terminalRenderData{Output: output, ExitCode: code}}
+		Data: terminalRenderData{Output: output, ExitCode: code, Backend: describe(backend)}}
 	if code != 0 && cfg.Sandbox != nil && terminal.LooksRefused(output) {
 		res.Hint = "[Hint: " + terminal.SandboxHint + "]"
 	}
@@ -345,6 +349,39 @@ func (s *session) localEnv(background bool) *terminal.Local {
 	return l
 }
 
+// terminal backends (issue 18)
+
+// terminalEnv is the environment the next command runs in: the session's
+// backend when it has one, else this machine. msg says why the backend
+// cannot run it.
+func (s *session) terminalEnv(background bool) (env terminal.Environment, backend TerminalBackend, msg string) {
+	if s.TerminalBackend != nil {
+		b, err := s.TerminalBackend()
+		if err != nil {
+			return nil, nil, fmt.Sprintf("Command not run: the terminal backend is unavailable: %v", err)
+		}
+		if b != nil {
+			return b, b, ""
+		}
+	}
+	return s.localEnv(background), nil, ""
+}
+
+// backendNote is " in <where>" for a command run by a backend, else "".
+func backendNote(b TerminalBackend) string {
+	if b == nil {
+		return ""
+	}
+	return " in " + b.Describe()
+}
+
+func describe(b TerminalBackend) string {
+	if b == nil {
+		return ""
+	}
+	return b.Describe()
+}
+
 // backgroundKillGrace is the time a killed background process has
 // between SIGTERM and SIGKILL.
 const backgroundKillGrace = 400 * time.Millisecond
@@ -417,10 +454,16 @@ func terminalPreview(args map[string]any) string {
 func terminalRender(args map[string]any, r registry.Result) string {
 	switch v := r.Value.(type) {
 	case terminalBackgroundResult:
+		if data, _ := r.Data.(terminalRenderData); data.Backend != "" {
+			return fmt.Sprintf("Background process `%s` started in %s", v.SessionID, data.Backend)
+		}
 		return fmt.Sprintf("Background process `%s` started (pid %d)", v.SessionID, v.PID)
 	case terminalResult:
 		data, _ := r.Data.(terminalRenderData)
 		var b strings.Builder
+		if data.Backend != "" {
+			fmt.Fprintf(&b, "Ran in %s\n\n", data.Backend)
+		}
 		if cmd := strArg(args, "command"); cmd != "" {
 			f := fence(cmd)
 			fmt.Fprintf(&b, "%s\n$ %s\n%s\n\n", f, cmd, f)

@@ -71,12 +71,20 @@ type fileConfig struct {
 		NoProgressBlockAfter     int   `yaml:"no_progress_block_after"`
 	} `yaml:"tool_loop_guardrails"`
 	// terminal: the terminal and process tools (issue 11). hermes's other
-	// terminal.* keys (backend, docker_*, …) are listed as ignored.
+	// terminal.* keys (modal_*, …) are listed as ignored.
 	Terminal struct {
 		Timeout              int      `yaml:"timeout"`                // seconds; default 180
 		MaxForegroundTimeout int      `yaml:"max_foreground_timeout"` // seconds; default 600
 		Sandbox              string   `yaml:"sandbox"`                // workspace-write (default) | off
 		SandboxWritable      []string `yaml:"sandbox_writable"`       // more writable folders
+		// terminal backends (issue 18): local | docker | ssh, and docker's
+		// settings, nested (terminal.docker.image) or in hermes's flat
+		// names (terminal.docker_image, container_cpu, container_memory).
+		Backend         string           `yaml:"backend"`
+		Docker          dockerFileConfig `yaml:"docker"`
+		DockerImage     string           `yaml:"docker_image"`
+		ContainerCPU    float64          `yaml:"container_cpu"`
+		ContainerMemory int64            `yaml:"container_memory"` // MB
 	} `yaml:"terminal"`
 	ToolOutput struct {
 		MaxBytes int `yaml:"max_bytes"` // characters of command output a result keeps; default 50000
@@ -190,6 +198,9 @@ type config struct {
 	ToolOutputMaxChars    int
 	SandboxOff            bool
 	SandboxWritable       []string
+	// terminal backends (issue 18): terminal.backend and terminal.docker.*.
+	TerminalBackend string
+	Docker          dockerSettings
 }
 
 // problem records a bad value of the config file.
@@ -367,6 +378,7 @@ func terminalConfig(c *config, fc *fileConfig) {
 	default:
 		c.problem(fmt.Sprintf("terminal.sandbox: %q is not workspace-write or off; using workspace-write", t.Sandbox))
 	}
+	terminalBackendConfig(c, fc) // terminal backends (issue 18)
 	for _, d := range t.SandboxWritable {
 		if d = strings.TrimSpace(d); d == "" {
 			continue

@@ -37,8 +37,8 @@ func TestHermesExampleConfigLoads(t *testing.T) {
 		t.Errorf("model settings not applied: %+v", c)
 	}
 	want := []string{"_config_version", "database", "runtime", "attachments", "plugins", "kanban", "cron",
-		"terminal.backend", "terminal.cwd", "terminal.home_mode", "terminal.docker_mount_cwd_to_workspace", "terminal.lifetime_seconds",
-		"terminal.container_cpu", "terminal.container_memory", "terminal.container_disk", "terminal.container_persistent", "browser.extension_control", "tool_loop_guardrails.non_interactive_hard_stop_enabled"}
+		"terminal.cwd", "terminal.home_mode", "terminal.docker_mount_cwd_to_workspace", "terminal.lifetime_seconds",
+		"terminal.container_disk", "terminal.container_persistent", "browser.extension_control", "tool_loop_guardrails.non_interactive_hard_stop_enabled"}
 	if diff := cmp.Diff(want, c.Ignored); diff != "" {
 		t.Errorf("ignored (-want +got):\n%s", diff)
 	}

@@ -62,6 +62,9 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		log.Warn("terminal sandbox unavailable", "reason", sandboxNotice)
 	}
 	summarize := webSummarizer(cfg, setup, log) // web
+	termBackends := newBackends(cfg, log)       // terminal backends (issue 18)
+	defer termBackends.close()
+	termBackends.start()
 	ag := agent.New(agent.Options{
 		Version: buildVersion(),
 		Model:   setup,
@@ -93,6 +96,8 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 				BrowserURL:    browserURLPolicy(env.Workspace(), cfg.BrowserAllowPrivate),
 				ApproveCDP:    env.ApproveCDP,
 				BrowserVision: vision,
+				// terminal backends (issue 18)
+				TerminalBackend: termBackends.forSession(env),
 			}
 			commandDeps(&d, env)
 			return tools.Bind(d)
@@ -117,6 +122,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		HermesHome:       cfg.Home,
 		MCPServers:       mcpServers(cfg.MCPServers),
 		Delegation:       cfg.Delegation,
+		TerminalBackends: termBackends.agentOptions(), // terminal backends (issue 18)
 		Notices:          append(startNotices(cfg, setup), nonEmpty(sandboxNotice)...),
 		Log:              log,
 	})

@@ -15,6 +15,7 @@ func TestTerminalConfig(t *testing.T) {
 	home := writeHome(t, map[string]string{"config.yaml": `
 terminal:
   backend: local
+  cwd: /somewhere
   timeout: 90
   max_foreground_timeout: 300
   sandbox: workspace-write
@@ -32,8 +33,8 @@ tool_output:
 	if len(c.Problems) != 1 || !strings.Contains(c.Problems[0], `terminal.sandbox_writable: "relative/dir" is not an absolute path`) {
 		t.Errorf("Problems = %q, want the relative folder named", c.Problems)
 	}
-	if !slices.Contains(c.Ignored, "terminal.backend") || slices.Contains(c.Ignored, "terminal.timeout") {
-		t.Errorf("Ignored = %q, want terminal.backend but not the keys in use", c.Ignored)
+	if !slices.Contains(c.Ignored, "terminal.cwd") || slices.Contains(c.Ignored, "terminal.timeout") || slices.Contains(c.Ignored, "terminal.backend") {
+		t.Errorf("Ignored = %q, want terminal.cwd but not the keys in use", c.Ignored)
 	}
 
 	home = writeHome(t, map[string]string{"config.yaml": "terminal:\n  sandbox: strict\n  timeout: -5\n"})

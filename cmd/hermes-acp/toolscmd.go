@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"slices"
 	"strings"
@@ -55,7 +57,10 @@ func runToolsCmd(args []string, stdout, stderr io.Writer) int {
 	if len(cfg.Disabled) > 0 {
 		fmt.Fprintf(stdout, " (disabled: %s)", strings.Join(cfg.Disabled, ", "))
 	}
-	fmt.Fprintf(stdout, "\nTools offered to the model: %d\n\n", len(reg.Definitions(offered)))
+	fmt.Fprintf(stdout, "\nTools offered to the model: %d\n", len(reg.Definitions(offered)))
+	tb := newBackends(cfg, slog.New(slog.DiscardHandler)) // terminal backends (issue 18)
+	fmt.Fprintf(stdout, "%s\n\n", tb.status(context.Background()))
+	tb.close()
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TOOL\tTOOLSET\tOFFERED\tSTATUS")
 	for _, st := range reg.Status() {

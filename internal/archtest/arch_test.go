@@ -54,6 +54,9 @@ var allowed = map[string][]string{
 
 	// terminal safety: dangerous-command detection is pure (issue 11).
 	"terminal/danger": {},
+	// docker (issue 18): the Docker terminal environment and its test daemon.
+	"terminal/docker":            {"terminal", "workspace"},
+	"terminal/docker/dockertest": {},
 }
 
 // thirdParty lists the only packages allowed to import each third-party
@@ -73,6 +76,8 @@ var thirdParty = map[string][]string{
 	// terminal: PTYs and the Landlock sandbox live in the terminal package.
 	"github.com/creack/pty":               {"terminal"},
 	"github.com/landlock-lsm/go-landlock": {"terminal"},
+	// docker (issue 18): the Docker client lives in terminal/docker.
+	"github.com/moby/moby": {"terminal/docker", "terminal/docker/dockertest"},
 	// web: readability, HTML to Markdown and PDF text live in package web.
 	"codeberg.org/readeck/go-readability/v2":          {"web"},
 	"github.com/JohannesKaufmann/html-to-markdown/v2": {"web"},

@@ -1,0 +1,305 @@
+// Package docker runs the terminal tool's commands in a Docker container:
+// one container per session, created on first use from the configured
+// image, with the workspace bind-mounted at the same path, and removed
+// when the session closes or the agent exits. It talks to the daemon
+// through the official client library (DOCKER_HOST honoured, the API
+// version negotiated).
+package docker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/mount"
+	"github.com/moby/moby/client"
+)
+
+// Labels put on every container the agent creates.
+const (
+	LabelSession = "hermes-acp.session" // the ACP session id
+	LabelPID     = "hermes-acp.pid"     // the agent's process id
+	LabelHost    = "hermes-acp.host"    // the agent's host name
+)
+
+// Config is terminal.docker.* of config.yaml.
+type Config struct {
+	// Image is the image the session's container runs.
+	Image string
+	// Network is the container's network mode ("" → "none").
+	Network string
+	// CPUs limits the container's CPUs (0: no limit).
+	CPUs float64
+	// Memory limits the container's memory in bytes (0: no limit).
+	Memory int64
+	// User runs commands as this user ("uid:gid" or a name); "" is the
+	// agent's own uid:gid, so files written in the workspace stay the
+	// user's.
+	User string
+	// Host is the daemon's address; "" uses DOCKER_HOST, else the local
+	// socket.
+	Host string
+}
+
+// Manager holds the agent's connection to the daemon and the containers
+// it created. It is safe for concurrent use.
+type Manager struct {
+	cfg Config
+
+	once sync.Once
+	cli  *client.Client
+	err  error
+
+	mu       sync.Mutex
+	sessions map[*Env]struct{}
+	closed   bool
+}
+
+// NewManager returns a Manager; nothing is contacted until first use.
+func NewManager(cfg Config) *Manager {
+	return &Manager{cfg: cfg, sessions: map[*Env]struct{}{}}
+}
+
+// Image is the configured image.
+func (m *Manager) Image() string { return m.cfg.Image }
+
+// client connects to the daemon (once) and negotiates the API version.
+func (m *Manager) client(ctx context.Context) (*client.Client, error) {
+	m.once.Do(func() {
+		opts := []client.Opt{client.FromEnv, client.WithAPIVersionNegotiation()}
+		if m.cfg.Host != "" {
+			opts = append(opts, client.WithHost(m.cfg.Host))
+		}
+		m.cli, m.err = client.New(opts...)
+		if m.err != nil {
+			m.err = fmt.Errorf("docker client: %w", m.err)
+		}
+	})
+	if m.err != nil {
+		return nil, m.err
+	}
+	return m.cli, nil
+}
+
+// Check reports why the backend cannot be used: no image configured, a
+// remote daemon (not supported yet), or no daemon reachable.
+func (m *Manager) Check(ctx context.Context) error {
+	if m.cfg.Image == "" {
+		return errors.New("terminal.docker.image is not set")
+	}
+	cli, err := m.client(ctx)
+	if err != nil {
+		return err
+	}
+	if !isLocal(cli.DaemonHost()) {
+		return fmt.Errorf("docker daemon %s is remote: only a local daemon (unix socket) is supported, the workspace is bind-mounted", cli.DaemonHost())
+	}
+	if _, err := cli.Ping(ctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
+		return fmt.Errorf("docker daemon %s: %w", cli.DaemonHost(), err)
+	}
+	return nil
+}
+
+// isLocal reports whether host is a unix socket on this machine.
+func isLocal(host string) bool { return strings.HasPrefix(host, "unix://") }
+
+// RemoveLeftovers removes the containers that a hermes-acp process on this
+// host created and that outlived it (the process no longer exists). It
+// returns how many it removed.
+func (m *Manager) RemoveLeftovers(ctx context.Context) (int, error) {
+	cli, err := m.client(ctx)
+	if err != nil {
+		return 0, err
+	}
+	host, _ := os.Hostname()
+	list, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: make(client.Filters).Add("label", LabelPID)})
+	if err != nil {
+		return 0, fmt.Errorf("list docker containers: %w", err)
+	}
+	n := 0
+	var errs []error
+	for _, c := range list.Items {
+		if c.Labels[LabelHost] != host {
+			continue
+		}
+		pid, err := strconv.Atoi(c.Labels[LabelPID])
+		if err != nil || pid <= 0 || processExists(pid) {
+			continue
+		}
+		if _, err := cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true}); err != nil {
+			errs = append(errs, fmt.Errorf("remove leftover container %.12s: %w", c.ID, err))
+			continue
+		}
+		n++
+	}
+	return n, errors.Join(errs...)
+}
+
+// processExists reports whether a process with this pid runs here.
+func processExists(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// Session returns the environment of one session: its container is
+// created on the first command. roots are the workspace roots, mounted at
+// the same paths.
+func (m *Manager) Session(id string, roots []string) *Env {
+	e := &Env{m: m, session: id, roots: roots}
+	m.mu.Lock()
+	if !m.closed {
+		m.sessions[e] = struct{}{}
+	}
+	m.mu.Unlock()
+	return e
+}
+
+// Close removes every container the Manager created (the agent exits).
+func (m *Manager) Close() error {
+	m.mu.Lock()
+	m.closed = true
+	envs := make([]*Env, 0, len(m.sessions))
+	for e := range m.sessions {
+		envs = append(envs, e)
+	}
+	m.mu.Unlock()
+	var errs []error
+	for _, e := range envs {
+		errs = append(errs, e.Close())
+	}
+	// Wait for a connection being made; none is made after this.
+	m.once.Do(func() { m.err = errors.New("docker: the agent is shutting down") })
+	if m.cli != nil {
+		m.cli.Close()
+	}
+	return errors.Join(errs...)
+}
+
+// Env is one session's container. It implements terminal.Environment.
+type Env struct {
+	m       *Manager
+	session string
+	roots   []string
+
+	mu     sync.Mutex
+	id     string // the container, once created
+	closed bool
+}
+
+// Describe names where commands run, for the editor: "docker container
+// 1a2b3c4d5e6f (image busybox)"; before the first command only the image.
+func (e *Env) Describe() string {
+	e.mu.Lock()
+	id := e.id
+	e.mu.Unlock()
+	if id == "" {
+		return fmt.Sprintf("docker (image %s)", e.m.cfg.Image)
+	}
+	return fmt.Sprintf("docker container %.12s (image %s)", id, e.m.cfg.Image)
+}
+
+// ContainerID is the session's container, "" before the first command.
+func (e *Env) ContainerID() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.id
+}
+
+// container returns the session's running container, creating it first.
+func (e *Env) container(ctx context.Context) (*client.Client, string, error) {
+	cli, err := e.m.client(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, "", errors.New("the session's docker container was removed (the session closed)")
+	}
+	if e.id != "" {
+		return cli, e.id, nil
+	}
+	if err := e.m.Check(ctx); err != nil {
+		return nil, "", err
+	}
+	cfg := e.m.cfg
+	network := cfg.Network
+	if network == "" {
+		network = "none"
+	}
+	host, _ := os.Hostname()
+	init := true
+	hc := &container.HostConfig{
+		NetworkMode: container.NetworkMode(network),
+		Init:        &init,
+		Resources:   container.Resources{NanoCPUs: int64(cfg.CPUs * 1e9), Memory: cfg.Memory},
+	}
+	for _, r := range e.roots {
+		hc.Mounts = append(hc.Mounts, mount.Mount{Type: mount.TypeBind, Source: r, Target: r})
+	}
+	created, err := cli.ContainerCreate(ctx, client.ContainerCreateOptions{
+		Config: &container.Config{
+			Image:      cfg.Image,
+			Entrypoint: []string{"sh", "-c", "while :; do sleep 3600; done"},
+			Labels:     map[string]string{LabelSession: e.session, LabelPID: strconv.Itoa(os.Getpid()), LabelHost: host},
+			WorkingDir: firstRoot(e.roots),
+		},
+		HostConfig: hc,
+	})
+	if err != nil {
+		return nil, "", fmt.Errorf("create docker container from %s: %w", cfg.Image, err)
+	}
+	if _, err := cli.ContainerStart(ctx, created.ID, client.ContainerStartOptions{}); err != nil {
+		_, _ = cli.ContainerRemove(context.WithoutCancel(ctx), created.ID, client.ContainerRemoveOptions{Force: true})
+		return nil, "", fmt.Errorf("start docker container from %s: %w", cfg.Image, err)
+	}
+	e.id = created.ID
+	return cli, e.id, nil
+}
+
+func firstRoot(roots []string) string {
+	if len(roots) > 0 {
+		return roots[0]
+	}
+	return "/"
+}
+
+// user is the user commands run as.
+func (e *Env) user() string {
+	if e.m.cfg.User != "" {
+		return e.m.cfg.User
+	}
+	return fmt.Sprintf("%d:%d", os.Getuid(), os.Getgid())
+}
+
+// Close removes the session's container (and everything running in it).
+func (e *Env) Close() error {
+	e.mu.Lock()
+	id := e.id
+	e.closed = true
+	e.id = ""
+	e.mu.Unlock()
+	e.m.mu.Lock()
+	delete(e.m.sessions, e)
+	e.m.mu.Unlock()
+	if id == "" {
+		return nil
+	}
+	cli, err := e.m.client(context.Background())
+	if err != nil {
+		return err
+	}
+	if _, err := cli.ContainerRemove(context.Background(), id, client.ContainerRemoveOptions{Force: true}); err != nil {
+		return fmt.Errorf("remove docker container %.12s: %w", id, err)
+	}
+	return nil
+}
+
+// Name is the backend's config name.
+func (e *Env) Name() string { return "docker" }

@@ -1,0 +1,223 @@
+package docker
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/moby/moby/api/pkg/stdcopy"
+	"github.com/moby/moby/client"
+
+	"github.com/hermes-acp/hermes-acp/terminal"
+)
+
+// markerEnv marks every process of one command: exec'd processes cannot
+// be signalled through the API, so a kill runs a second exec that signals
+// every process in the container whose environment carries the command's
+// mark — the command's whole tree, including what left its process group.
+const markerEnv = "HERMES_ACP_EXEC"
+
+// killGrace is the time a killed command has between SIGTERM and SIGKILL.
+const killGrace = time.Second
+
+var _ terminal.Environment = (*Env)(nil)
+
+// Start runs s in the session's container (created on first use) with
+// `docker exec` semantics: its own shell, the workspace path as working
+// directory, stdout and stderr merged.
+func (e *Env) Start(ctx context.Context, s terminal.Spec) (terminal.Process, error) {
+	cli, id, err := e.container(ctx)
+	if err != nil {
+		return nil, err
+	}
+	mark := newMark()
+	env := []string{markerEnv + "=" + mark}
+	keys := make([]string, 0, len(s.Env))
+	for k := range s.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		env = append(env, k+"="+s.Env[k])
+	}
+	if s.PTY {
+		env = append(env, "TERM=xterm-256color")
+	}
+	ex, err := cli.ExecCreate(ctx, id, client.ExecCreateOptions{
+		User: e.user(), TTY: s.PTY, AttachStdin: s.Stdin || s.PTY, AttachStdout: true, AttachStderr: true,
+		Env: env, WorkingDir: s.Dir, Cmd: []string{"sh", "-c", s.Command},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("docker exec create: %w", err)
+	}
+	att, err := cli.ExecAttach(ctx, ex.ID, client.ExecAttachOptions{TTY: s.PTY})
+	if err != nil {
+		return nil, fmt.Errorf("docker exec start: %w", err)
+	}
+	pr, pw := io.Pipe()
+	p := &process{env: e, cli: cli, container: id, exec: ex.ID, mark: mark, att: att.HijackedResponse,
+		out: pr, stdin: s.Stdin || s.PTY, done: make(chan struct{})}
+	if !p.stdin {
+		_ = att.CloseWrite()
+	}
+	go p.copy(pw, s.PTY)
+	return p, nil
+}
+
+func newMark() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// process is a command running in the container.
+type process struct {
+	env       *Env
+	cli       *client.Client
+	container string
+	exec      string
+	mark      string
+	att       client.HijackedResponse
+	out       *io.PipeReader
+	stdin     bool
+
+	writeMu sync.Mutex
+
+	killOnce sync.Once
+	killed   chan struct{} // closed by Kill
+	killMu   sync.Mutex
+
+	done chan struct{} // closed when the output ended
+	exit terminal.Exit
+	wait sync.Once
+}
+
+// copy demultiplexes the exec's stream into one pipe.
+func (p *process) copy(w *io.PipeWriter, tty bool) {
+	var err error
+	if tty {
+		_, err = io.Copy(w, p.att.Reader)
+	} else {
+		_, err = stdcopy.StdCopy(w, w, p.att.Reader)
+	}
+	_ = w.CloseWithError(err)
+	p.att.Close()
+	close(p.done)
+}
+
+func (p *process) PID() int          { return 0 }
+func (p *process) Output() io.Reader { return p.out }
+
+func (p *process) Write(b []byte) (int, error) {
+	if !p.stdin {
+		return 0, errors.New("the command's standard input is not open")
+	}
+	p.writeMu.Lock()
+	defer p.writeMu.Unlock()
+	return p.att.Conn.Write(b)
+}
+
+func (p *process) CloseStdin() error {
+	if !p.stdin {
+		return nil
+	}
+	return p.att.CloseWrite()
+}
+
+// Kill signals every process of the command (SIGTERM, then SIGKILL after
+// the grace) through an exec in the container.
+func (p *process) Kill() {
+	p.killOnce.Do(func() {
+		p.killMu.Lock()
+		p.killed = make(chan struct{})
+		close(p.killed)
+		p.killMu.Unlock()
+		go func() {
+			p.signal("TERM")
+			select {
+			case <-p.done:
+			case <-time.After(killGrace):
+			}
+			p.signal("KILL")
+		}()
+	})
+}
+
+func (p *process) wasKilled() bool {
+	p.killMu.Lock()
+	defer p.killMu.Unlock()
+	return p.killed != nil
+}
+
+// killScript signals every process whose environment holds $1 (the
+// mark) with signal $2: all are stopped first, so that none runs on (a
+// shell going to its next command) between the signals, as when a
+// process group is signalled at once.
+const killScript = `p=; for d in /proc/[0-9]*; do if tr '\0' '\n' < "$d/environ" 2>/dev/null | grep -qx "$1"; then p="$p ${d#/proc/}"; fi; done; ` +
+	`[ -n "$p" ] && { kill -STOP $p; kill -$2 $p; kill -CONT $p; } 2>/dev/null; true`
+
+// signal runs the kill script in the container as the command's user.
+func (p *process) signal(sig string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ex, err := p.cli.ExecCreate(ctx, p.container, client.ExecCreateOptions{
+		User: p.env.user(), AttachStdout: true, AttachStderr: true,
+		Cmd: []string{"sh", "-c", killScript, "kill", markerEnv + "=" + p.mark, sig},
+	})
+	if err != nil {
+		return
+	}
+	att, err := p.cli.ExecAttach(ctx, ex.ID, client.ExecAttachOptions{})
+	if err != nil {
+		return
+	}
+	_, _ = io.Copy(io.Discard, att.Reader)
+	att.Close()
+}
+
+// Wait waits for the output to end and the exec to exit, and returns its
+// exit status from the daemon.
+func (p *process) Wait() terminal.Exit {
+	p.wait.Do(func() {
+		<-p.done
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		code := -1
+		for {
+			in, err := p.cli.ExecInspect(ctx, p.exec, client.ExecInspectOptions{})
+			if err != nil {
+				break
+			}
+			if !in.Running {
+				code = in.ExitCode
+				break
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(20 * time.Millisecond):
+				continue
+			}
+			break
+		}
+		p.exit = terminal.Exit{Code: code}
+		if p.wasKilled() {
+			switch code {
+			case 128 + 15:
+				p.exit.Signal = "terminated"
+			case 128 + 9:
+				p.exit.Signal = "killed"
+			}
+		}
+		// Nothing of the command may outlive Wait: signal what is left.
+		if p.wasKilled() {
+			p.signal("KILL")
+		}
+	})
+	return p.exit
+}
