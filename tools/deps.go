@@ -69,6 +69,13 @@ type Deps struct {
 	// environment's credentials are still detected), in-process extraction
 	// under the strict URL policy, no summaries.
 	Web *Web
+
+	// execute_code (issue #16): CallTool runs the tool calls of a script
+	// through the session's pipeline, shown under the execute_code call
+	// (nil: scripts cannot call tools); CodeExecution is the
+	// code_execution section of config.yaml.
+	CallTool      CallToolFunc
+	CodeExecution CodeExecutionConfig
 }
 
 // web: what web_search and web_extract need from the session.
