@@ -253,8 +253,12 @@ func runExecuteCode(ctx context.Context, s *session, call *registry.Call, p *exe
 	command := "exec " + shellQuote(python) + " " + shellQuote(script) + " 2>" + shellQuote(stderrPath)
 	timeout := cfg.timeout()
 	start := time.Now()
+	var sink func([]byte)
+	if s.Output != nil {
+		sink = func(chunk []byte) { s.Output.Output(call.ID, chunk) }
+	}
 	res, err := terminal.Run(ctx, env, terminal.Spec{Command: command, Dir: cwd},
-		terminal.RunOptions{Timeout: timeout, MaxChars: maxCodeStdoutChars})
+		terminal.RunOptions{Timeout: timeout, MaxChars: maxCodeStdoutChars, Sink: sink})
 	dur := math.Round(time.Since(start).Seconds()*100) / 100
 	srv.close()
 	calls := srv.made()
@@ -263,9 +267,11 @@ func runExecuteCode(ctx context.Context, s *session, call *registry.Call, p *exe
 	}
 	stdout := res.Output
 	if res.TimedOut || res.Cancelled {
-		stdout = strings.TrimSuffix(strings.TrimSuffix(stdout, lastLine(stdout)), "\n")
+		stdout = strings.TrimSuffix(stdout, lastLine(stdout))
 	}
+	stdout = strings.TrimRight(stdout, "\n")
 	stderr, stderrTrunc := readCapped(stderrPath, maxCodeStderrChars)
+	stderr = strings.TrimRight(stderr, "\n")
 	stdout = terminal.Redact(terminal.StripANSI(stdout), "")
 	stderr = terminal.Redact(terminal.StripANSI(stderr), "")
 	r := executeCodeResult{Status: "success", Output: stdout, ToolCallsMade: calls, DurationSeconds: dur,

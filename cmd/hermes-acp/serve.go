@@ -81,6 +81,9 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 				Web:                 cfg.Web.tools(summarize, env.SaveResult),
 				// terminal
 				Terminal: termCfg,
+				// execute_code (issue #16)
+				CallTool:      env.CallTool,
+				CodeExecution: cfg.CodeExecution,
 			}
 			commandDeps(&d, env)
 			return tools.Bind(d)
