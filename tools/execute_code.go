@@ -253,12 +253,8 @@ func runExecuteCode(ctx context.Context, s *session, call *registry.Call, p *exe
 	command := "exec " + shellQuote(python) + " " + shellQuote(script) + " 2>" + shellQuote(stderrPath)
 	timeout := cfg.timeout()
 	start := time.Now()
-	var sink func([]byte)
-	if s.Output != nil {
-		sink = func(chunk []byte) { s.Output.Output(call.ID, chunk) }
-	}
 	res, err := terminal.Run(ctx, env, terminal.Spec{Command: command, Dir: cwd},
-		terminal.RunOptions{Timeout: timeout, MaxChars: maxCodeStdoutChars, Sink: sink})
+		terminal.RunOptions{Timeout: timeout, MaxChars: maxCodeStdoutChars})
 	dur := math.Round(time.Since(start).Seconds()*100) / 100
 	srv.close()
 	calls := srv.made()
