@@ -152,11 +152,12 @@ func hermesToolsModule(enabled []string) string {
 	return b.String()
 }
 
-// scriptTools are the sandbox tools the session enables.
+// scriptTools are the sandbox tools the session enables and can run
+// (web_search needs a backend).
 func (s *session) scriptTools() []string {
 	var out []string
 	for _, n := range sandboxTools {
-		if s.Enabled(n) {
+		if s.usable(n) {
 			out = append(out, n)
 		}
 	}
