@@ -423,8 +423,9 @@ type rpcServer struct {
 	cancel context.CancelFunc
 	count  atomic.Int64
 	wg     sync.WaitGroup
-	mu     sync.Mutex
+	mu     sync.Mutex // guards conns and closed
 	conns  []net.Conn
+	closed bool
 	once   sync.Once
 }
 
@@ -453,6 +454,11 @@ func startRPC(ctx context.Context, path, token, parent string, allowed []string,
 				return
 			}
 			s.mu.Lock()
+			if s.closed {
+				s.mu.Unlock()
+				_ = c.Close()
+				return
+			}
 			s.conns = append(s.conns, c)
 			s.mu.Unlock()
 			s.wg.Add(1)
@@ -553,6 +559,7 @@ func (s *rpcServer) close() {
 		s.cancel()
 		_ = s.ln.Close()
 		s.mu.Lock()
+		s.closed = true
 		for _, c := range s.conns {
 			_ = c.Close()
 		}
