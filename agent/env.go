@@ -29,6 +29,10 @@ type Env struct {
 
 	enabled atomic.Pointer[enabledSet] // cache of Enabled
 
+	// execute_code (agent/execcode.go): the number of tool calls each
+	// script made, by execute_code call id.
+	scriptCalls scriptCallCounters
+
 	closeMu sync.Mutex
 	closers []func() // OnClose (agent/terminals.go)
 }

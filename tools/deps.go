@@ -98,6 +98,13 @@ type Deps struct {
 	// environment's credentials are still detected), in-process extraction
 	// under the strict URL policy, no summaries.
 	Web *Web
+
+	// execute_code (issue #16): CallTool runs the tool calls of a script
+	// through the session's pipeline, shown under the execute_code call
+	// (nil: scripts cannot call tools); CodeExecution is the
+	// code_execution section of config.yaml.
+	CallTool      CallToolFunc
+	CodeExecution CodeExecutionConfig
 	// terminal backends (issue 18): the session's current terminal
 	// environment when it is not this machine. Called before every
 	// command (the session may switch backends between commands); nil, or

@@ -75,6 +75,24 @@ func availableWhen(name string, check func(s *session) error) struct{} {
 // builtins, it is filled at initialisation and never changed after.
 var sessionChecks map[string]func(s *session) error
 
+// execute_code (issue #16): availableOnly marks the tools whose
+// {{if enabled}} blocks also need the named tool to be available (its
+// session check passes), not only enabled: execute_code's description
+// lists only the functions a script can really use.
+var availableOnly = map[string]bool{executeCodeName: true}
+
+// usable reports whether tool name is enabled in s and its session check
+// (if any) passes.
+func (s *session) usable(name string) bool {
+	if !s.Enabled(name) {
+		return false
+	}
+	if check := sessionChecks[name]; check != nil && check(s) != nil {
+		return false
+	}
+	return true
+}
+
 // Entries returns the built-in tools' entries, sorted by name, declared but
 // not bound to a session (no handler): what a registry lists before any
 // session exists. Descriptions are as for a session with every tool enabled.
@@ -147,7 +165,7 @@ func (t tool) description(s *session) string {
 	var b strings.Builder
 	b.Grow(len(t.entry.Description))
 	for _, p := range t.desc {
-		if p.when == "" || s.Enabled(p.when) {
+		if p.when == "" || (availableOnly[t.entry.Name] && s.usable(p.when)) || (!availableOnly[t.entry.Name] && s.Enabled(p.when)) {
 			b.WriteString(p.text)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/hermes-acp/hermes-acp/registry"
+	"github.com/hermes-acp/hermes-acp/tools"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -99,6 +100,13 @@ type fileConfig struct {
 		MaxIterations         int    `yaml:"max_iterations"`
 		Model                 string `yaml:"model"`
 	} `yaml:"delegation"`
+	// CodeExecution is execute_code's settings (issue #16), hermes's
+	// code_execution section.
+	CodeExecution struct {
+		Mode         string `yaml:"mode"`           // project (default) or strict
+		Timeout      int    `yaml:"timeout"`        // seconds; default 300
+		MaxToolCalls int    `yaml:"max_tool_calls"` // default 50
+	} `yaml:"code_execution"`
 	// web: the web tools (issue #14), and the auxiliary models of side tasks
 	// keyed by task: auxiliary.web_extract summarises pages (web.go),
 	// auxiliary.vision sees images when model.vision is false (vision.go).
@@ -168,8 +176,9 @@ type config struct {
 	File            string // config file path
 	FileErr         error  // a config file that exists but is broken (logged)
 	FSTimeout       time.Duration
-	Guardrails      registry.GuardrailConfig // tool_loop_guardrails
-	Delegation      agent.DelegationOptions  // delegation.*
+	Guardrails      registry.GuardrailConfig  // tool_loop_guardrails
+	Delegation      agent.DelegationOptions   // delegation.*
+	CodeExecution   tools.CodeExecutionConfig // code_execution.* (execute_code, issue #16)
 	// Web is the web tools' configuration (web.go).
 	Web webConfig
 	// Skills (issue #14): skills.disabled, skills.project_discovery: false,
@@ -346,7 +355,8 @@ func loadConfig(getenv func(string) string, flagModel, flagBaseURL string) confi
 		NoProgressBlockAfter:     g.NoProgressBlockAfter,
 	}
 	c.Delegation = delegationConfig(&c, fc)
-	webSettings(&c, &fc, env) // web
+	c.CodeExecution = codeExecutionConfig(&c, fc) // execute_code
+	webSettings(&c, &fc, env)                     // web
 	return c
 }
 
@@ -411,6 +421,32 @@ func delegationConfig(c *config, fc fileConfig) agent.DelegationOptions {
 		MaxIterations: limit("max_iterations", d.MaxIterations, 0, agent.DefaultDelegationMaxIterations),
 		Model:         strings.TrimSpace(d.Model),
 	}
+}
+
+// codeExecutionConfig is the code_execution section (execute_code, issue
+// #16): a bad value is reported and hermes's default used.
+func codeExecutionConfig(c *config, fc fileConfig) tools.CodeExecutionConfig {
+	x := fc.CodeExecution
+	var out tools.CodeExecutionConfig
+	switch m := strings.ToLower(strings.TrimSpace(x.Mode)); m {
+	case "", "project", "strict":
+		out.Mode = m
+	default:
+		c.problem(fmt.Sprintf("code_execution.mode: %q is not project or strict; using project", x.Mode))
+	}
+	switch {
+	case x.Timeout > 0:
+		out.Timeout = time.Duration(x.Timeout) * time.Second
+	case x.Timeout < 0:
+		c.problem(fmt.Sprintf("code_execution.timeout: %d is not a number of seconds above 0; using 300", x.Timeout))
+	}
+	switch {
+	case x.MaxToolCalls > 0:
+		out.MaxToolCalls = x.MaxToolCalls
+	case x.MaxToolCalls < 0:
+		c.problem(fmt.Sprintf("code_execution.max_tool_calls: %d is not a whole number of at least 1; using 50", x.MaxToolCalls))
+	}
+	return out
 }
 
 func firstNonEmpty(vs ...string) string {

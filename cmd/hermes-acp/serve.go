@@ -98,6 +98,9 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 				BrowserVision: vision,
 				// terminal backends (issue 18)
 				TerminalBackend: termBackends.forSession(env),
+				// execute_code (issue #16)
+				CallTool:      env.CallTool,
+				CodeExecution: cfg.CodeExecution,
 			}
 			commandDeps(&d, env)
 			return tools.Bind(d)

@@ -1,0 +1,90 @@
+package main_test
+
+// The official ACP TypeScript SDK plays an editor while the scripted model
+// runs execute_code scripts (conformance/execute_code.mjs): a script reads
+// three files through hermes_tools and has its patch rejected, a script's
+// escapes are refused, a loop is stopped at the timeout and on cancel. The
+// script checks the SDK's view; this test checks the wire and that no
+// process of the loops is left.
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestTypeScriptSDKExecuteCode(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte("code_execution:\n  timeout: 3\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// $HOME outside the temporary folders, which the sandbox lets scripts
+	// write.
+	userHome, err := os.MkdirTemp("/var/tmp", "hermes-execute-code-home-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(userHome) })
+	r := sdkRun{
+		script:     filepath.Join("conformance", "execute_code.mjs"),
+		workdir:    t.TempDir(),
+		transcript: filepath.Join(t.TempDir(), "transcript.jsonl"),
+	}
+	r.exec(t, 120*time.Second, "HERMES_HOME="+home, "HOME="+userHome)
+	if _, err := os.Stat(filepath.Join(userHome, "escape.txt")); err == nil {
+		t.Errorf("a script wrote into $HOME")
+	}
+
+	conns := r.transcriptOf(t) // every agent line validates against the ACP schema
+	lines := conns["execute_code"]
+	if len(lines) == 0 {
+		t.Fatal("no connection in the transcript")
+	}
+	if stops := promptStops(lines); !equalStrings(stops, []string{"end_turn", "end_turn", "end_turn", "cancelled", "end_turn"}) {
+		t.Errorf("prompts ended %v", stops)
+	}
+	for _, name := range []string{"pgid-timeout", "pgid-cancel"} {
+		b, err := os.ReadFile(filepath.Join(r.workdir, "ws", name))
+		if err != nil {
+			t.Errorf("%s: %v (the script did not run)", name, err)
+			continue
+		}
+		pgid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if alive := liveGroup(t, pgid); len(alive) > 0 {
+			t.Errorf("%s: processes %v of the script are still running", name, alive)
+		}
+	}
+}
+
+// liveGroup lists the live (not zombie) processes of process group pgid,
+// from /proc.
+func liveGroup(t *testing.T, pgid int) []string {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatalf("no /proc: %v", err)
+	}
+	var out []string
+	for _, ent := range ents {
+		if _, err := strconv.Atoi(ent.Name()); err != nil {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join("/proc", ent.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(data)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) >= 3 && f[0] != "Z" && f[0] != "X" && f[2] == strconv.Itoa(pgid) {
+			out = append(out, ent.Name())
+		}
+	}
+	return out
+}

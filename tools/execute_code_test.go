@@ -1,0 +1,457 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hermes-acp/hermes-acp/registry"
+	"github.com/hermes-acp/hermes-acp/terminal"
+	"github.com/hermes-acp/hermes-acp/workspace"
+)
+
+// codeEnv is a session whose execute_code scripts call the session's own
+// built-in tools through a fake CallTool (the agent's pipeline is tested
+// in agent/), recording each call.
+type codeEnv struct {
+	*termEnv
+	mu    sync.Mutex
+	calls []string // "parent name args"
+}
+
+type codeEnvOptions struct {
+	Files   map[string]string
+	Config  CodeExecutionConfig
+	Term    TerminalConfig
+	Decide  func(CommandRequest) CommandDecision
+	Enabled func(string) bool
+}
+
+func newCodeEnv(t testing.TB, o codeEnvOptions) *codeEnv {
+	t.Helper()
+	te := newTermEnv(t, termEnvOptions{Files: o.Files, Config: o.Term, Decide: o.Decide})
+	e := &codeEnv{termEnv: te}
+	d := te.sess.Deps
+	d.CodeExecution = o.Config
+	if d.CodeExecution.Python == "" {
+		d.CodeExecution.Python = testPython()
+	}
+	if o.Enabled != nil {
+		d.Enabled = o.Enabled
+	}
+	d.CallTool = func(ctx context.Context, parent, name string, args json.RawMessage) (string, error) {
+		e.mu.Lock()
+		e.calls = append(e.calls, parent+" "+name+" "+string(args))
+		n := len(e.calls)
+		e.mu.Unlock()
+		var m map[string]any
+		if err := json.Unmarshal(args, &m); err != nil {
+			return "", err
+		}
+		r, err := runBuiltin(ctx, e.sess, fmt.Sprintf("%s.py%d", parent, n), name, m)
+		if err != nil {
+			return "", err
+		}
+		return r.Encode(), nil
+	}
+	te.sess = newSession(d)
+	return e
+}
+
+func (e *codeEnv) Calls() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.calls...)
+}
+
+// run runs code and returns the result and its JSON object.
+func (e *codeEnv) run(t testing.TB, ctx context.Context, code string) (registry.Result, map[string]any) {
+	t.Helper()
+	return e.callCtx(t, ctx, executeCodeName, map[string]any{"code": code})
+}
+
+func needPython(t testing.TB) {
+	t.Helper()
+	if testPython() == "" {
+		t.Fatal("python3 is needed by execute_code's tests (.ci/run installs it)")
+	}
+}
+
+// testPython is the interpreter python3 on PATH runs (a version manager's
+// shim would add a second to every script).
+var testPython = sync.OnceValue(func() string {
+	out, err := exec.Command("python3", "-c", "import sys; print(sys.executable)").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+})
+
+// A script reads three files through hermes_tools and prints; each read
+// goes through CallTool under the execute_code call, and the output and
+// the number of calls come back.
+func TestExecuteCodeReadsFiles(t *testing.T) {
+	t.Parallel()
+	needPython(t)
+	e := newCodeEnv(t, codeEnvOptions{Files: map[string]string{"a.txt": "alpha\n", "b.txt": "beta\n", "c.txt": "gamma\n"}})
+	r, m := e.run(t, t.Context(), `
+from hermes_tools import read_file
+total = 0
+for name in ["a.txt", "b.txt", "c.txt"]:
+    res = read_file(name)
+    print(name, res["content"], res["total_lines"])
+`)
+	if r.IsError || m["status"] != "success" || m["tool_calls_made"] != 3.0 || m["exit_code"] != 0.0 {
+		t.Fatalf("result = %s, want success with 3 tool calls", r.Encode())
+	}
+	if want := "a.txt 1|alpha 1\nb.txt 1|beta 1\nc.txt 1|gamma 1"; m["output"] != want {
+		t.Errorf("output = %q, want %q", m["output"], want)
+	}
+	calls := e.Calls()
+	if len(calls) != 3 || !strings.HasPrefix(calls[0], "call-1 read_file ") || !strings.Contains(calls[0], `"path":"a.txt"`) {
+		t.Errorf("tool calls = %q, want three read_file calls under call-1", calls)
+	}
+	// None arguments are dropped: the tool's default applies.
+	if strings.Contains(calls[0], "null") {
+		t.Errorf("call args %q carry nulls", calls[0])
+	}
+}
+
+// A patch from a script is a patch of the session: it goes through the
+// edit approval, and a rejection leaves the file and tells the script.
+func TestExecuteCodePatchRejected(t *testing.T) {
+	t.Parallel()
+	needPython(t)
+	e := newCodeEnv(t, codeEnvOptions{Files: map[string]string{"a.txt": "alpha\n"}})
+	e.fakeEnv.approve = func(string, []workspace.Change) workspace.Decision { return workspace.Decision{} }
+	r, m := e.run(t, t.Context(), `
+from hermes_tools import patch
+res = patch(path="a.txt", old_string="alpha", new_string="beta")
+print("patch:", res.get("error") or res)
+`)
+	if r.IsError || !strings.Contains(m["output"].(string), "patch: ") || !strings.Contains(m["output"].(string), "denied") {
+		t.Errorf("result = %s, want the script to print the denial", r.Encode())
+	}
+	if got := e.ReadFile(t, "a.txt"); got != "alpha\n" {
+		t.Errorf("a.txt = %q, want it unchanged after the rejection", got)
+	}
+	if len(e.Approvals()) != 1 {
+		t.Errorf("approvals = %d, want the patch shown once", len(e.Approvals()))
+	}
+}
+
+// The 51st call of a script fails with hermes's message; the first 50 ran.
+func TestExecuteCodeToolCallLimit(t *testing.T) {
+	t.Parallel()
+	needPython(t)
+	e := newCodeEnv(t, codeEnvOptions{Files: map[string]string{"a.txt": "alpha\n"}, Config: CodeExecutionConfig{MaxToolCalls: 3}})
+	r, m := e.run(t, t.Context(), `
+from hermes_tools import read_file
+for i in range(5):
+    res = read_file("a.txt", limit=10 + i)
+    print(i, res.get("error", "ok"))
+`)
+	want := "0 ok\n1 ok\n2 ok\n3 Tool call limit reached (3). No more tool calls allowed in this execution.\n4 Tool call limit reached (3). No more tool calls allowed in this execution."
+	if r.IsError || m["output"] != want || m["tool_calls_made"] != 3.0 {
+		t.Errorf("result = %s, want 3 calls made and the limit error after", r.Encode())
+	}
+	if n := len(e.Calls()); n != 3 {
+		t.Errorf("calls run = %d, want 3", n)
+	}
+}
+
+// A script may call only the sandbox tools the session enables: the
+// module has no function for the others and the socket refuses them.
+func TestExecuteCodeOnlyEnabledTools(t *testing.T) {
+	t.Parallel()
+	needPython(t)
+	e := newCodeEnv(t, codeEnvOptions{Enabled: func(n string) bool { return n != "terminal" && n != "web_search" }})
+	_, m := e.run(t, t.Context(), `
+import hermes_tools
+print(hasattr(hermes_tools, "terminal"), hasattr(hermes_tools, "read_file"), hasattr(hermes_tools, "web_search"))
+print(hermes_tools._call("terminal", {"command": "id"})["error"])
+print(hermes_tools._call("process", {"action": "list"})["error"])
+`)
+	want := "False True False\nTool 'terminal' is not available in execute_code. Available: patch, read_file, search_files, web_extract, write_file\n" +
+		"Tool 'process' is not available in execute_code. Available: patch, read_file, search_files, web_extract, write_file"
+	if m["output"] != want || len(e.Calls()) != 0 {
+		t.Errorf("output = %q (calls %q), want %q", m["output"], e.Calls(), want)
+	}
+	var desc string
+	entries, _ := Bind(e.sess.Deps)
+	for _, en := range entries {
+		if en.Name == executeCodeName {
+			desc = en.Description
+		}
+	}
+	if !strings.Contains(desc, "read_file(path: str") || strings.Contains(desc, "terminal(") || strings.Contains(desc, "web_search(") {
+		t.Errorf("description lists other functions than the enabled ones:\n%s", desc)
+	}
+}
+
+// scriptPgid runs a script that writes its process group to pidfile and
+// loops; it returns when the pid file exists.
+func waitPgid(t *testing.T, path string, stop <-chan struct{}) int {
+	t.Helper()
+	for {
+		if b, err := os.ReadFile(path); err == nil && strings.HasSuffix(string(b), "\n") {
+			n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		select {
+		case <-stop:
+			return 0
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+const loopScript = `
+import os, subprocess
+subprocess.Popen(["sleep", "1000"])
+with open(%q, "w") as f:
+    f.write(str(os.getpgid(0)) + "\n")
+while True:
+    pass
+`
+
+// while True: pass is killed at the timeout with everything it started.
+func TestExecuteCodeTimeout(t *testing.T) {
+	t.Parallel()
+	needPython(t)
+	e := newCodeEnv(t, codeEnvOptions{Config: CodeExecutionConfig{Timeout: time.Second}})
+	pidFile := e.Abs("pgid")
+	r, m := e.run(t, t.Context(), fmt.Sprintf(loopScript, pidFile))
+	if !r.IsError || m["status"] != "timeout" || m["error"] != "Script timed out after 1s and was killed." ||
+		!strings.Contains(m["output"].(string), "⏰ Script timed out after 1s") {
+		t.Errorf("result = %s, want hermes's timeout", r.Encode())
+	}
+	pgid := waitPgid(t, pidFile, closed())
+	if pgid == 0 {
+		t.Fatal("the script never wrote its process group")
+	}
+	if alive := groupAlive(t, pgid); len(alive) > 0 {
+		t.Errorf("processes %v of the script are still running", alive)
+	}
+}
+
+func closed() <-chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}
+
+// A cancel kills the script and everything it started.
+func TestExecuteCodeCancel(t *testing.T) {
+	t.Parallel()
+	needPython(t)
+	e := newCodeEnv(t, codeEnvOptions{})
+	pidFile := e.Abs("pgid")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	done := make(chan struct{})
+	var pgid int
+	go func() {
+		pgid = waitPgid(t, pidFile, done)
+		cancel()
+	}()
+	r, m := e.run(t, ctx, fmt.Sprintf(loopScript, pidFile))
+	close(done)
+	if !r.IsError || m["status"] != "interrupted" || m["output"] != "[execution interrupted]" {
+		t.Errorf("result = %s, want hermes's interrupted result", r.Encode())
+	}
+	if pgid == 0 {
+		t.Fatal("the script never wrote its process group")
+	}
+	if alive := groupAlive(t, pgid); len(alive) > 0 {
+		t.Errorf("processes %v of the script are still running", alive)
+	}
+}
+
+// stdout keeps 50 000 characters (head and tail), stderr 10 000.
+func TestExecuteCodeOutputCaps(t *testing.T) {
+	t.Parallel()
+	needPython(t)
+	e := newCodeEnv(t, codeEnvOptions{})
+	r, m := e.run(t, t.Context(), `
+import sys
+print("HEAD" + "x" * 100000 + "TAIL")
+sys.stderr.write("EHEAD" + "e" * 50000 + "ETAIL")
+`)
+	out := m["output"].(string)
+	stdout, stderr, _ := strings.Cut(out, "\n--- stderr ---\n")
+	if r.IsError || m["stdout_truncated"] != true || m["stderr_truncated"] != true || m["stdout_chars_total"] != 100009.0 {
+		t.Errorf("result keys = %v, want both streams truncated", m["stdout_truncated"])
+	}
+	if n := len([]rune(stdout)); n > maxCodeStdoutChars+200 || !strings.HasPrefix(stdout, "HEAD") || !strings.HasSuffix(stdout, "TAIL") {
+		t.Errorf("stdout = %d chars (%q…), want ≤ 50000 with head and tail", n, stdout[:20])
+	}
+	if n := len([]rune(stderr)); n > maxCodeStderrChars+200 || !strings.HasPrefix(stderr, "EHEAD") || !strings.HasSuffix(stderr, "ETAIL") {
+		t.Errorf("stderr = %d chars, want ≤ 10000 with head and tail", n)
+	}
+}
+
+// A script sees no secrets: variables naming keys and tokens are gone,
+// ordinary ones stay.
+func TestExecuteCodeScrubsEnvironment(t *testing.T) {
+	t.Setenv("OPENROUTER_API_KEY", "sk-secret-value")
+	t.Setenv("GITHUB_TOKEN", "ghp_secret")
+	t.Setenv("LANG", "C.UTF-8")
+	needPython(t)
+	e := newCodeEnv(t, codeEnvOptions{})
+	_, m := e.run(t, t.Context(), `
+import os
+print(os.environ.get("OPENROUTER_API_KEY"), os.environ.get("GITHUB_TOKEN"), os.environ.get("LANG"), "HERMES_RPC_SOCKET" in os.environ)
+`)
+	if m["output"] != "None None C.UTF-8 True" {
+		t.Errorf("output = %q, want the secrets unset", m["output"])
+	}
+}
+
+// The script text is approved as a command; a denial runs nothing.
+func TestExecuteCodeApproval(t *testing.T) {
+	t.Parallel()
+	needPython(t)
+	e := newCodeEnv(t, codeEnvOptions{Decide: func(r CommandRequest) CommandDecision {
+		if strings.Contains(r.Command, "rm -rf") {
+			return CommandDecision{Message: "BLOCKED: User denied this command."}
+		}
+		return CommandDecision{Allowed: true}
+	}})
+	marker := e.Abs("ran")
+	r, m := e.run(t, t.Context(), fmt.Sprintf("import os\nopen(%q, 'w').close()\nos.system('rm -rf /tmp/nothing-here')\n", marker))
+	if !r.IsError || m["status"] != "error" || m["error"] != "BLOCKED: User denied this command." {
+		t.Errorf("result = %s, want the denial", r.Encode())
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the denied script ran")
+	}
+	e.mu.Lock()
+	req := e.requests[0]
+	e.mu.Unlock()
+	if !strings.Contains(req.Command, "os.system('rm -rf /tmp/nothing-here')") || req.Workdir != e.Root {
+		t.Errorf("approval request = %+v, want the script's text in the workspace", req)
+	}
+}
+
+// With the sandbox, a direct write into $HOME fails inside the script
+// (PermissionError it can print); the workspace stays writable.
+func TestExecuteCodeSandboxRefusesHome(t *testing.T) {
+	t.Parallel()
+	needPython(t)
+	if terminal.LandlockABI() == 0 {
+		t.Skip("this kernel has no Landlock")
+	}
+	home, err := os.MkdirTemp("/var/tmp", "hermes-code-home-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newCodeEnv(t, codeEnvOptions{Term: TerminalConfig{Sandbox: &terminal.Sandbox{Exe: exe, Home: home, Getenv: func(string) string { return "" }}}})
+	target := filepath.Join(home, "x")
+	r, m := e.run(t, t.Context(), fmt.Sprintf(`
+try:
+    open(%q, "w").write("x")
+    print("wrote")
+except OSError as err:
+    print("refused:", type(err).__name__)
+open("inside.txt", "w").write("ok")
+`, target))
+	if r.IsError || m["output"] != "refused: PermissionError" {
+		t.Errorf("result = %s, want the write refused", r.Encode())
+	}
+	if _, err := os.Stat(target); err == nil {
+		t.Errorf("the script wrote %s", target)
+	}
+	if e.ReadFile(t, "inside.txt") != "ok" {
+		t.Errorf("the workspace write failed")
+	}
+}
+
+// strict mode runs in a temp folder; project mode in the workspace, with
+// its .venv python.
+func TestExecuteCodeModes(t *testing.T) {
+	t.Parallel()
+	needPython(t)
+	e := newCodeEnv(t, codeEnvOptions{Config: CodeExecutionConfig{Mode: "strict"}})
+	_, m := e.run(t, t.Context(), "import os\nprint(os.getcwd())")
+	if out := m["output"].(string); out == e.Root || !strings.Contains(out, "hermes-exec-") {
+		t.Errorf("strict cwd = %q, want a temp folder", out)
+	}
+	p := newCodeEnv(t, codeEnvOptions{})
+	py := testPython()
+	venv := p.Abs(".venv/bin")
+	if err := os.MkdirAll(venv, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(venv, "python"), []byte("#!/bin/sh\necho venv python\nexec "+py+" \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, m = p.run(t, t.Context(), "import os\nprint(os.getcwd())")
+	if want := "venv python\n" + p.Root; m["output"] != want {
+		t.Errorf("project output = %q, want %q", m["output"], want)
+	}
+}
+
+// A failing script reports its exit code and stderr; hermes's argument
+// errors.
+func TestExecuteCodeErrors(t *testing.T) {
+	t.Parallel()
+	needPython(t)
+	e := newCodeEnv(t, codeEnvOptions{})
+	r, m := e.run(t, t.Context(), "print('before')\nraise SystemExit(3)")
+	if !r.IsError || m["status"] != "error" || m["exit_code"] != 3.0 || m["error"] != "Script exited with code 3" || m["output"] != "before" {
+		t.Errorf("exit 3 = %s", r.Encode())
+	}
+	_, m = e.run(t, t.Context(), "1/0")
+	if out := m["output"].(string); !strings.Contains(out, "--- stderr ---\nTraceback") || !strings.Contains(out, "ZeroDivisionError") {
+		t.Errorf("traceback output = %q", out)
+	}
+	for _, c := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"command": "ls"}, "execute_code received a 'command' parameter, but it requires Python source in 'code'."},
+		{map[string]any{"code": 5}, "execute_code received a int in 'code'"},
+		{map[string]any{"code": "  \n"}, "No code provided."},
+	} {
+		r, _ := e.callCtx(t, t.Context(), executeCodeName, c.args)
+		if !r.IsError || !strings.Contains(r.ErrorMessage(), c.want) {
+			t.Errorf("execute_code(%v) = %s, want %q", c.args, r.Encode(), c.want)
+		}
+	}
+}
+
+// hermes's §9 case: the title is the first non-blank line; the preview is
+// the code in a python fence.
+func TestExecuteCodeTitleAndPreview(t *testing.T) {
+	t.Parallel()
+	args := map[string]any{"code": "\nfrom hermes_tools import terminal\nprint(terminal('ls'))"}
+	if got := executeCodeTitle(args); got != "python: from hermes_tools import terminal" {
+		t.Errorf("title = %q", got)
+	}
+	if got := executeCodeTitle(map[string]any{}); got != "execute_code" {
+		t.Errorf("title without code = %q", got)
+	}
+	if got := executeCodeTitle(map[string]any{"code": strings.Repeat("x", 100)}); got != "python: "+strings.Repeat("x", 67)+"..." {
+		t.Errorf("long title = %q", got)
+	}
+	if got := executeCodePreview(args); got != "```python\n"+args["code"].(string)+"\n```" {
+		t.Errorf("preview = %q", got)
+	}
+}
