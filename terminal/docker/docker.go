@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/mount"
@@ -141,11 +140,6 @@ func (m *Manager) RemoveLeftovers(ctx context.Context) (int, error) {
 	return n, errors.Join(errs...)
 }
 
-// processExists reports whether a process with this pid runs here.
-func processExists(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
 
 // Session returns the environment of one session: its container is
 // created on the first command. roots are the workspace roots, mounted at
