@@ -52,6 +52,8 @@ var allowed = map[string][]string{
 
 	// terminal safety: dangerous-command detection is pure (issue 11).
 	"terminal/danger": {},
+	// ssh (issue 18): the SSH terminal environment and its workspace sync.
+	"terminal/ssh": {"terminal", "workspace", "internal/diff"},
 }
 
 // thirdParty lists the only packages allowed to import each third-party
@@ -71,6 +73,8 @@ var thirdParty = map[string][]string{
 	// terminal: PTYs and the Landlock sandbox live in the terminal package.
 	"github.com/creack/pty":               {"terminal"},
 	"github.com/landlock-lsm/go-landlock": {"terminal"},
+	// ssh (issue 18): the SSH client lives in terminal/ssh.
+	"golang.org/x/crypto": {"terminal/ssh"},
 	// web: readability, HTML to Markdown and PDF text live in package web.
 	"codeberg.org/readeck/go-readability/v2":          {"web"},
 	"github.com/JohannesKaufmann/html-to-markdown/v2": {"web"},
