@@ -65,6 +65,11 @@ type Deps struct {
 	// output cap, the sandbox); the zero value is hermes's defaults
 	// without a sandbox.
 	Terminal TerminalConfig
+	// ssh (issue 18) — TEMPORARY wiring until the backend selection
+	// (terminal.backend) lands: when set, the terminal and process tools
+	// start every command in this environment (an SSH host) instead of on
+	// this machine, and never in editor terminals.
+	Environment terminal.Environment
 	// web: web_search and web_extract. Nil Web: no search backend (the
 	// environment's credentials are still detected), in-process extraction
 	// under the strict URL policy, no summaries.

@@ -206,8 +206,16 @@ func runTerminal(ctx context.Context, s *session, call *registry.Call, p *termin
 		pty, ptyNote = false, terminal.PTYDisabledNote
 	}
 	env := s.localEnv(p.Background)
+	// ssh (issue 18) — TEMPORARY: the session's Environment, when set,
+	// replaces this machine, and editor terminals (which run here) are
+	// not used.
+	var runEnv terminal.Environment = env
+	terminals := s.Terminals
+	if s.Environment != nil {
+		runEnv, terminals = s.Environment, nil
+	}
 	if p.Background {
-		b, err := s.procs.Start(context.WithoutCancel(ctx), env, terminal.Spec{Command: command, Dir: dir, PTY: pty, Stdin: true}, p.NotifyOnComplete)
+		b, err := s.procs.Start(context.WithoutCancel(ctx), runEnv, terminal.Spec{Command: command, Dir: dir, PTY: pty, Stdin: true}, p.NotifyOnComplete)
 		if err != nil {
 			return registry.Failed(terminalResult{Output: "", ExitCode: -1, Error: "Failed to start background process: " + err.Error()}), nil
 		}
@@ -219,8 +227,8 @@ func runTerminal(ctx context.Context, s *session, call *registry.Call, p *termin
 
 	var output string
 	var code int
-	if s.Terminals != nil && !pty {
-		out, err := s.Terminals.Run(ctx, call.ID, TerminalCommand{
+	if terminals != nil && !pty {
+		out, err := terminals.Run(ctx, call.ID, TerminalCommand{
 			Argv: env.Argv(command), Dir: dir, OutputByteLimit: 4 * cfg.maxChars(), Timeout: timeout,
 		})
 		if err != nil {
@@ -233,7 +241,7 @@ func runTerminal(ctx context.Context, s *session, call *registry.Call, p *termin
 		if s.Output != nil {
 			sink = func(chunk []byte) { s.Output.Output(call.ID, chunk) }
 		}
-		res, err := terminal.Run(ctx, env, terminal.Spec{Command: command, Dir: dir, PTY: pty},
+		res, err := terminal.Run(ctx, runEnv, terminal.Spec{Command: command, Dir: dir, PTY: pty},
 			terminal.RunOptions{Timeout: timeout, MaxChars: cfg.maxChars(), Sink: sink})
 		if err != nil {
 			return registry.Failed(terminalResult{Output: "", ExitCode: -1, Error: fmt.Sprintf("Command execution failed: %v", err)}), nil

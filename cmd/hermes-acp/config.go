@@ -73,6 +73,12 @@ type fileConfig struct {
 		MaxForegroundTimeout int      `yaml:"max_foreground_timeout"` // seconds; default 600
 		Sandbox              string   `yaml:"sandbox"`                // workspace-write (default) | off
 		SandboxWritable      []string `yaml:"sandbox_writable"`       // more writable folders
+		// ssh (issue 18): terminal.ssh.* and hermes-agent's flat names (ssh.go).
+		SSH     sshFileConfig `yaml:"ssh"`
+		SSHHost string        `yaml:"ssh_host"`
+		SSHPort int           `yaml:"ssh_port"`
+		SSHUser string        `yaml:"ssh_user"`
+		SSHKey  string        `yaml:"ssh_key"`
 	} `yaml:"terminal"`
 	ToolOutput struct {
 		MaxBytes int `yaml:"max_bytes"` // characters of command output a result keeps; default 50000
@@ -168,6 +174,8 @@ type config struct {
 	ToolOutputMaxChars    int
 	SandboxOff            bool
 	SandboxWritable       []string
+	// ssh (issue 18): terminal.ssh.* (ssh.go).
+	SSH sshSettings
 }
 
 // problem records a bad value of the config file.
@@ -302,6 +310,7 @@ func loadConfig(getenv func(string) string, flagModel, flagBaseURL string) confi
 	}
 	c.Delegation = delegationConfig(&c, fc)
 	webSettings(&c, &fc, env) // web
+	sshConfig(&c, &fc, env)   // ssh (issue 18)
 	return c
 }
 

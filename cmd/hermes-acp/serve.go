@@ -83,6 +83,11 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 				Terminal: termCfg,
 			}
 			commandDeps(&d, env)
+			// ssh (issue 18) — TEMPORARY until the backend selection lands:
+			// terminal.backend: ssh runs the session's commands over SSH.
+			if e := sshEnvironment(cfg, env, log); e != nil {
+				d.Environment = e
+			}
 			return tools.Bind(d)
 		},
 		SkillsIndex: func(env *agent.Env) string { return skillsIndex(cfg, env) }, // skills (issue #14)

@@ -1,0 +1,130 @@
+package main
+
+// ssh (issue 18): the terminal.ssh.* settings and, TEMPORARILY until the
+// backend selection (terminal.backend, the docker helper's work) lands, the
+// choice of the SSH environment for terminal.backend: ssh.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/hermes-acp/hermes-acp/agent"
+	"github.com/hermes-acp/hermes-acp/terminal"
+	sshenv "github.com/hermes-acp/hermes-acp/terminal/ssh"
+)
+
+// sshFileConfig is the terminal.ssh section of config.yaml.
+type sshFileConfig struct {
+	Host         string `yaml:"host"`
+	Port         int    `yaml:"port"`
+	User         string `yaml:"user"`
+	IdentityFile string `yaml:"identity_file"`
+	RemoteDir    string `yaml:"remote_dir"`
+	KnownHosts   string `yaml:"known_hosts"`
+	SSHConfig    string `yaml:"ssh_config"`
+	// ConnectTimeout is seconds (0: 15).
+	ConnectTimeout int `yaml:"connect_timeout"`
+}
+
+// sshSettings is what the configuration says of the SSH environment.
+type sshSettings struct {
+	// On is terminal.backend: ssh (TEMPORARY: read here until the backend
+	// selection lands).
+	On     bool
+	Config sshenv.Config
+}
+
+// sshConfig reads terminal.ssh.* (and hermes-agent's flat names
+// terminal.ssh_host, ssh_port, ssh_user, ssh_key, and its TERMINAL_SSH_HOST,
+// TERMINAL_SSH_PORT, TERMINAL_SSH_USER, TERMINAL_SSH_KEY variables, which
+// fill what the file leaves unset) into c.SSH; bad values are problems.
+func sshConfig(c *config, fc *fileConfig, env func(string) string) {
+	t := fc.Terminal
+	s := t.SSH
+	port := s.Port
+	if port == 0 {
+		port = t.SSHPort
+	}
+	if port == 0 && env("TERMINAL_SSH_PORT") != "" {
+		p, err := strconv.Atoi(env("TERMINAL_SSH_PORT"))
+		if err != nil {
+			c.problem(fmt.Sprintf("TERMINAL_SSH_PORT: %q is not a port number; using 22", env("TERMINAL_SSH_PORT")))
+		}
+		port = p
+	}
+	if port < 0 || port > 65535 {
+		c.problem(fmt.Sprintf("terminal.ssh.port: %d is not a port number; using 22", port))
+		port = 0
+	}
+	c.SSH.Config = sshenv.Config{
+		Host:         firstNonEmpty(s.Host, t.SSHHost, env("TERMINAL_SSH_HOST")),
+		Port:         port,
+		User:         firstNonEmpty(s.User, t.SSHUser, env("TERMINAL_SSH_USER")),
+		IdentityFile: firstNonEmpty(s.IdentityFile, t.SSHKey, env("TERMINAL_SSH_KEY")),
+		RemoteDir:    s.RemoteDir,
+		KnownHosts:   s.KnownHosts,
+		SSHConfig:    s.SSHConfig,
+	}
+	if s.ConnectTimeout > 0 {
+		c.SSH.Config.ConnectTimeout = time.Duration(s.ConnectTimeout) * time.Second
+	}
+	if d := s.RemoteDir; d != "" && d != "~" && !strings.HasPrefix(d, "/") && !strings.HasPrefix(d, "~/") {
+		c.problem(fmt.Sprintf("terminal.ssh.remote_dir: %q is not an absolute path (or ~/…) on the ssh host", d))
+	}
+	c.SSH.On = sshBackendChosen(c.File, env)
+	if c.SSH.On && c.SSH.Config.Host == "" {
+		c.problem("terminal.backend is ssh but terminal.ssh.host is not set; commands will be refused until it is")
+	}
+}
+
+// sshBackendChosen reports whether terminal.backend (else the
+// TERMINAL_ENV variable, hermes-agent's) is ssh. TEMPORARY: the backend
+// selection will own terminal.backend.
+func sshBackendChosen(file string, env func(string) string) bool {
+	var raw struct {
+		Terminal struct {
+			Backend string `yaml:"backend"`
+		} `yaml:"terminal"`
+	}
+	if data, err := os.ReadFile(file); err == nil {
+		_ = yaml.Unmarshal(data, &raw)
+	}
+	backend := firstNonEmpty(raw.Terminal.Backend, env("TERMINAL_ENV"))
+	return strings.EqualFold(strings.TrimSpace(backend), "ssh")
+}
+
+// sshEnvironment returns the session's SSH environment when the
+// configuration chooses it, closed when the session closes; nil otherwise.
+// A configuration that cannot work gives an environment that refuses every
+// command with the reason, so nothing runs on this machine by mistake.
+func sshEnvironment(cfg config, env *agent.Env, log *slog.Logger) terminal.Environment {
+	if !cfg.SSH.On {
+		return nil
+	}
+	roots := env.Workspace().Roots()
+	if len(roots) == 0 {
+		return refusingEnv{errors.New("the session has no workspace folder to copy to the ssh host")}
+	}
+	e, err := sshenv.New(cfg.SSH.Config, roots[0], sshenv.Options{Log: log})
+	if err != nil {
+		return refusingEnv{err}
+	}
+	env.OnClose(func() { _ = e.Close() })
+	log.Info("terminal commands run over ssh", "where", e.Describe())
+	return e
+}
+
+// refusingEnv refuses every command with err.
+type refusingEnv struct{ err error }
+
+func (r refusingEnv) Start(context.Context, terminal.Spec) (terminal.Process, error) {
+	return nil, r.err
+}
