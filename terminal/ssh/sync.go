@@ -2,6 +2,7 @@ package ssh
 
 import (
 	"archive/tar"
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -182,7 +183,9 @@ func (e *Env) push(ctx context.Context) (SyncStats, error) {
 	pr, pw := io.Pipe()
 	sent := make(map[string]fileStat, len(changed))
 	go func() {
-		tw := tar.NewWriter(pw)
+		// Buffered: each write to the session is an SSH packet.
+		bw := bufio.NewWriterSize(pw, 256<<10)
+		tw := tar.NewWriter(bw)
 		err := func() error {
 			for _, rel := range changed {
 				fi, n, err := addFile(tw, e.root, rel)
@@ -194,7 +197,10 @@ func (e *Env) push(ctx context.Context) (SyncStats, error) {
 					st.Bytes += n
 				}
 			}
-			return tw.Close()
+			if err := tw.Close(); err != nil {
+				return err
+			}
+			return bw.Flush()
 		}()
 		pw.CloseWithError(err)
 	}()
