@@ -182,7 +182,10 @@ func (e *Env) push(ctx context.Context) (SyncStats, error) {
 	}
 	pr, pw := io.Pipe()
 	sent := make(map[string]fileStat, len(changed))
+	var bytesSent int64
+	packed := make(chan struct{})
 	go func() {
+		defer close(packed)
 		// Buffered: each write to the session is an SSH packet.
 		bw := bufio.NewWriterSize(pw, 256<<10)
 		tw := tar.NewWriter(bw)
@@ -194,7 +197,7 @@ func (e *Env) push(ctx context.Context) (SyncStats, error) {
 				}
 				if fi != nil {
 					sent[rel] = statOf(fi)
-					st.Bytes += n
+					bytesSent += n
 				}
 			}
 			if err := tw.Close(); err != nil {
@@ -205,10 +208,13 @@ func (e *Env) push(ctx context.Context) (SyncStats, error) {
 		pw.CloseWithError(err)
 	}()
 	script := fmt.Sprintf("mkdir -p %s && tar -x --no-same-owner -f - -C %s", rq(e.r.remoteDir), rq(e.r.remoteDir))
-	if _, err := e.run(ctx, script, pr); err != nil {
-		pr.CloseWithError(err)
+	_, err = e.run(ctx, script, pr)
+	pr.CloseWithError(err)
+	<-packed
+	if err != nil {
 		return st, err
 	}
+	st.Bytes = bytesSent
 	for rel, fs := range sent {
 		e.manifest[rel] = fs
 	}
