@@ -14,6 +14,7 @@ import (
 
 	"github.com/hermes-acp/hermes-acp/agent"
 	"github.com/hermes-acp/hermes-acp/terminal/docker"
+	sshenv "github.com/hermes-acp/hermes-acp/terminal/ssh"
 	"github.com/hermes-acp/hermes-acp/tools"
 )
 
@@ -109,12 +110,13 @@ type backends struct {
 	names   []string
 	def     string
 	docker  *docker.Manager // nil when docker is not offered
+	ssh     *sshenv.Config  // nil when ssh is not offered
 	log     *slog.Logger
 	cleanup sync.Once
 }
 
 // newBackends offers local, plus docker when it is terminal.backend or
-// configured. (ssh: add its case here.)
+// configured, and ssh when it is terminal.backend or terminal.ssh.host is set.
 func newBackends(cfg config, log *slog.Logger) *backends {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -124,7 +126,12 @@ func newBackends(cfg config, log *slog.Logger) *backends {
 		b.names = append(b.names, "docker")
 		b.docker = docker.NewManager(cfg.Docker.Config)
 	}
-	if b.def == "" || (b.def == "docker" && b.docker == nil) {
+	if cfg.SSH.On || cfg.SSH.Config.Host != "" {
+		b.names = append(b.names, "ssh")
+		c := cfg.SSH.Config
+		b.ssh = &c
+	}
+	if b.def == "" || (b.def == "docker" && b.docker == nil) || (b.def == "ssh" && b.ssh == nil) {
 		b.def = "local"
 	}
 	return b
@@ -145,6 +152,11 @@ func (b *backends) check(ctx context.Context, name string) error {
 			return fmt.Errorf("docker is not configured (terminal.docker.image)")
 		}
 		return b.docker.Check(ctx)
+	case "ssh":
+		if b.ssh == nil || b.ssh.Host == "" {
+			return fmt.Errorf("ssh is not configured (terminal.ssh.host)")
+		}
+		return nil
 	}
 	return fmt.Errorf("terminal backend %q is not available in this build", name)
 }
@@ -180,6 +192,7 @@ func (b *backends) removeLeftovers() {
 func (b *backends) forSession(env *agent.Env) func() (tools.TerminalBackend, error) {
 	var mu sync.Mutex
 	var dockerEnv *docker.Env
+	var sshEnv tools.TerminalBackend
 	return func() (tools.TerminalBackend, error) {
 		switch name := env.TerminalBackend(); name {
 		case "local":
@@ -201,6 +214,20 @@ func (b *backends) forSession(env *agent.Env) func() (tools.TerminalBackend, err
 				})
 			}
 			return dockerEnv, nil
+		case "ssh":
+			if b.ssh == nil {
+				return nil, fmt.Errorf("ssh is not configured (terminal.ssh.host)")
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if sshEnv == nil {
+				e, err := newSSHBackend(*b.ssh, env, b.log)
+				if err != nil {
+					return nil, err
+				}
+				sshEnv = e
+			}
+			return sshEnv, nil
 		default:
 			return nil, fmt.Errorf("terminal backend %q is not available in this build", name)
 		}

@@ -64,3 +64,27 @@ func TestBackendsOffered(t *testing.T) {
 		t.Errorf("status = %q, want the unreachable daemon named", s)
 	}
 }
+
+func TestBackendsOfferSSH(t *testing.T) {
+	t.Parallel()
+	var c config
+	c.TerminalBackend = "ssh"
+	c.SSH.On = true
+	b := newBackends(c, nil)
+	if !slices.Equal(b.names, []string{"local", "ssh"}) || b.def != "ssh" {
+		t.Errorf("ssh without a host: %v %q", b.names, b.def)
+	}
+	if err := b.check(context.Background(), "ssh"); err == nil || !strings.Contains(err.Error(), "terminal.ssh.host") {
+		t.Errorf("check without a host = %v, want it to name terminal.ssh.host", err)
+	}
+	c.SSH.Config.Host = "127.0.0.1"
+	b = newBackends(c, nil)
+	if err := b.check(context.Background(), "ssh"); err != nil {
+		t.Errorf("check with a host = %v", err)
+	}
+	c.TerminalBackend, c.SSH.On = "local", false
+	b = newBackends(c, nil)
+	if !slices.Equal(b.names, []string{"local", "ssh"}) || b.def != "local" {
+		t.Errorf("ssh configured, local chosen: %v %q", b.names, b.def)
+	}
+}

@@ -86,6 +86,12 @@ type fileConfig struct {
 		DockerImage     string           `yaml:"docker_image"`
 		ContainerCPU    float64          `yaml:"container_cpu"`
 		ContainerMemory int64            `yaml:"container_memory"` // MB
+		// ssh (issue 18): terminal.ssh.* and hermes-agent's flat names (ssh.go).
+		SSH     sshFileConfig `yaml:"ssh"`
+		SSHHost string        `yaml:"ssh_host"`
+		SSHPort int           `yaml:"ssh_port"`
+		SSHUser string        `yaml:"ssh_user"`
+		SSHKey  string        `yaml:"ssh_key"`
 	} `yaml:"terminal"`
 	ToolOutput struct {
 		MaxBytes int `yaml:"max_bytes"` // characters of command output a result keeps; default 50000
@@ -210,6 +216,8 @@ type config struct {
 	// terminal backends (issue 18): terminal.backend and terminal.docker.*.
 	TerminalBackend string
 	Docker          dockerSettings
+	// ssh (issue 18): terminal.ssh.* (ssh.go).
+	SSH sshSettings
 }
 
 // problem records a bad value of the config file.
@@ -357,6 +365,7 @@ func loadConfig(getenv func(string) string, flagModel, flagBaseURL string) confi
 	c.Delegation = delegationConfig(&c, fc)
 	c.CodeExecution = codeExecutionConfig(&c, fc) // execute_code
 	webSettings(&c, &fc, env)                     // web
+	sshConfig(&c, &fc, env)                       // ssh (issue 18)
 	return c
 }
 

@@ -103,6 +103,8 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 				CodeExecution: cfg.CodeExecution,
 			}
 			commandDeps(&d, env)
+			// ssh (issue 18) — TEMPORARY until the backend selection lands:
+			// terminal.backend: ssh runs the session's commands over SSH.
 			return tools.Bind(d)
 		},
 		SkillsIndex: func(env *agent.Env) string { return skillsIndex(cfg, env) }, // skills (issue #14)

@@ -57,6 +57,8 @@ var allowed = map[string][]string{
 	// docker (issue 18): the Docker terminal environment and its test daemon.
 	"terminal/docker":            {"terminal", "workspace"},
 	"terminal/docker/dockertest": {},
+	// ssh (issue 18): the SSH terminal environment and its workspace sync.
+	"terminal/ssh": {"terminal", "workspace", "internal/diff"},
 }
 
 // thirdParty lists the only packages allowed to import each third-party
@@ -78,6 +80,8 @@ var thirdParty = map[string][]string{
 	"github.com/landlock-lsm/go-landlock": {"terminal"},
 	// docker (issue 18): the Docker client lives in terminal/docker.
 	"github.com/moby/moby": {"terminal/docker", "terminal/docker/dockertest"},
+	// ssh (issue 18): the SSH client lives in terminal/ssh.
+	"golang.org/x/crypto": {"terminal/ssh"},
 	// web: readability, HTML to Markdown and PDF text live in package web.
 	"codeberg.org/readeck/go-readability/v2":          {"web"},
 	"github.com/JohannesKaufmann/html-to-markdown/v2": {"web"},

@@ -1,0 +1,553 @@
+package ssh
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/hermes-acp/hermes-acp/terminal"
+)
+
+// Env runs commands on the remote machine of a Config, in a copy of one
+// local workspace folder. It holds one connection, opened on first use
+// and reopened after it drops. It is safe for concurrent use; Close it
+// when the session ends.
+type Env struct {
+	r    *resolved
+	root string // the local workspace folder (absolute, clean)
+	id   string // names this Env's sync markers on the remote
+	log  *slog.Logger
+	seq  atomic.Int64
+
+	mu     sync.Mutex // guards client, lost, closed
+	client *gossh.Client
+	lost   error // why the last connection ended, for the next command's note
+	closed bool
+
+	syncMu   sync.Mutex // serialises syncs; guards manifest and ready
+	manifest map[string]fileStat
+	ready    bool // the remote folder exists and matches manifest
+}
+
+var _ terminal.Environment = (*Env)(nil)
+
+// Options are New's optional settings.
+type Options struct {
+	// Home is the local home folder (~ in paths; "": os.UserHomeDir).
+	Home string
+	// Getenv reads the environment (SSH_AUTH_SOCK, USER); nil: os.Getenv.
+	Getenv func(string) string
+	// Log receives the sync's notes (files kept because they changed on
+	// both sides, refused paths); nil discards them.
+	Log *slog.Logger
+}
+
+// New returns the environment that runs commands per cfg in a remote copy
+// of the local folder root. It reads the ssh config but does not connect:
+// the first command does.
+func New(cfg Config, root string, o Options) (*Env, error) {
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	if o.Home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return nil, fmt.Errorf("ssh environment: %w", err)
+		}
+		o.Home = h
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("ssh environment: %w", err)
+	}
+	r, err := resolve(cfg, o.Home, abs, o.Getenv)
+	if err != nil {
+		return nil, fmt.Errorf("ssh environment: %w", err)
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return &Env{r: r, root: abs, id: hex.EncodeToString(b[:]), log: o.Log, manifest: map[string]fileStat{}}, nil
+}
+
+// Describe names where commands run: user@host:port:remote_dir.
+func (e *Env) Describe() string {
+	return fmt.Sprintf("%s@%s:%s", e.r.user, e.r.addr(), e.r.remoteDir)
+}
+
+// RemoteDir is the remote folder the workspace is copied to ("~/…" is the
+// remote home).
+func (e *Env) RemoteDir() string { return e.r.remoteDir }
+
+// Close closes the connection. Commands still running lose it.
+func (e *Env) Close() error {
+	e.mu.Lock()
+	c := e.client
+	e.client, e.closed = nil, true
+	e.mu.Unlock()
+	if c != nil {
+		return c.Close()
+	}
+	return nil
+}
+
+// conn returns the connection, dialing when there is none. note reports a
+// connection that was lost since the last command.
+func (e *Env) conn(ctx context.Context) (c *gossh.Client, note string, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, "", errors.New("the ssh environment is closed")
+	}
+	if e.client != nil {
+		return e.client, "", nil
+	}
+	c, err = dial(ctx, e.r)
+	if err != nil {
+		return nil, "", err
+	}
+	if e.lost != nil {
+		note = fmt.Sprintf("[ssh: the connection to %s was lost (%v); reconnected]\n", e.r.addr(), e.lost)
+		e.lost = nil
+	}
+	e.client = c
+	go func() {
+		err := c.Wait()
+		e.drop(c, err)
+	}()
+	return c, note, nil
+}
+
+// drop forgets c after it failed or ended, remembering why.
+func (e *Env) drop(c *gossh.Client, why error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if c == nil || e.client != c {
+		return
+	}
+	if why == nil {
+		why = errors.New("closed by the server")
+	}
+	e.client, e.lost = nil, why
+	c.Close()
+}
+
+// session opens a session, reconnecting once when the connection turns
+// out to be gone (nothing had started on it).
+func (e *Env) session(ctx context.Context) (*gossh.Session, string, error) {
+	for attempt := 0; ; attempt++ {
+		c, note, err := e.conn(ctx)
+		if err != nil {
+			return nil, "", err
+		}
+		s, err := c.NewSession()
+		if err == nil {
+			return s, note, nil
+		}
+		e.drop(c, err)
+		if attempt == 1 {
+			return nil, "", fmt.Errorf("open ssh session on %s: %w", e.r.addr(), err)
+		}
+	}
+}
+
+// run runs script on the remote with stdin and returns its output.
+func (e *Env) run(ctx context.Context, script string, stdin io.Reader) ([]byte, error) {
+	s, _, err := e.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	stop := context.AfterFunc(ctx, func() { s.Close() })
+	defer stop()
+	s.Stdin = stdin
+	out, err := s.CombinedOutput(script)
+	if err != nil {
+		return out, fmt.Errorf("%w: %s", err, strings.TrimSpace(string(out)))
+	}
+	return out, nil
+}
+
+// remoteDirFor maps a local directory inside the workspace to its remote
+// copy.
+func (e *Env) remoteDirFor(dir string) (string, error) {
+	if dir == "" {
+		return e.r.remoteDir, nil
+	}
+	rel, err := filepath.Rel(e.root, dir)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", fmt.Errorf("%s is outside the workspace folder %s copied to the ssh host", dir, e.root)
+	}
+	if rel == "." {
+		return e.r.remoteDir, nil
+	}
+	return e.r.remoteDir + "/" + filepath.ToSlash(rel), nil
+}
+
+// rq quotes a remote path for sh, keeping "~/" as the remote home.
+func rq(p string) string {
+	if p == "~" {
+		return `"$HOME"`
+	}
+	if strings.HasPrefix(p, "~/") {
+		return `"$HOME"/` + shq(p[2:])
+	}
+	return shq(p)
+}
+
+// shq quotes s as one sh word.
+func shq(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Start copies the workspace to the remote folder, then starts s there.
+// The command's shell runs as the leader of its own process group (sshd
+// starts every session in a new session): Kill signals the whole group.
+// After the command exits, what is left of its group is killed and the
+// files it changed are brought back.
+func (e *Env) Start(ctx context.Context, s terminal.Spec) (terminal.Process, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	dir, err := e.remoteDirFor(s.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := e.push(ctx); err != nil {
+		return nil, fmt.Errorf("copy the workspace to %s: %w", e.Describe(), err)
+	}
+	sess, note, err := e.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	marker := fmt.Sprintf("/tmp/.hermes-acp-sync-%s-%d", e.id, e.seq.Add(1))
+	var b strings.Builder
+	b.WriteString("exec 2>&1\n")
+	keys := make([]string, 0, len(s.Env))
+	for k := range s.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "export %s=%s\n", k, shq(s.Env[k]))
+	}
+	fmt.Fprintf(&b, "cd %s || exit 126\n: > %s\necho \"$$\"\n", rq(dir), shq(marker))
+	fmt.Fprintf(&b, "if command -v bash >/dev/null 2>&1; then exec bash -c %s; else exec sh -c %s; fi\n", shq(s.Command), shq(s.Command))
+	p := &process{env: e, sess: sess, marker: marker, done: make(chan struct{}), exited: make(chan struct{})}
+	stdout, err := sess.StdoutPipe()
+	if err != nil {
+		sess.Close()
+		return nil, fmt.Errorf("start on %s: %w", e.Describe(), err)
+	}
+	if s.PTY {
+		modes := gossh.TerminalModes{gossh.ECHO: 0, gossh.TTY_OP_ISPEED: 38400, gossh.TTY_OP_OSPEED: 38400}
+		if err := sess.RequestPty("xterm-256color", 50, 200, modes); err != nil {
+			sess.Close()
+			return nil, fmt.Errorf("start on %s: pty: %w", e.Describe(), err)
+		}
+	}
+	if s.Stdin || s.PTY {
+		in, err := sess.StdinPipe()
+		if err != nil {
+			sess.Close()
+			return nil, fmt.Errorf("start on %s: %w", e.Describe(), err)
+		}
+		p.in, p.pty = in, s.PTY
+	}
+	if err := sess.Start(b.String()); err != nil {
+		sess.Close()
+		e.drop(e.currentClient(), err)
+		return nil, fmt.Errorf("start on %s: %w", e.Describe(), err)
+	}
+	// The first line is the process group id; anything else is why the
+	// command could not start.
+	br := bufio.NewReaderSize(&countingReader{r: stdout, n: &p.read}, 32<<10)
+	stop := context.AfterFunc(ctx, func() { sess.Close() })
+	line, err := br.ReadString('\n')
+	stop()
+	pgid, convErr := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil || convErr != nil || pgid <= 1 {
+		rest, _ := io.ReadAll(io.LimitReader(br, 4096))
+		sess.Close()
+		msg := strings.TrimSpace(line + string(rest))
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if msg == "" && err != nil {
+			msg = err.Error()
+		}
+		return nil, fmt.Errorf("start on %s: %s", e.Describe(), msg)
+	}
+	p.pgid = pgid
+	p.body = br
+	p.head = note
+	go p.wait()
+	return p, nil
+}
+
+func (e *Env) currentClient() *gossh.Client {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.client
+}
+
+// signal sends sig to the remote process group pgid on a new session.
+func (e *Env) signal(pgid int, sig string) {
+	ctx, cancel := context.WithTimeout(context.Background(), e.r.timeout)
+	defer cancel()
+	_, _ = e.run(ctx, fmt.Sprintf("kill -%s -- -%d 2>/dev/null; true", sig, pgid), nil)
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// process is a command started by Env.
+type process struct {
+	env    *Env
+	sess   *gossh.Session
+	pgid   int
+	marker string
+	in     io.WriteCloser
+	pty    bool
+
+	head    string        // a note shown before the output
+	body    *bufio.Reader // the remote output
+	tail    string        // a note shown after it (set before done closes)
+	read    atomic.Int64
+	exited  chan struct{} // the remote command ended
+	done    chan struct{} // exited, leftovers killed, files brought back
+	exit    Exit
+	outDone atomic.Bool
+
+	mu       sync.Mutex
+	killed   bool
+	inClosed bool
+	headDone bool
+}
+
+// Exit is terminal.Exit (re-declared for brevity inside the package).
+type Exit = terminal.Exit
+
+func (p *process) PID() int { return p.pgid }
+
+func (p *process) Output() io.Reader { return outputReader{p} }
+
+type outputReader struct{ p *process }
+
+func (r outputReader) Read(b []byte) (int, error) {
+	p := r.p
+	p.mu.Lock()
+	if !p.headDone {
+		p.headDone = true
+		if p.head != "" {
+			n := copy(b, p.head)
+			p.head = p.head[n:]
+			if p.head != "" {
+				p.headDone = false
+			}
+			p.mu.Unlock()
+			return n, nil
+		}
+	}
+	p.mu.Unlock()
+	if !p.outDone.Load() {
+		n, err := p.body.Read(b)
+		if err == nil {
+			return n, nil
+		}
+		p.outDone.Store(true)
+		if n > 0 {
+			return n, nil
+		}
+	}
+	<-p.done
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tail == "" {
+		return 0, io.EOF
+	}
+	n := copy(b, p.tail)
+	p.tail = p.tail[n:]
+	return n, nil
+}
+
+func (p *process) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	closed := p.inClosed
+	p.mu.Unlock()
+	select {
+	case <-p.exited:
+		closed = true
+	default:
+	}
+	if p.in == nil || closed {
+		return 0, errors.New("stdin is closed")
+	}
+	return p.in.Write(b)
+}
+
+func (p *process) CloseStdin() error {
+	if p.in == nil {
+		return errors.New("stdin is closed")
+	}
+	p.mu.Lock()
+	if p.inClosed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.inClosed = true
+	p.mu.Unlock()
+	if p.pty {
+		_, err := p.in.Write([]byte{4})
+		return err
+	}
+	return p.in.Close()
+}
+
+// Kill sends SIGTERM to the remote process group, then SIGKILL after the
+// grace, each over a new session of the same connection.
+func (p *process) Kill() {
+	p.mu.Lock()
+	if p.killed {
+		p.mu.Unlock()
+		return
+	}
+	p.killed = true
+	p.mu.Unlock()
+	select {
+	case <-p.exited:
+		return
+	default:
+	}
+	go func() {
+		p.env.signal(p.pgid, "TERM")
+		select {
+		case <-p.exited:
+		case <-time.After(p.env.r.grace):
+			p.env.signal(p.pgid, "KILL")
+		}
+	}()
+}
+
+func (p *process) Wait() Exit {
+	<-p.done
+	return p.exit
+}
+
+// wait waits for the remote command, kills what is left of its group,
+// brings back the files it changed and ends the output.
+func (p *process) wait() {
+	err := p.sess.Wait()
+	var ee *gossh.ExitError
+	lost := false
+	switch {
+	case err == nil:
+		p.exit = Exit{Code: 0}
+	case errors.As(err, &ee):
+		if sig := ee.Signal(); sig != "" {
+			n := signalNumber(sig)
+			p.exit = Exit{Code: 128 + n, Signal: syscall.Signal(n).String()}
+		} else {
+			p.exit = Exit{Code: ee.ExitStatus()}
+		}
+	default:
+		lost = true
+		p.exit = Exit{Code: 255}
+		p.env.drop(p.env.currentClient(), err)
+	}
+	close(p.exited)
+	var tail string
+	if lost {
+		tail = fmt.Sprintf("\n[ssh: the connection to %s was lost while the command ran (%v); its files were not brought back; the next command reconnects]\n", p.env.r.addr(), err)
+	} else {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		st, err := p.env.pull(ctx, p.pgid, p.marker)
+		cancel()
+		if err != nil {
+			tail = fmt.Sprintf("\n[ssh: the files the command changed could not be brought back: %v]\n", err)
+		} else if len(st.Kept) > 0 {
+			tail = fmt.Sprintf("\n[ssh: kept the local version of %s: changed here and on %s while the command ran]\n", strings.Join(st.Kept, ", "), p.env.r.alias)
+		}
+	}
+	p.mu.Lock()
+	p.tail = tail
+	p.mu.Unlock()
+	if p.in != nil {
+		p.in.Close()
+	}
+	close(p.done)
+	// Output held open by something that left the group: close it once
+	// reading stalls.
+	last := int64(-1)
+	for !p.outDone.Load() {
+		time.Sleep(200 * time.Millisecond)
+		if n := p.read.Load(); n != last {
+			last = n
+			continue
+		}
+		time.Sleep(2 * time.Second)
+		if p.read.Load() == last {
+			break
+		}
+	}
+	p.sess.Close()
+}
+
+// signalNumber is the number of a signal as SSH names it ("TERM").
+func signalNumber(name string) int {
+	switch name {
+	case "HUP":
+		return 1
+	case "INT":
+		return 2
+	case "QUIT":
+		return 3
+	case "ILL":
+		return 4
+	case "ABRT":
+		return 6
+	case "FPE":
+		return 8
+	case "KILL":
+		return 9
+	case "SEGV":
+		return 11
+	case "PIPE":
+		return 13
+	case "ALRM":
+		return 14
+	case "USR1":
+		return 10
+	case "USR2":
+		return 12
+	default:
+		return 15
+	}
+}
