@@ -140,7 +140,6 @@ func (m *Manager) RemoveLeftovers(ctx context.Context) (int, error) {
 	return n, errors.Join(errs...)
 }
 
-
 // Session returns the environment of one session: its container is
 // created on the first command. roots are the workspace roots, mounted at
 // the same paths.
