@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"sync"
 
 	"github.com/hermes-acp/hermes-acp/browser"
 	"github.com/hermes-acp/hermes-acp/lint"
@@ -184,6 +185,10 @@ type session struct {
 	patches *patchFailures   // patch's consecutive failure counters
 	procs   *terminal.Table  // the terminal tool's background processes
 	web     *browserSession  // the browser tools' browser
+	// browserOK reports, once per session, whether the browser tools can
+	// run (a browser set and a browser found): descriptions name them
+	// only then.
+	browserOK func() bool
 }
 
 func newSession(d Deps) *session {
@@ -191,6 +196,7 @@ func newSession(d Deps) *session {
 		d.Enabled = func(string) bool { return true }
 	}
 	s := &session{Deps: d, reads: newReadTracker(), patches: newPatchFailures(), web: &browserSession{}}
+	s.browserOK = sync.OnceValue(func() bool { return d.Browsers != nil && d.Browsers.Available() == nil })
 	s.procs = terminal.NewTable(terminal.TableOptions{OnExit: s.announceExit})
 	if d.OnClose != nil {
 		d.OnClose(s.procs.Close)

@@ -146,7 +146,13 @@ func Bind(d Deps) ([]registry.Entry, []registry.Hook) {
 // only for a tool whose gate refuses s.
 func (s *session) canRun(name string) bool {
 	for _, t := range builtins {
-		if t.entry.Name == name && t.bind.gate != nil {
+		if t.entry.Name != name {
+			continue
+		}
+		if t.entry.Toolset == browserToolset && !s.browserOK() {
+			return false
+		}
+		if t.bind.gate != nil {
 			return t.bind.gate(s) == nil
 		}
 	}

@@ -63,7 +63,13 @@ func TestTypeScriptSDKBrowser(t *testing.T) {
 	if err := os.WriteFile(scriptPath, []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r.exec(t, 120*time.Second, "CONFORMANCE_BROWSER_SCRIPT="+scriptPath, "CONFORMANCE_BROWSER_URL="+url)
+	// No model that can see: browser_vision shows the screenshot and
+	// fails saying so (the session's vision model is what it asks).
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte("model:\n  vision: false\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r.exec(t, 120*time.Second, "CONFORMANCE_BROWSER_SCRIPT="+scriptPath, "CONFORMANCE_BROWSER_URL="+url, "HERMES_HOME="+home)
 
 	// Every agent message validates against the ACP schema, and the
 	// snapshot the model read names the button by its ref.
