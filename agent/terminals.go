@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/hermes-acp/hermes-acp/acp"
 	"github.com/hermes-acp/hermes-acp/model"
+	"github.com/hermes-acp/hermes-acp/terminal"
 )
 
 // TerminalRun is a command to run in an editor terminal.
@@ -297,15 +297,15 @@ func (st *outputStream) close() {
 	}
 }
 
-// escapes matches terminal escape sequences (CSI, OSC, and two-byte
-// escapes) and the control characters an editor cannot show.
-var escapes = regexp.MustCompile(`\x1b\[[0-9;?<=>!]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]`)
-
+// stripEscapes removes terminal escape sequences (the terminal tool's
+// own stripper) and the control characters an editor cannot show.
 func stripEscapes(s string) string {
-	if !strings.ContainsAny(s, "\x1b\x00\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1c\x1d\x1e\x1f\x7f") {
-		return s
-	}
-	return escapes.ReplaceAllString(s, "")
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 && r != '\n' && r != '\r' && r != '\t' || r == 0x7f {
+			return -1
+		}
+		return r
+	}, terminal.StripANSI(s))
 }
 
 func byteSize(n int64) string {

@@ -29,7 +29,7 @@ var allowed = map[string][]string{
 	"terminal":             {"workspace"},
 	"mcp":                  {"registry"},
 	"memory":               {},
-	"agent":                {"acp", "model", "registry", "toolsets", "workspace", "lint", "internal/diff", "mcp", "memory", "terminal/danger", "agent/internal/store", "agent/internal/diagnostics", "agent/internal/queue", "agent/internal/projctx", "agent/internal/compress"},
+	"agent":                {"acp", "model", "registry", "toolsets", "workspace", "lint", "internal/diff", "mcp", "memory", "terminal", "terminal/danger", "agent/internal/store", "agent/internal/diagnostics", "agent/internal/queue", "agent/internal/projctx", "agent/internal/compress"},
 	"model/modeltest":      {"model"},
 
 	// web: URL safety, fetch and extraction, search backends (stdlib and
