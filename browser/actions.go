@@ -161,19 +161,42 @@ func (b *Browser) NavigateAndSnapshot(ctx context.Context, url string) (NavResul
 	return nav, snap, err
 }
 
-// lookup finds the element object of a ref of the latest snapshot, without
-// checking that it is still in the page (the caller's next call does).
-func (in *instance) lookup(ctx context.Context, name string) (runtime.RemoteObjectID, error) {
+// target returns the element a ref of the latest snapshot stands for, or
+// ErrStaleRef when the ref is unknown or the page changed since.
+func (in *instance) target(name string) (refTarget, error) {
 	name = strings.TrimPrefix(strings.TrimSpace(name), "@")
 	name = strings.TrimPrefix(name, "ref=")
 	in.mu.Lock()
-	id, ok := in.refs[name]
+	t, ok := in.refs[name]
 	fresh := in.refsGen == in.pageGen
 	in.mu.Unlock()
 	if !ok || !fresh {
-		return "", ErrStaleRef
+		return refTarget{}, ErrStaleRef
 	}
-	res, err := chromedp.Call(ctx, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: id})
+	return t, nil
+}
+
+// lookup finds the element object of a ref of the latest snapshot, without
+// checking that it is still in the page (the caller's next call does).
+func (in *instance) lookup(ctx context.Context, name string) (runtime.RemoteObjectID, error) {
+	t, err := in.target(name)
+	if err != nil {
+		return "", err
+	}
+	if t.elem != 0 {
+		obj, err := in.callInWorldObject(ctx, refElement, false, t.elem)
+		if errors.Is(err, errNoWorld) {
+			return "", ErrStaleRef
+		}
+		if err != nil {
+			return "", in.failure(ctx, err)
+		}
+		if obj == nil || obj.ObjectID == "" {
+			return "", ErrStaleRef
+		}
+		return obj.ObjectID, nil
+	}
+	res, err := chromedp.Call(ctx, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: t.backend})
 	if err != nil || res.Object == nil || res.Object.ObjectID == "" {
 		if in.dead() || ctx.Err() != nil {
 			return "", in.failure(ctx, err)
@@ -181,6 +204,33 @@ func (in *instance) lookup(ctx context.Context, name string) (runtime.RemoteObje
 		return "", ErrStaleRef
 	}
 	return res.Object.ObjectID, nil
+}
+
+// refCall calls fn with this = the element of a ref and returns its JSON
+// value; fn returns false itself when the element has left the page. A
+// ref of the page walk takes one round trip, one of the accessibility tree
+// two.
+func (in *instance) refCall(ctx context.Context, name, fn string) (json.RawMessage, error) {
+	t, err := in.target(name)
+	if err != nil {
+		return nil, err
+	}
+	if t.elem != 0 {
+		raw, err := in.onRef(ctx, t, fn)
+		if err != nil && !errors.Is(err, ErrStaleRef) {
+			return nil, in.failure(ctx, err)
+		}
+		return raw, err
+	}
+	obj, err := in.lookup(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := in.callOn(ctx, obj, fn)
+	if err != nil {
+		return nil, in.failure(ctx, err)
+	}
+	return raw, nil
 }
 
 // callOn calls a function with this = the object and returns its JSON value.
@@ -292,13 +342,9 @@ func (b *Browser) Click(ctx context.Context, refName string) error {
 	defer b.release()
 	cctx, cancel := in.callCtx(ctx, DefaultCallTimeout)
 	defer cancel()
-	obj, err := in.lookup(cctx, refName)
+	raw, err := in.refCall(cctx, refName, clickPoint)
 	if err != nil {
 		return err
-	}
-	raw, err := in.callOn(cctx, obj, clickPoint)
-	if err != nil {
-		return in.failure(ctx, err)
 	}
 	var pt *struct{ X, Y float64 }
 	if string(raw) == "false" {
@@ -306,7 +352,7 @@ func (b *Browser) Click(ctx context.Context, refName string) error {
 	}
 	if err := json.Unmarshal(raw, &pt); err != nil || pt == nil {
 		return in.act(ctx, b.opts.NavTimeout, func(ctx context.Context) error {
-			_, err := in.callOn(ctx, obj, `function(){this.click()}`)
+			_, err := in.refCall(ctx, refName, `function(){this.click()}`)
 			return err
 		})
 	}
@@ -325,11 +371,7 @@ func (b *Browser) Type(ctx context.Context, refName, text string) error {
 	defer b.release()
 	cctx, cancel := in.callCtx(ctx, DefaultCallTimeout)
 	defer cancel()
-	obj, err := in.lookup(cctx, refName)
-	if err != nil {
-		return err
-	}
-	raw, err := in.callOn(cctx, obj, `function(){
+	raw, err := in.refCall(cctx, refName, `function(){
 		if (!this.isConnected) return false;
 		this.scrollIntoView({block:'center', inline:'center'});
 		this.focus();
@@ -338,7 +380,7 @@ func (b *Browser) Type(ctx context.Context, refName, text string) error {
 		return true;
 	}`)
 	if err != nil {
-		return in.failure(ctx, err)
+		return err
 	}
 	if string(raw) == "false" {
 		return ErrStaleRef

@@ -71,6 +71,10 @@ type Options struct {
 	CheckURL func(ctx context.Context, url string) error
 	// Log receives the browser's own errors (nil: discarded).
 	Log *slog.Logger
+
+	// axSnapshot makes snapshots read the accessibility tree, as with a
+	// browser without computedRole (tests).
+	axSnapshot bool
 }
 
 // Set makes the browsers of the sessions and closes those still running
@@ -178,8 +182,12 @@ type instance struct {
 	loaded                bool   // the main frame's load event fired since its last navigation
 	inflight              map[network.RequestID]struct{}
 	lastNet               time.Time
-	refs                  map[string]cdp.BackendNodeID
-	refsGen               int // pageGen the refs belong to
+	refs                  map[string]refTarget
+	refsGen               int                        // pageGen the refs belong to
+	axWarmGen             int                        // pageGen+1 of the document whose accessibility tree was built
+	axOnly                bool                       // the browser lacks computedRole: snapshots read the accessibility tree
+	world                 runtime.ExecutionContextID // the agent's isolated world of the main frame
+	worldGen              int                        // pageGen the world belongs to
 	console               []ConsoleMessage
 	errors                []JSError
 	dialogs               []Dialog
@@ -411,6 +419,8 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 		chromedp.Flag("headless", "new"),
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.Flag("disable-gpu", true),
+		// Element.computedRole and computedName: the snapshot's page walk.
+		chromedp.Flag("enable-blink-features", "ComputedAccessibilityInfo"),
 		// Back and forward load pages again, with their load events.
 		chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,BackForwardCache"),
 		chromedp.Flag("no-sandbox", os.Geteuid() == 0),
@@ -418,7 +428,8 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 		chromedp.ModifyCmdFunc(ownGroup),
 	)
 	allocCtx, allocCancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	in := &instance{profile: profile, allocCancel: allocCancel, changed: make(chan struct{}), inflight: map[network.RequestID]struct{}{}}
+	in := &instance{profile: profile, allocCancel: allocCancel, changed: make(chan struct{}), inflight: map[network.RequestID]struct{}{},
+		axOnly: b.opts.axSnapshot}
 	tab, tabCancel := chromedp.NewContext(allocCtx,
 		chromedp.WithListener(in.onEvent),
 		chromedp.WithErrorf(func(f string, a ...any) { b.opts.Log.Debug("chromedp: " + fmt.Sprintf(f, a...)) }),

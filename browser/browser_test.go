@@ -97,9 +97,18 @@ func refOf(t *testing.T, snap string, want string) string {
 	return ""
 }
 
-func TestNavigateSnapshotTypeClick(t *testing.T) {
+// engines runs f with each way of taking snapshots: the page walk (the
+// default) and the accessibility tree (browsers without computedRole).
+func engines(t *testing.T, f func(t *testing.T, opts browser.Options)) {
+	t.Run("walk", func(t *testing.T) { f(t, browser.Options{}) })
+	t.Run("axtree", func(t *testing.T) { f(t, browser.AXSnapshot(browser.Options{})) })
+}
+
+func TestNavigateSnapshotTypeClick(t *testing.T) { engines(t, testNavigateSnapshotTypeClick) }
+
+func testNavigateSnapshotTypeClick(t *testing.T, opts browser.Options) {
 	srv := server(t)
-	b := newBrowser(t, browser.Options{})
+	b := newBrowser(t, opts)
 	c := ctx(t)
 	nav, snap, err := b.NavigateAndSnapshot(c, srv.URL+"/")
 	if err != nil {
@@ -230,9 +239,11 @@ func TestConsoleDialogImagesEvalCDP(t *testing.T) {
 	}
 }
 
-func TestStaleRefAfterTheElementLeaves(t *testing.T) {
+func TestStaleRefAfterTheElementLeaves(t *testing.T) { engines(t, testStaleRefAfterTheElementLeaves) }
+
+func testStaleRefAfterTheElementLeaves(t *testing.T, opts browser.Options) {
 	srv := server(t)
-	b := newBrowser(t, browser.Options{})
+	b := newBrowser(t, opts)
 	c := ctx(t)
 	_, snap, err := b.NavigateAndSnapshot(c, srv.URL+"/remove")
 	if err != nil {

@@ -12,6 +12,15 @@
 // browser that crashes or is killed is reported once ([ErrLost]) and the
 // next call starts a new one.
 //
+// A snapshot walks the page in the agent's own isolated world of the main
+// frame (page scripts cannot see it), taking each element's role and name
+// from Blink's accessibility engine (Element.computedRole and
+// computedName, which the browser is started with), so it shows what the
+// accessibility tree shows at a fraction of its cost: the tree itself is
+// serialised node by node, inline text boxes included. A browser without
+// computedRole (a browser.executable of another build) gets the
+// accessibility tree read with Accessibility.getFullAXTree instead.
+//
 // Refs name the interactive elements of the latest snapshot, numbered in
 // document order, so the same page always gets the same refs. They stay
 // valid until the page navigates to a new document; a ref whose element has

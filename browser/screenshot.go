@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
@@ -45,25 +44,46 @@ func (b *Browser) Screenshot(ctx context.Context, annotate bool) ([]byte, []Anno
 		}
 		var boxes []box
 		in.mu.Lock()
-		refs := make(map[string]cdp.BackendNodeID, len(in.refs))
+		refs := make(map[string]refTarget, len(in.refs))
 		for k, v := range in.refs {
 			refs[k] = v
 		}
 		in.mu.Unlock()
+		// The walk's refs are measured in one call.
+		var rects [][]float64
+		if len(refs) > 0 && refs["e1"].elem != 0 {
+			raw, err := in.callInWorld(cctx, `function(n) { const refs = globalThis.__hermesRefs || [];
+				return refs.slice(0, n).map(e => { if (!e.isConnected) return null; const r = e.getClientRects()[0];
+					return r && r.width > 0 && r.height > 0 ? [r.left, r.top, r.width, r.height] : null; }); }`, len(refs))
+			if err == nil {
+				_ = json.Unmarshal(raw, &rects)
+			}
+		}
 		for i := 1; i <= len(refs); i++ {
 			name := fmt.Sprintf("e%d", i)
-			id, ok := refs[name]
+			t, ok := refs[name]
 			if !ok {
 				continue
 			}
-			q, err := chromedp.Call(cctx, dom.GetContentQuads, dom.GetContentQuadsParams{BackendNodeID: id})
-			if err != nil || len(q.Quads) == 0 || len(q.Quads[0]) < 8 {
-				continue
+			var b box
+			switch {
+			case t.elem != 0:
+				if t.elem > len(rects) || len(rects[t.elem-1]) < 4 {
+					continue
+				}
+				r := rects[t.elem-1]
+				b = box{X: r[0], Y: r[1], W: r[2], H: r[3]}
+			default:
+				q, err := chromedp.Call(cctx, dom.GetContentQuads, dom.GetContentQuadsParams{BackendNodeID: t.backend})
+				if err != nil || len(q.Quads) == 0 || len(q.Quads[0]) < 8 {
+					continue
+				}
+				p := q.Quads[0]
+				b = box{X: p[0], Y: p[1], W: p[2] - p[0], H: p[5] - p[1]}
 			}
-			p := q.Quads[0]
-			label := fmt.Sprintf("%d", i)
-			boxes = append(boxes, box{Label: label, X: p[0], Y: p[1], W: p[2] - p[0], H: p[5] - p[1]})
-			notes = append(notes, Annotation{Ref: "@" + name, Label: "[" + label + "]"})
+			b.Label = fmt.Sprintf("%d", i)
+			boxes = append(boxes, b)
+			notes = append(notes, Annotation{Ref: "@" + name, Label: "[" + b.Label + "]"})
 		}
 		raw, _ := json.Marshal(boxes)
 		if _, err := in.eval(ctx, `(() => { const root = document.createElement('div'); root.id = '__hermes_refs';

@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -51,10 +52,20 @@ var noTextChildren = map[string]bool{"heading": true, "img": true, "image": true
 type axNode struct {
 	role, name, value string
 	props             map[string]string
-	backend           cdp.BackendNodeID
+	target            refTarget
 	ignored           bool
 	children          []*axNode
 }
+
+// refTarget is the element a ref stands for: a DOM node of the
+// accessibility tree, or an element the page walk kept in the agent's
+// isolated world (its index + 1 in __hermesRefs).
+type refTarget struct {
+	backend cdp.BackendNodeID
+	elem    int
+}
+
+func (t refTarget) ok() bool { return t.backend != 0 || t.elem != 0 }
 
 // Snapshot reads the page's accessibility tree. full shows every node;
 // otherwise only interactive elements, headings, images and text. The refs
@@ -73,13 +84,29 @@ func (in *instance) snapshot(ctx context.Context, full bool) (Snapshot, error) {
 	defer cancel()
 	in.mu.Lock()
 	gen := in.pageGen
+	axOnly := in.axOnly
 	in.mu.Unlock()
-	res, err := chromedp.Call(cctx, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
-	if err != nil {
-		return Snapshot{}, in.failure(ctx, fmt.Errorf("read accessibility tree: %w", err))
+	var root *axNode
+	var err error
+	if !axOnly {
+		root, err = in.walkPage(cctx, full)
+		if errors.Is(err, errNoComputedRole) {
+			in.mu.Lock()
+			in.axOnly = true
+			in.mu.Unlock()
+			axOnly = true
+		} else if err != nil {
+			return Snapshot{}, in.failure(ctx, fmt.Errorf("read the page: %w", err))
+		}
 	}
-	root := buildTree(res.Nodes)
-	r := renderer{full: full, refs: map[string]cdp.BackendNodeID{}}
+	if axOnly {
+		res, err := chromedp.Call(cctx, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
+		if err != nil {
+			return Snapshot{}, in.failure(ctx, fmt.Errorf("read accessibility tree: %w", err))
+		}
+		root = buildTree(res.Nodes)
+	}
+	r := renderer{full: full, refs: map[string]refTarget{}}
 	title := ""
 	if root != nil {
 		title = root.name
@@ -127,7 +154,7 @@ func buildTree(nodes []*accessibility.Node) *axNode {
 		}
 		seen[n.NodeID] = true
 		a := &axNode{role: axString(n.Role), name: axString(n.Name), value: axString(n.Value),
-			backend: n.BackendDOMNodeID, ignored: n.Ignored}
+			target: refTarget{backend: n.BackendDOMNodeID}, ignored: n.Ignored}
 		for _, p := range n.Properties {
 			if p == nil || p.Value == nil {
 				continue
@@ -171,7 +198,7 @@ func axString(v *accessibility.Value) string {
 type renderer struct {
 	full bool
 	b    strings.Builder
-	refs map[string]cdp.BackendNodeID
+	refs map[string]refTarget
 	n    int
 }
 
@@ -192,7 +219,7 @@ func (r *renderer) walk(n *axNode, depth int) {
 		}
 		return
 	}
-	isRef := interactive[role] && n.backend != 0
+	isRef := interactive[role] && n.target.ok()
 	shown := r.full || isRef || compactShown[role]
 	if !shown {
 		for _, c := range n.children {
@@ -208,7 +235,7 @@ func (r *renderer) walk(n *axNode, depth int) {
 	if isRef {
 		r.n++
 		ref := fmt.Sprintf("e%d", r.n)
-		r.refs[ref] = n.backend
+		r.refs[ref] = n.target
 		fmt.Fprintf(&line, " [ref=%s]", ref)
 	}
 	for _, p := range []string{"level", "checked", "pressed", "selected", "expanded", "disabled", "required", "readonly"} {
