@@ -20,10 +20,17 @@
 // a new process talking to its daemon, as hermes runs it. The
 // runs alternate between the sides after one warm-up round each (which
 // also starts each browser), and the medians are reported.
+//
+// A third side, Chromium alone, drives a third instance of the same
+// Chromium with raw DevTools calls and no driver work at all: the load of
+// the page, one round trip, one mouse press and release. It is the least
+// any driver of this browser can take for each action, so it bounds the
+// speed-up any driver can reach against agent-browser.
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"net"
@@ -37,10 +44,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
 	"github.com/hermes-acp/hermes-acp/browser"
 )
 
-const page = `<!doctype html><html><head><title>Bench</title></head><body>
+const pageHTML = `<!doctype html><html><head><title>Bench</title></head><body>
 <h1>Bench</h1>
 <nav><a href="#a">One</a> <a href="#b">Two</a> <a href="#c">Three</a></nav>
 <form><label>Name <input name="n"></label> <label>Mail <input name="m" type="email"></label></form>
@@ -66,7 +77,7 @@ func main() {
 	for i := range 50 {
 		fmt.Fprintf(&items, "<li>Item %d of the list</li>", i)
 	}
-	body := fmt.Sprintf(page, items.String())
+	body := fmt.Sprintf(pageHTML, items.String())
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fatal(err)
@@ -82,11 +93,17 @@ func main() {
 	theirs := &agentBrowser{bin: *ab, exe: exe, session: fmt.Sprintf("hermesbench%d", os.Getpid())}
 	defer theirs.close()
 
-	results := map[string]map[string][]time.Duration{"ours": {}, "agent-browser": {}}
+	floor, err := newFloor(exe)
+	if err != nil {
+		fatal(err)
+	}
+	defer floor.close()
+
+	results := map[string]map[string][]time.Duration{"ours": {}, "agent-browser": {}, "floor": {}}
 	sides := []struct {
 		name string
 		do   func(url string) (map[string]time.Duration, error)
-	}{{"ours", ours.round}, {"agent-browser", theirs.round}}
+	}{{"ours", ours.round}, {"agent-browser", theirs.round}, {"floor", floor.round}}
 	for _, s := range sides { // warm-up: starts each browser
 		if _, err := s.do(url); err != nil {
 			fatal(fmt.Errorf("%s warm-up: %w", s.name, err))
@@ -108,12 +125,17 @@ func main() {
 	theirRSS, theirPSS := treeRSS(theirRoot)
 
 	fmt.Printf("Chromium: %s (%s); page: %d bytes on 127.0.0.1; %d rounds per side after one warm-up, alternating.\n\n", exe, version(exe), len(body), *runs)
-	fmt.Println("| action | hermes-acp (browser package) | agent-browser 0.41.2 (CLI per action) | speed-up |")
-	fmt.Println("|---|---:|---:|---:|")
+	fmt.Println("| action | hermes-acp (browser package) | agent-browser 0.41.2 (CLI per action) | speed-up | Chromium alone (raw CDP, no driver work) | agent-browser / Chromium alone |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|")
 	for _, a := range []string{"navigate", "snapshot", "click"} {
 		o, t := median(results["ours"][a]), median(results["agent-browser"][a])
-		fmt.Printf("| %s | %s | %s | %.1f× |\n", a, ms(o), ms(t), float64(t)/float64(o))
+		f := median(results["floor"][a])
+		fmt.Printf("| %s | %s | %s | %.1f× | %s | %.1f× |\n", a, ms(o), ms(t), float64(t)/float64(o), ms(f), float64(t)/float64(f))
 	}
+	fmt.Println()
+	fmt.Println("Chromium alone: navigate is `Page.navigate` until the load event (no snapshot),")
+	fmt.Println("snapshot one `Runtime.evaluate` of `0` (the least a call to the page costs),")
+	fmt.Println("click one `Input.dispatchMouseEvent` press and release at a known point.")
 	fmt.Printf("\n| browser memory after the runs (Chromium process tree) | hermes-acp | agent-browser |\n|---|---:|---:|\n")
 	fmt.Printf("| RSS (shared pages counted in each process) | %.0f MiB | %.0f MiB |\n", ourRSS, theirRSS)
 	fmt.Printf("| PSS (shared pages shared out) | %.0f MiB | %.0f MiB |\n", ourPSS, theirPSS)
@@ -176,6 +198,79 @@ func (o *ours) round(url string) (map[string]time.Duration, error) {
 	out["click"] = time.Since(t)
 	return out, nil
 }
+
+// floor is Chromium with no driver work: the least any driver of the same
+// browser waits for each action.
+type floor struct {
+	cancel []context.CancelFunc
+	tab    context.Context
+	loaded chan struct{}
+	x, y   float64
+}
+
+func newFloor(exe string) (*floor, error) {
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.Flag("headless", "new"),
+		chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-dev-shm-usage", true), chromedp.Flag("no-sandbox", os.Geteuid() == 0),
+		chromedp.WindowSize(1280, 800))
+	actx, c1 := chromedp.NewExecAllocator(context.Background(), opts...)
+	f := &floor{loaded: make(chan struct{}, 16)}
+	tab, c2 := chromedp.NewContext(actx, chromedp.WithListener(func(ev any) {
+		if _, ok := ev.(*page.EventLoadEventFired); ok {
+			f.loaded <- struct{}{}
+		}
+	}))
+	f.tab, f.cancel = tab, []context.CancelFunc{c2, c1}
+	if err := chromedp.Do(tab, chromedp.Func(func(context.Context, *chromedp.Target) error { return nil })); err != nil {
+		f.close()
+		return nil, fmt.Errorf("start the raw Chromium: %w", err)
+	}
+	return f, nil
+}
+
+func (f *floor) close() {
+	for _, c := range f.cancel {
+		c()
+	}
+}
+
+func (f *floor) round(url string) (map[string]time.Duration, error) {
+	out := map[string]time.Duration{}
+	t := time.Now()
+	if _, err := chromedp.Call(f.tab, page.Navigate, page.NavigateParams{URL: url}); err != nil {
+		return nil, err
+	}
+	select {
+	case <-f.loaded:
+	case <-time.After(30 * time.Second):
+		return nil, fmt.Errorf("raw Chromium: no load event")
+	}
+	out["navigate"] = time.Since(t)
+	if f.x == 0 {
+		res, err := chromedp.Call(f.tab, runtime.Evaluate, runtime.EvaluateParams{ReturnByValue: ptr(true),
+			Expression: `(() => { const r = document.querySelector('button').getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()`})
+		if err != nil || res.Result == nil {
+			return nil, fmt.Errorf("raw Chromium: button: %v", err)
+		}
+		var p []float64
+		if err := json.Unmarshal(res.Result.Value, &p); err != nil || len(p) != 2 {
+			return nil, fmt.Errorf("raw Chromium: button: %s", res.Result.Value)
+		}
+		f.x, f.y = p[0], p[1]
+	}
+	t = time.Now()
+	if _, err := chromedp.Call(f.tab, runtime.Evaluate, runtime.EvaluateParams{Expression: "0"}); err != nil {
+		return nil, err
+	}
+	out["snapshot"] = time.Since(t)
+	t = time.Now()
+	if err := chromedp.Do(f.tab, chromedp.MouseClickXY(f.x, f.y)); err != nil {
+		return nil, err
+	}
+	out["click"] = time.Since(t)
+	return out, nil
+}
+
+func ptr[T any](v T) *T { return &v }
 
 // agentBrowser is the agent-browser CLI's side.
 type agentBrowser struct {

@@ -86,8 +86,9 @@ var thirdParty = map[string][]string{
 	"codeberg.org/readeck/go-readability/v2":          {"web"},
 	"github.com/JohannesKaufmann/html-to-markdown/v2": {"web"},
 	"github.com/ledongthuc/pdf":                       {"web"},
-	"github.com/chromedp/chromedp":                    {"browser"},
-	"github.com/chromedp/cdproto":                     {"browser"},
+	// bench/browser measures raw Chromium (no driver work) next to it.
+	"github.com/chromedp/chromedp": {"browser", "bench/browser"},
+	"github.com/chromedp/cdproto":  {"browser", "bench/browser"},
 }
 
 type pkg struct {
