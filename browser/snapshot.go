@@ -257,11 +257,13 @@ func (r *renderer) walk(n *axNode, depth int) {
 		fmt.Fprintf(&line, ": %s", text)
 	}
 	r.line(depth, line.String())
-	if onlyText || noTextChildren[role] {
+	if onlyText {
 		return
 	}
+	// The text of a ref, a heading or an image is its name; other children
+	// (a link in a heading) are shown.
 	for _, c := range n.children {
-		if (isRef) && c.role == "StaticText" {
+		if (isRef || noTextChildren[role]) && c.role == "StaticText" {
 			continue
 		}
 		r.walk(c, depth+1)

@@ -34,6 +34,7 @@ const sinkPage = `<!doctype html><html><head><title>Sink</title><style>.gone{dis
 <my-el></my-el><script>customElements.define('my-el', class extends HTMLElement{constructor(){super();
   this.attachShadow({mode:'open'}).innerHTML='<button onclick="document.getElementById(\'out\').textContent=\'shadow clicked\'">Shadow btn</button><slot></slot>'}})</script>
 <p id="out">idle</p>
+<h2><a href="/post">Linked heading</a></h2>
 </body></html>`
 
 func sinkServer(t *testing.T) *httptest.Server {
@@ -89,6 +90,7 @@ func TestWalkSnapshotShowsWhatTheUserSees(t *testing.T) {
 		`- tab "T1" [ref=e18] [selected]`,
 		`- alert: Watch out`,
 		`- button "Shadow btn" [ref=e20]`,
+		`- heading "Linked heading" [level=2]` + "\n" + `  - link "Linked heading" [ref=e21]`,
 	} {
 		if !strings.Contains(snap.Text, w+"\n") && !strings.HasSuffix(snap.Text, w) {
 			t.Errorf("snapshot lacks %q:\n%s", w, snap.Text)
