@@ -78,12 +78,23 @@ func main() {
 		fmt.Fprintf(&items, "<li>Item %d of the list</li>", i)
 	}
 	body := fmt.Sprintf(pageHTML, items.String())
+	// The large page: 1 500 list items, each a link, bold text and a field.
+	var big strings.Builder
+	big.WriteString("<!doctype html><title>Large</title><h1>Large</h1><ul>")
+	for i := range 1500 {
+		fmt.Fprintf(&big, `<li><a href="/p%d">Link %d</a> with <b>text</b> <input aria-label="f%d"></li>`, i, i, i)
+	}
+	big.WriteString("</ul>")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fatal(err)
 	}
 	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
+		if r.URL.Path == "/large" {
+			fmt.Fprint(w, big.String())
+			return
+		}
 		fmt.Fprint(w, body)
 	}))
 	url := "http://" + ln.Addr().String() + "/"
@@ -124,12 +135,16 @@ func main() {
 	theirRoot, daemon := theirs.chromiumRoot()
 	theirRSS, theirPSS := treeRSS(theirRoot)
 
-	fmt.Printf("Chromium: %s (%s); page: %d bytes on 127.0.0.1; %d rounds per side after one warm-up, alternating.\n\n", exe, version(exe), len(body), *runs)
+	fmt.Printf("Chromium: %s (%s); page: %d bytes on 127.0.0.1 (the large page: %d bytes); %d rounds per side after one warm-up, alternating.\n\n", exe, version(exe), len(body), big.Len(), *runs)
 	fmt.Println("| action | hermes-acp (browser package) | agent-browser 0.41.2 (CLI per action) | speed-up | Chromium alone (raw CDP, no driver work) | agent-browser / Chromium alone |")
 	fmt.Println("|---|---:|---:|---:|---:|---:|")
-	for _, a := range []string{"navigate", "snapshot", "click"} {
+	for _, a := range []string{"navigate", "snapshot", "click", "snapshot of the large page"} {
 		o, t := median(results["ours"][a]), median(results["agent-browser"][a])
 		f := median(results["floor"][a])
+		if f == 0 {
+			fmt.Printf("| %s | %s | %s | %.1f× | — | — |\n", a, ms(o), ms(t), float64(t)/float64(o))
+			continue
+		}
 		fmt.Printf("| %s | %s | %s | %.1f× | %s | %.1f× |\n", a, ms(o), ms(t), float64(t)/float64(o), ms(f), float64(t)/float64(f))
 	}
 	fmt.Println()
@@ -196,6 +211,14 @@ func (o *ours) round(url string) (map[string]time.Duration, error) {
 		return nil, err
 	}
 	out["click"] = time.Since(t)
+	if _, err := o.b.Navigate(ctx, url+"large"); err != nil {
+		return nil, err
+	}
+	t = time.Now()
+	if _, err := o.b.Snapshot(ctx, false); err != nil {
+		return nil, err
+	}
+	out["snapshot of the large page"] = time.Since(t)
 	return out, nil
 }
 
@@ -267,6 +290,16 @@ func (f *floor) round(url string) (map[string]time.Duration, error) {
 		return nil, err
 	}
 	out["click"] = time.Since(t)
+	// The large page too, as the other sides (untimed), so each navigate
+	// leaves the same page.
+	if _, err := chromedp.Call(f.tab, page.Navigate, page.NavigateParams{URL: url + "large"}); err != nil {
+		return nil, err
+	}
+	select {
+	case <-f.loaded:
+	case <-time.After(30 * time.Second):
+		return nil, fmt.Errorf("raw Chromium: no load event")
+	}
 	return out, nil
 }
 
@@ -312,6 +345,14 @@ func (a *agentBrowser) round(url string) (map[string]time.Duration, error) {
 		return nil, err
 	}
 	out["click"] = time.Since(t)
+	if _, err := a.run("open", url+"large"); err != nil {
+		return nil, err
+	}
+	t = time.Now()
+	if _, err := a.run("snapshot", "-c"); err != nil {
+		return nil, err
+	}
+	out["snapshot of the large page"] = time.Since(t)
 	return out, nil
 }
 
