@@ -36,6 +36,15 @@ func (e *Env) Start(ctx context.Context, s terminal.Spec) (terminal.Process, err
 	if err != nil {
 		return nil, err
 	}
+	cmd := []string{"sh", "-c", s.Command}
+	var marker string
+	if e.m.remote {
+		if err := e.push(ctx, cli, id); err != nil {
+			return nil, err
+		}
+		marker = fmt.Sprintf("/tmp/.hermes-acp-sync-%s-%d", newMark()[:12], e.seq.Add(1))
+		cmd = []string{"sh", "-c", markerScript, marker, s.Command}
+	}
 	mark := newMark()
 	env := []string{markerEnv + "=" + mark}
 	keys := make([]string, 0, len(s.Env))
@@ -51,7 +60,7 @@ func (e *Env) Start(ctx context.Context, s terminal.Spec) (terminal.Process, err
 	}
 	ex, err := cli.ExecCreate(ctx, id, client.ExecCreateOptions{
 		User: e.user(), TTY: s.PTY, AttachStdin: s.Stdin || s.PTY, AttachStdout: true, AttachStderr: true,
-		Env: env, WorkingDir: s.Dir, Cmd: []string{"sh", "-c", s.Command},
+		Env: env, WorkingDir: s.Dir, Cmd: cmd,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("docker exec create: %w", err)
@@ -62,7 +71,7 @@ func (e *Env) Start(ctx context.Context, s terminal.Spec) (terminal.Process, err
 	}
 	pr, pw := io.Pipe()
 	p := &process{env: e, cli: cli, container: id, exec: ex.ID, mark: mark, att: att.HijackedResponse,
-		out: pr, stdin: s.Stdin || s.PTY, done: make(chan struct{})}
+		out: pr, stdin: s.Stdin || s.PTY, done: make(chan struct{}), marker: marker, synced: make(chan struct{})}
 	if !p.stdin {
 		_ = att.CloseWrite()
 	}
@@ -96,9 +105,16 @@ type process struct {
 	done chan struct{} // closed when the output ended
 	exit terminal.Exit
 	wait sync.Once
+
+	// remote daemon: the command's sync marker in the container, and
+	// closed when the exit is known and the files it changed are back.
+	marker string
+	synced chan struct{}
 }
 
-// copy demultiplexes the exec's stream into one pipe.
+// copy demultiplexes the exec's stream into one pipe. With a remote
+// daemon the output ends after the files the command changed are copied
+// back, with a note when some could not be or were kept.
 func (p *process) copy(w *io.PipeWriter, tty bool) {
 	var err error
 	if tty {
@@ -106,9 +122,23 @@ func (p *process) copy(w *io.PipeWriter, tty bool) {
 	} else {
 		_, err = stdcopy.StdCopy(w, w, p.att.Reader)
 	}
-	_ = w.CloseWithError(err)
+	if p.marker == "" {
+		_ = w.CloseWithError(err)
+		p.att.Close()
+		close(p.done)
+		return
+	}
 	p.att.Close()
 	close(p.done)
+	p.wait.Do(p.inspect)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	note := p.env.pull(ctx, p.cli, p.container, p.marker)
+	cancel()
+	close(p.synced)
+	if note != "" {
+		_, _ = io.WriteString(w, note)
+	}
+	_ = w.CloseWithError(err)
 }
 
 func (p *process) PID() int          { return 0 }
@@ -184,40 +214,27 @@ func (p *process) signal(sig string) {
 // Wait waits for the output to end and the exec to exit, and returns its
 // exit status from the daemon.
 func (p *process) Wait() terminal.Exit {
-	p.wait.Do(func() {
-		<-p.done
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		code := -1
-		for {
-			in, err := p.cli.ExecInspect(ctx, p.exec, client.ExecInspectOptions{})
-			if err != nil {
-				break
-			}
-			if !in.Running {
-				code = in.ExitCode
-				break
-			}
-			select {
-			case <-ctx.Done():
-			case <-time.After(20 * time.Millisecond):
-				continue
-			}
-			break
-		}
-		p.exit = terminal.Exit{Code: code}
-		if p.wasKilled() {
-			switch code {
-			case 128 + 15:
-				p.exit.Signal = "terminated"
-			case 128 + 9:
-				p.exit.Signal = "killed"
-			}
+	if p.marker != "" {
+		<-p.synced
+		return p.exit
+	}
+	p.wait.Do(p.inspect)
+	return p.exit
+}
+
+// inspect waits for the output to end and records the exec's exit.
+func (p *process) inspect() {
+	<-p.done
+	code := execExit(context.Background(), p.cli, p.exec)
+	p.exit = terminal.Exit{Code: code}
+	if p.wasKilled() {
+		switch code {
+		case 128 + 15:
+			p.exit.Signal = "terminated"
+		case 128 + 9:
+			p.exit.Signal = "killed"
 		}
 		// Nothing of the command may outlive Wait: signal what is left.
-		if p.wasKilled() {
-			p.signal("KILL")
-		}
-	})
-	return p.exit
+		p.signal("KILL")
+	}
 }

@@ -22,6 +22,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/hermes-acp/hermes-acp/terminal"
+	"github.com/hermes-acp/hermes-acp/terminal/wsync"
 )
 
 // Env runs commands on the remote machine of a Config, in a copy of one
@@ -40,9 +41,7 @@ type Env struct {
 	lost   error // why the last connection ended, for the next command's note
 	closed bool
 
-	syncMu   sync.Mutex // serialises syncs; guards manifest and ready
-	manifest map[string]fileStat
-	ready    bool // the remote folder exists and matches manifest
+	tree *wsync.Tree // the local folder and what the remote copy holds
 }
 
 var _ terminal.Environment = (*Env)(nil)
@@ -85,7 +84,7 @@ func New(cfg Config, root string, o Options) (*Env, error) {
 	}
 	var b [6]byte
 	_, _ = rand.Read(b[:])
-	return &Env{r: r, root: abs, id: hex.EncodeToString(b[:]), log: o.Log, manifest: map[string]fileStat{}}, nil
+	return &Env{r: r, root: abs, id: hex.EncodeToString(b[:]), log: o.Log, tree: wsync.NewTree(abs, o.Log, "ssh sync")}, nil
 }
 
 // Describe names where commands run: user@host:port:remote_dir.
