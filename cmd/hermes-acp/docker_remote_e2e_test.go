@@ -1,0 +1,74 @@
+package main_test
+
+// The official ACP TypeScript SDK plays the editor of
+// conformance/docker_remote.mjs while the model runs commands with
+// terminal.backend: docker and terminal.docker.host a tcp:// daemon
+// (issue 18): the private dockerd this test starts, reached on a loopback
+// port as a remote daemon is, the workspace copied in and back.
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/moby/moby/client"
+
+	"github.com/hermes-acp/hermes-acp/terminal/docker"
+	"github.com/hermes-acp/hermes-acp/terminal/docker/dockertest"
+)
+
+func TestTypeScriptSDKDockerRemote(t *testing.T) {
+	node := requireNode(t)
+	d, err := dockertest.New()
+	if err != nil {
+		t.Fatalf("private dockerd: %v", err)
+	}
+	t.Cleanup(d.Stop)
+	cli, err := d.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	srv := startModel(t, terminalModel(t))
+	home, ws := t.TempDir(), t.TempDir()
+	for name, data := range map[string]string{"in.txt": "copied in\n", "gone.txt": "delete me\n", ".env": "SECRET=1\n"} {
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := "terminal:\n  backend: docker\n  docker:\n    image: " + dockertest.Image + "\n    host: " + d.TCP + "\n"
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script, err := filepath.Abs(filepath.Join(repoRoot, "conformance", "docker_remote.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, script, agentBin)
+	cmd.Env = baseEnv(t, append(modelEnv(srv),
+		"HERMES_HOME="+home,
+		"DOCKER_WS="+ws,
+		"DOCKER_TCP="+d.TCP,
+		"CONFORMANCE_TRANSCRIPT="+filepath.Join(t.TempDir(), "transcript.jsonl"),
+	)...)
+	cmd.WaitDelay = exitDeadline
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("node %s %s: %v\n%s", script, agentBin, err, out)
+	}
+	t.Logf("%s", out)
+
+	// The agent exited: its container is gone.
+	list, err := cli.ContainerList(context.Background(), client.ContainerListOptions{All: true, Filters: make(client.Filters).Add("label", docker.LabelPID)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Items) != 0 {
+		t.Errorf("%d containers of the agent left after it exited: %+v", len(list.Items), list.Items)
+	}
+}
