@@ -39,7 +39,7 @@ func (e *Env) Start(ctx context.Context, s terminal.Spec) (terminal.Process, err
 	cmd := []string{"sh", "-c", s.Command}
 	var marker string
 	if e.m.remote {
-		if err := e.push(ctx, cli, id); err != nil {
+		if _, err := e.Sync(ctx); err != nil {
 			return nil, err
 		}
 		marker = fmt.Sprintf("/tmp/.hermes-acp-sync-%s-%d", newMark()[:12], e.seq.Add(1))

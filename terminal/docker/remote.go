@@ -188,16 +188,6 @@ func (t transport) Extract(ctx context.Context, r io.Reader) error {
 	return err
 }
 
-// push copies the workspace folders' changes into the container.
-func (e *Env) push(ctx context.Context, cli *client.Client, id string) error {
-	for _, t := range e.trees {
-		if _, err := t.Push(ctx, transport{e: e, cli: cli, id: id, root: t.Root()}); err != nil {
-			return fmt.Errorf("copy %s into the container: %w", t.Root(), err)
-		}
-	}
-	return nil
-}
-
 // markerScript starts a command of a remote daemon's container: it
 // creates the command's marker ($0), dated one second back, then runs
 // the command ($1).
@@ -296,4 +286,26 @@ func readPull(br *bufio.Reader, t *wsync.Tree) (wsync.Stats, error) {
 		}
 	}
 	return st, nil
+}
+
+// Sync copies the workspace's changes into the session's container now
+// (what Start does before every command with a remote daemon), creating
+// the container first; with a local daemon there is nothing to copy.
+func (e *Env) Sync(ctx context.Context) (wsync.Stats, error) {
+	cli, id, err := e.container(ctx)
+	if err != nil || !e.m.remote {
+		return wsync.Stats{}, err
+	}
+	var all wsync.Stats
+	for _, t := range e.trees {
+		st, err := t.Push(ctx, transport{e: e, cli: cli, id: id, root: t.Root()})
+		if err != nil {
+			return all, fmt.Errorf("copy %s into the container: %w", t.Root(), err)
+		}
+		all.Files += st.Files
+		all.Sent += st.Sent
+		all.Bytes += st.Bytes
+		all.Deleted += st.Deleted
+	}
+	return all, nil
 }

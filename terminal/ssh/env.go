@@ -57,19 +57,27 @@ type Options struct {
 	Log *slog.Logger
 }
 
-// New returns the environment that runs commands per cfg in a remote copy
-// of the local folder root. It reads the ssh config but does not connect:
-// the first command does.
-func New(cfg Config, root string, o Options) (*Env, error) {
+// fill sets the defaults of Getenv and Home.
+func (o *Options) fill() error {
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
 	}
 	if o.Home == "" {
 		h, err := os.UserHomeDir()
 		if err != nil {
-			return nil, fmt.Errorf("ssh environment: %w", err)
+			return err
 		}
 		o.Home = h
+	}
+	return nil
+}
+
+// New returns the environment that runs commands per cfg in a remote copy
+// of the local folder root. It reads the ssh config but does not connect:
+// the first command does.
+func New(cfg Config, root string, o Options) (*Env, error) {
+	if err := o.fill(); err != nil {
+		return nil, fmt.Errorf("ssh environment: %w", err)
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"sync"
 
 	gossh "golang.org/x/crypto/ssh"
@@ -30,15 +29,8 @@ type Tunnel struct {
 // SSHConfig, AgentSocket, ConnectTimeout; RemoteDir is unused) without
 // connecting.
 func NewTunnel(cfg Config, o Options) (*Tunnel, error) {
-	if o.Getenv == nil {
-		o.Getenv = os.Getenv
-	}
-	if o.Home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return nil, fmt.Errorf("ssh tunnel: %w", err)
-		}
-		o.Home = h
+	if err := o.fill(); err != nil {
+		return nil, fmt.Errorf("ssh tunnel: %w", err)
 	}
 	cfg.RemoteDir = ""
 	r, err := resolve(cfg, o.Home, "/tunnel", o.Getenv)
