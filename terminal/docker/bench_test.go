@@ -108,4 +108,3 @@ func BenchmarkRemoteSync10k(b *testing.B) {
 		}
 	})
 }
-

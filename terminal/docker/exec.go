@@ -1,6 +1,7 @@
 package docker
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -15,6 +16,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/hermes-acp/hermes-acp/terminal"
+	"github.com/hermes-acp/hermes-acp/terminal/wsync"
 )
 
 // markerEnv marks every process of one command: exec'd processes cannot
@@ -36,17 +38,25 @@ func (e *Env) Start(ctx context.Context, s terminal.Spec) (terminal.Process, err
 	if err != nil {
 		return nil, err
 	}
+	mark := newMark()
 	cmd := []string{"sh", "-c", s.Command}
+	env := []string{markerEnv + "=" + mark}
 	var marker string
+	var tree *wsync.Tree
 	if e.m.remote {
 		if _, err := e.Sync(ctx); err != nil {
 			return nil, err
 		}
 		marker = fmt.Sprintf("/tmp/.hermes-acp-sync-%s-%d", newMark()[:12], e.seq.Add(1))
 		cmd = []string{"sh", "-c", markerScript, marker, s.Command}
+		if !s.PTY && len(e.trees) == 1 {
+			// One exec runs the command and copies back; the wrapper
+			// is not marked, so a kill leaves it to copy back.
+			tree = e.trees[0]
+			cmd = []string{"sh", "-c", runPullScript, marker, s.Command, tree.Root(), pullScript, markerEnv + "=" + mark}
+			env = nil
+		}
 	}
-	mark := newMark()
-	env := []string{markerEnv + "=" + mark}
 	keys := make([]string, 0, len(s.Env))
 	for k := range s.Env {
 		keys = append(keys, k)
@@ -71,7 +81,7 @@ func (e *Env) Start(ctx context.Context, s terminal.Spec) (terminal.Process, err
 	}
 	pr, pw := io.Pipe()
 	p := &process{env: e, cli: cli, container: id, exec: ex.ID, mark: mark, att: att.HijackedResponse,
-		out: pr, stdin: s.Stdin || s.PTY, done: make(chan struct{}), marker: marker, synced: make(chan struct{})}
+		out: pr, stdin: s.Stdin || s.PTY, done: make(chan struct{}), marker: marker, tree: tree, synced: make(chan struct{})}
 	if !p.stdin {
 		_ = att.CloseWrite()
 	}
@@ -109,6 +119,7 @@ type process struct {
 	// remote daemon: the command's sync marker in the container, and
 	// closed when the exit is known and the files it changed are back.
 	marker string
+	tree   *wsync.Tree // set when the exec copies back itself
 	synced chan struct{}
 }
 
@@ -117,9 +128,22 @@ type process struct {
 // back, with a note when some could not be or were kept.
 func (p *process) copy(w *io.PipeWriter, tty bool) {
 	var err error
-	if tty {
+	var pulled chan pullResult
+	switch {
+	case tty:
 		_, err = io.Copy(w, p.att.Reader)
-	} else {
+	case p.tree != nil:
+		// The exec's standard error carries pullScript's output.
+		pr, pw := io.Pipe()
+		pulled = make(chan pullResult, 1)
+		go func() {
+			st, err := readPull(bufio.NewReaderSize(pr, 64<<10), p.tree)
+			_, _ = io.Copy(io.Discard, pr)
+			pulled <- pullResult{p.tree.Root(), st, err}
+		}()
+		_, err = stdcopy.StdCopy(w, pw, p.att.Reader)
+		pw.Close()
+	default:
 		_, err = stdcopy.StdCopy(w, w, p.att.Reader)
 	}
 	if p.marker == "" {
@@ -131,9 +155,14 @@ func (p *process) copy(w *io.PipeWriter, tty bool) {
 	p.att.Close()
 	close(p.done)
 	p.wait.Do(p.inspect)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	note := p.env.pull(ctx, p.cli, p.container, p.marker)
-	cancel()
+	var note string
+	if pulled != nil {
+		note = pullNote([]pullResult{<-pulled})
+	} else {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		note = p.env.pull(ctx, p.cli, p.container, p.marker)
+		cancel()
+	}
 	close(p.synced)
 	if note != "" {
 		_, _ = io.WriteString(w, note)

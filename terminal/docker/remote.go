@@ -24,13 +24,17 @@ import (
 // remote daemon (issue 18): the workspace is copied into the container at
 // the same path before each command and what the command changed is
 // copied back after it. Copies in go as one tar stream into an exec'd
-// `tar -x` running as the command's user (so the files are the user's);
-// copies back come from one exec per workspace folder that lists the
-// files newer than the command's marker (created when the command
-// started, dated one second back so that a find comparing whole seconds
-// misses nothing), packs them with tar and, when some folder changed,
-// lists every file so deletions are seen. The image needs sh, find,
-// xargs and tar (busybox has them).
+// `tar -x` running as the command's user (so the files are the user's).
+// Copies back list the files newer than the command's marker (created
+// when the command started, dated one second back so that a find
+// comparing whole seconds misses nothing), pack them with tar and, when
+// some folder changed, list every file so deletions are seen. With one
+// workspace folder and no terminal this runs in the command's own exec,
+// after the command, on the exec's standard error (the command's goes to
+// its standard output): no second exec. Otherwise (a PTY merges the two
+// streams; several folders) one exec per folder follows the command. The
+// image needs sh, env, find, xargs, tar, touch and date (busybox has
+// them).
 
 // sshDockerSocket is the daemon socket an ssh:// host without a path
 // reaches.
@@ -196,27 +200,58 @@ const markerScript = `touch -d "@$(($(date +%s)-1))" "$0" 2>/dev/null || : > "$0
 // pullScript writes, for the workspace folder $1 and the marker $0: "=\0"
 // when no folder changed since the marker, else "+\0", every file's path
 // and an empty path ("\0"); then a tar stream (several archives one after
-// the other) of the files newer than the marker; and removes the marker.
-const pullScript = `m=$0; cd "$1" 2>/dev/null || exit 0
-if [ ! -e "$m" ]; then printf '=\000'; exit 0; fi
-if [ -n "$(find . -name .git -prune -o -type d -newer "$m" -print | head -n 1)" ]; then
-	printf '+\000'; find . -name .git -prune -o -type f -print0; printf '\000'
-else printf '=\000'; fi
-find . -name .git -prune -o -type f -newer "$m" -print0 | xargs -0 -r tar -c -f - -- 2>/dev/null
-rm -f "$m"; true`
+// the other) of the files newer than the marker. With $2 "rm" it removes
+// the marker (the last folder's copy back).
+const pullScript = `m=$0
+if cd "$1" 2>/dev/null && [ -e "$m" ]; then
+	if [ -n "$(find . -name .git -prune -o -type d -newer "$m" -print | head -n 1)" ]; then
+		printf '+\000'; find . -name .git -prune -o -type f -print0; printf '\000'
+	else printf '=\000'; fi
+	find . -name .git -prune -o -type f -newer "$m" -print0 | xargs -0 -r tar -c -f - -- 2>/dev/null
+fi
+if [ "$2" = rm ]; then rm -f "$m"; fi; true`
 
-// pull copies back what the command of marker changed in the workspace
-// folders: new and changed files, and deletions. It returns a note for
-// the command's output ("" when there is nothing to say).
+// runPullScript runs a command of a remote daemon's container ($1) and
+// copies back in the same exec: it creates the marker ($0) as
+// markerScript does, runs the command marked with $4 (its standard error
+// into its standard output), then writes pullScript's ($3) output for
+// the workspace folder $2 to the exec's standard error, and exits with
+// the command's status.
+const runPullScript = `m=$0; c=$1; r=$2; p=$3; k=$4
+touch -d "@$(($(date +%s)-1))" "$m" 2>/dev/null || : > "$m"
+env "$k" sh -c "$c" 2>&1
+s=$?
+sh -c "$p" "$m" "$r" rm >&2 2>/dev/null
+exit $s`
+
+// pullResult is what copying back one workspace folder did.
+type pullResult struct {
+	root string
+	st   wsync.Stats
+	err  error
+}
+
+// pull copies back, in one exec per workspace folder, what the command of
+// marker changed: new and changed files, and deletions. It returns a
+// note for the command's output ("" when there is nothing to say).
 func (e *Env) pull(ctx context.Context, cli *client.Client, id, marker string) string {
-	var notes []string
-	var kept []string
-	for _, t := range e.trees {
-		st, err := e.pullTree(ctx, cli, id, t, marker)
-		if err != nil {
-			notes = append(notes, fmt.Sprintf("[docker: the files the command changed in %s could not be copied back: %v]", t.Root(), err))
+	var res []pullResult
+	for i, t := range e.trees {
+		st, err := e.pullTree(ctx, cli, id, t, marker, i == len(e.trees)-1)
+		res = append(res, pullResult{t.Root(), st, err})
+	}
+	return pullNote(res)
+}
+
+// pullNote is the note for the command's output about copying back:
+// failures and files kept ("" when there is nothing to say).
+func pullNote(res []pullResult) string {
+	var notes, kept []string
+	for _, r := range res {
+		if r.err != nil {
+			notes = append(notes, fmt.Sprintf("[docker: the files the command changed in %s could not be copied back: %v]", r.root, r.err))
 		}
-		kept = append(kept, st.Kept...)
+		kept = append(kept, r.st.Kept...)
 	}
 	if len(kept) > 0 {
 		notes = append(notes, fmt.Sprintf("[docker: kept the local version of %s: changed here and in the container while the command ran]", strings.Join(kept, ", ")))
@@ -227,11 +262,15 @@ func (e *Env) pull(ctx context.Context, cli *client.Client, id, marker string) s
 	return "\n" + strings.Join(notes, "\n") + "\n"
 }
 
-func (e *Env) pullTree(ctx context.Context, cli *client.Client, id string, t *wsync.Tree, marker string) (wsync.Stats, error) {
+func (e *Env) pullTree(ctx context.Context, cli *client.Client, id string, t *wsync.Tree, marker string, last bool) (wsync.Stats, error) {
+	rm := ""
+	if last {
+		rm = "rm"
+	}
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		_, err := execRun(ctx, cli, id, e.user(), []string{"sh", "-c", pullScript, marker, t.Root()}, nil, pw)
+		_, err := execRun(ctx, cli, id, e.user(), []string{"sh", "-c", pullScript, marker, t.Root(), rm}, nil, pw)
 		pw.CloseWithError(err)
 		done <- err
 	}()

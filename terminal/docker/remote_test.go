@@ -257,3 +257,46 @@ func TestSSHDockerHost(t *testing.T) {
 		t.Error("a command ran on a daemon whose ssh host key is unknown")
 	}
 }
+
+// TestRemoteDaemonCopyBackPaths: what a cancelled command wrote comes
+// back; with two workspace folders (a copy-back exec per folder) and with
+// a terminal (PTY) the files come back too.
+func TestRemoteDaemonCopyBackPaths(t *testing.T) {
+	d := daemon(t)
+	m := newRemoteManager(t, d)
+	ws, other := t.TempDir(), t.TempDir()
+	write(t, other, "there.txt", "second folder\n")
+
+	env := m.Session("r4", []string{ws})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan terminal.Result)
+	go func() {
+		res, _ := terminal.Run(ctx, env, terminal.Spec{Command: "echo partial > partial.txt; sleep 4400", Dir: ws}, terminal.RunOptions{Timeout: time.Minute})
+		done <- res
+	}()
+	for psCount(t, env, ws, "sleep 4400") == 0 {
+		time.Sleep(50 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	if got := read(t, ws, "partial.txt"); got != "partial\n" {
+		t.Errorf("partial.txt = %q, want what the cancelled command wrote", got)
+	}
+
+	res, err := terminal.Run(context.Background(), env, terminal.Spec{Command: "echo in a terminal > tty.txt; tty", Dir: ws, PTY: true}, terminal.RunOptions{Timeout: time.Minute})
+	if err != nil || !strings.Contains(res.Output, "/dev/pts/") {
+		t.Fatalf("PTY command: %v %q", err, res.Output)
+	}
+	if got := read(t, ws, "tty.txt"); got != "in a terminal\n" {
+		t.Errorf("tty.txt = %q, want the PTY command's file", got)
+	}
+
+	two := m.Session("r5", []string{ws, other})
+	res = run(t, two, ws, "cat "+other+"/there.txt; echo one > "+ws+"/one.txt; echo two > "+other+"/two.txt; rm "+other+"/there.txt")
+	if !strings.Contains(res.Output, "second folder") {
+		t.Errorf("output %q: the second folder was not copied in", res.Output)
+	}
+	if read(t, ws, "one.txt") != "one\n" || read(t, other, "two.txt") != "two\n" || exists(other, "there.txt") {
+		t.Error("with two folders, the files written or deleted did not come back to both")
+	}
+}
