@@ -151,8 +151,11 @@ func (m *Manager) Check(ctx context.Context) error {
 	return nil
 }
 
-// isLocal reports whether host is a unix socket on this machine.
-func isLocal(host string) bool { return strings.HasPrefix(host, "unix://") }
+// isLocal reports whether host is a socket on this machine (unix://, or
+// a Windows named pipe): the workspace can be bind-mounted.
+func isLocal(host string) bool {
+	return strings.HasPrefix(host, "unix://") || strings.HasPrefix(host, "npipe://")
+}
 
 // RemoveLeftovers removes the containers that a hermes-acp process on this
 // host created and that outlived it (the process no longer exists). It
