@@ -198,15 +198,18 @@ func (t transport) Extract(ctx context.Context, r io.Reader) error {
 const markerScript = `touch -d "@$(($(date +%s)-1))" "$0" 2>/dev/null || : > "$0"; exec sh -c "$1"`
 
 // pullScript writes, for the workspace folder $1 and the marker $0: "=\0"
-// when no folder changed since the marker, else "+\0", every file's path
-// and an empty path ("\0"); then a tar stream (several archives one after
-// the other) of the files newer than the marker. With $2 "rm" it removes
-// the marker (the last folder's copy back).
+// when no folder changed since the marker (or the folder could not be
+// listed whole: nothing is then taken as deleted), else "+\0", every
+// file's path and an empty path ("\0"); then a tar stream (several
+// archives one after the other) of the files newer than the marker.
+// With $2 "rm" it removes the marker (the last folder's copy back).
 const pullScript = `m=$0
 if cd "$1" 2>/dev/null && [ -e "$m" ]; then
-	if [ -n "$(find . -name .git -prune -o -type d -newer "$m" -print | head -n 1)" ]; then
-		printf '+\000'; find . -name .git -prune -o -type f -print0; printf '\000'
+	if [ -n "$(find . -name .git -prune -o -type d -newer "$m" -print | head -n 1)" ] &&
+		find . -name .git -prune -o -type f -print0 > "$m.list" 2>/dev/null; then
+		printf '+\000'; cat "$m.list"; printf '\000'
 	else printf '=\000'; fi
+	rm -f "$m.list"
 	find . -name .git -prune -o -type f -newer "$m" -print0 | xargs -0 -r tar -c -f - -- 2>/dev/null
 fi
 if [ "$2" = rm ]; then rm -f "$m"; fi; true`

@@ -300,3 +300,26 @@ func TestRemoteDaemonCopyBackPaths(t *testing.T) {
 		t.Error("with two folders, the files written or deleted did not come back to both")
 	}
 }
+
+// TestRemoteDaemonUnlistableFolderDeletesNothing: when the container's
+// copy cannot be listed whole (a folder the command made unreadable),
+// nothing is taken as deleted: the files in that folder stay here.
+func TestRemoteDaemonUnlistableFolderDeletesNothing(t *testing.T) {
+	d := daemon(t)
+	ws := t.TempDir()
+	write(t, ws, "sub/precious.txt", "keep me\n")
+	write(t, ws, "other.txt", "x\n")
+	m := docker.NewManager(docker.Config{Image: dockertest.Image, Host: d.TCP, User: "65534:65534"})
+	defer m.Close()
+	env := m.Session("r6", []string{ws})
+	res := run(t, env, ws, "chmod 000 sub && echo new > new.txt && id -u")
+	if !strings.Contains(res.Output, "65534") {
+		t.Fatalf("the command did not run as 65534: %q", res.Output)
+	}
+	if got := read(t, ws, "sub/precious.txt"); got != "keep me\n" {
+		t.Errorf("sub/precious.txt = %q: a file the container could not list was deleted here", got)
+	}
+	if got := read(t, ws, "new.txt"); got != "new\n" {
+		t.Errorf("new.txt = %q, want the new file copied back", got)
+	}
+}
