@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package sshdtest starts a real sshd (Debian's openssh-server) for tests
 // on a loopback port, with a generated host key and user key, a
 // known_hosts file holding the host key and its own config; it is
