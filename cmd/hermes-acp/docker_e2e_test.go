@@ -21,16 +21,7 @@ import (
 
 func TestTypeScriptSDKDocker(t *testing.T) {
 	node := requireNode(t)
-	d, err := dockertest.New()
-	if err != nil {
-		t.Fatalf("private dockerd: %v", err)
-	}
-	t.Cleanup(d.Stop)
-	cli, err := d.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
+	d, cli := privateDockerd(t)
 	// A crashed agent's container: labelled with a pid that no process has.
 	dead := exec.Command("true")
 	if err := dead.Run(); err != nil {

@@ -22,16 +22,7 @@ import (
 
 func TestTypeScriptSDKDockerRemote(t *testing.T) {
 	node := requireNode(t)
-	d, err := dockertest.New()
-	if err != nil {
-		t.Fatalf("private dockerd: %v", err)
-	}
-	t.Cleanup(d.Stop)
-	cli, err := d.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
+	d, cli := privateDockerd(t)
 	ws := t.TempDir()
 	for name, data := range map[string]string{"in.txt": "copied in\n", "gone.txt": "delete me\n", ".env": "SECRET=1\n"} {
 		if err := os.WriteFile(filepath.Join(ws, name), []byte(data), 0o644); err != nil {
@@ -42,6 +33,23 @@ func TestTypeScriptSDKDockerRemote(t *testing.T) {
 	runDockerConformance(t, node, "docker_remote.mjs", cfg, ws, "DOCKER_TCP="+d.TCP)
 	// The agent exited: its container is gone.
 	noAgentContainers(t, cli)
+}
+
+// privateDockerd starts a private dockerd (stopped when the test ends)
+// and a client of it.
+func privateDockerd(t *testing.T) (*dockertest.Daemon, *client.Client) {
+	t.Helper()
+	d, err := dockertest.New()
+	if err != nil {
+		t.Fatalf("private dockerd: %v", err)
+	}
+	t.Cleanup(d.Stop)
+	cli, err := d.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	return d, cli
 }
 
 // runDockerConformance runs conformance/script against the agent with
