@@ -25,6 +25,10 @@ type TerminalBackends struct {
 	// Check reports why a backend cannot run commands now (nil: it can);
 	// /context shows it. Nil: never checked.
 	Check func(ctx context.Context, name string) error
+	// Describe says how a backend runs commands ("remote daemon
+	// tcp://build:2375, workspace copied"); /context shows it. Nil or "":
+	// nothing to add.
+	Describe func(name string) string
 }
 
 const configTerminal = "terminal_backend"
@@ -86,7 +90,17 @@ func (s *Session) terminalStatus(ctx context.Context) string {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	if err := check(ctx, name); err != nil {
+	how := ""
+	if d := s.a.opts.TerminalBackends.Describe; d != nil {
+		how = d(name)
+	}
+	err := check(ctx, name)
+	switch {
+	case how != "" && err != nil:
+		return fmt.Sprintf("\nTerminal: `%s` (%s), unavailable: %v.", name, how, err)
+	case how != "":
+		return fmt.Sprintf("\nTerminal: `%s` (%s), available.", name, how)
+	case err != nil:
 		return fmt.Sprintf("\nTerminal: `%s`, unavailable: %v.", name, err)
 	}
 	return fmt.Sprintf("\nTerminal: `%s` (available).", name)

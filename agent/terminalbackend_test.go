@@ -80,3 +80,27 @@ func TestNoTerminalOptionWithLocalOnly(t *testing.T) {
 		t.Errorf("terminal option = %q, want none", got)
 	}
 }
+
+// TestContextSaysHowTheBackendRuns: /context shows how the active backend
+// runs commands (a remote docker daemon, the workspace copied).
+func TestContextSaysHowTheBackendRuns(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, &fakeModel{}, harnessOptions{opts: agent.Options{TerminalBackends: agent.TerminalBackends{
+		Names: []string{"local", "docker"}, Default: "docker",
+		Check: func(context.Context, string) error { return nil },
+		Describe: func(name string) string {
+			if name == "docker" {
+				return "remote daemon tcp://build:2375, workspace copied"
+			}
+			return ""
+		},
+	}}})
+	res, err := h.editor.NewSessionAt(h.ctx(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.prompt(res.SessionID, "/context")
+	if txt := h.editor.Text(res.SessionID); !strings.Contains(txt, "Terminal: `docker` (remote daemon tcp://build:2375, workspace copied), available.") {
+		t.Errorf("/context = %q, want the remote daemon and the copy named", txt[strings.LastIndex(txt, "Conversation:"):])
+	}
+}

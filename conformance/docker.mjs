@@ -18,7 +18,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { agentText, check, failWith, note, report, runTurn, sdkVersion, show, startAgent, step, stopAgent } from "./lib.mjs";
+import { check, failWith, note, report, runTurn, sdkVersion, show, startAgent, step, stopAgent } from "./lib.mjs";
+import { contentText, finalOf, prompt, resultOf, terminalOption } from "./docker_lib.mjs";
 
 const [command, ...args] = process.argv.slice(2);
 if (!command) {
@@ -26,23 +27,6 @@ if (!command) {
   process.exit(2);
 }
 const ws = process.env.DOCKER_WS;
-const prompt = (id, a) => `[${id}] ${JSON.stringify(a)}`;
-const callUpdates = (turn, id) => turn.updates.filter((u) => (u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update") && u.toolCallId === id);
-const finalOf = (turn, id) => callUpdates(turn, id).filter((u) => u.status === "completed" || u.status === "failed").at(-1);
-const contentText = (u) => (u?.content ?? []).filter((c) => c.type === "content" && c.content?.type === "text").map((c) => c.content.text).join("\n");
-const terminalOption = (opts) => (opts ?? []).find((o) => o.id === "terminal_backend");
-
-function resultOf(turn, id) {
-  const text = agentText(turn.updates);
-  const prefix = `${id} done; the tool said: `;
-  const i = text.indexOf(prefix);
-  if (i < 0) return undefined;
-  try {
-    return JSON.parse(text.slice(i + prefix.length));
-  } catch {
-    return text.slice(i + prefix.length);
-  }
-}
 
 try {
   const created = [];

@@ -139,7 +139,16 @@ func newBackends(cfg config, log *slog.Logger) *backends {
 
 // agentOptions is what the agent needs to offer and check the backends.
 func (b *backends) agentOptions() agent.TerminalBackends {
-	return agent.TerminalBackends{Names: b.names, Default: b.def, Check: b.check}
+	return agent.TerminalBackends{Names: b.names, Default: b.def, Check: b.check, Describe: b.describe}
+}
+
+// describe says how a backend runs commands: for docker, where the
+// daemon is and whether the workspace is mounted or copied.
+func (b *backends) describe(name string) string {
+	if name == "docker" && b.docker != nil {
+		return b.docker.Mode()
+	}
+	return ""
 }
 
 // check reports why a backend cannot run commands now.
@@ -246,6 +255,9 @@ func (b *backends) close() {
 // status is `hermes-acp tools`'s line about the terminal backend.
 func (b *backends) status(ctx context.Context) string {
 	s := "Terminal backend: " + b.def
+	if how := b.describe(b.def); how != "" {
+		s += " [" + how + "]"
+	}
 	if len(b.names) > 1 {
 		s += " (offered: " + strings.Join(b.names, ", ") + ")"
 	}

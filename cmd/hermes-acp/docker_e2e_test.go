@@ -9,10 +9,8 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
@@ -23,16 +21,7 @@ import (
 
 func TestTypeScriptSDKDocker(t *testing.T) {
 	node := requireNode(t)
-	d, err := dockertest.New()
-	if err != nil {
-		t.Fatalf("private dockerd: %v", err)
-	}
-	t.Cleanup(d.Stop)
-	cli, err := d.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
+	d, cli := privateDockerd(t)
 	// A crashed agent's container: labelled with a pid that no process has.
 	dead := exec.Command("true")
 	if err := dead.Run(); err != nil {
@@ -46,38 +35,9 @@ func TestTypeScriptSDKDocker(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	srv := startModel(t, terminalModel(t))
-	home, ws := t.TempDir(), t.TempDir()
 	cfg := "terminal:\n  backend: docker\n  docker:\n    image: " + dockertest.Image + "\n    host: " + d.Host + "\n"
-	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	script, err := filepath.Abs(filepath.Join(repoRoot, "conformance", "docker.mjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, script, agentBin)
-	cmd.Env = baseEnv(t, append(modelEnv(srv),
-		"HERMES_HOME="+home,
-		"DOCKER_WS="+ws,
-		"CONFORMANCE_TRANSCRIPT="+filepath.Join(t.TempDir(), "transcript.jsonl"),
-	)...)
-	cmd.WaitDelay = exitDeadline
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("node %s %s: %v\n%s", script, agentBin, err, out)
-	}
-	t.Logf("%s", out)
-
+	runDockerConformance(t, node, "docker.mjs", cfg, t.TempDir())
 	// The agent exited: its container is gone, and so is the crashed
 	// agent's, removed when it started.
-	list, err := cli.ContainerList(context.Background(), client.ContainerListOptions{All: true, Filters: make(client.Filters).Add("label", docker.LabelPID)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(list.Items) != 0 {
-		t.Errorf("%d containers of the agent left after it exited: %+v", len(list.Items), list.Items)
-	}
+	noAgentContainers(t, cli)
 }

@@ -55,10 +55,14 @@ var allowed = map[string][]string{
 	// terminal safety: dangerous-command detection is pure (issue 11).
 	"terminal/danger": {},
 	// docker (issue 18): the Docker terminal environment and its test daemon.
-	"terminal/docker":            {"terminal", "workspace"},
+	"terminal/docker":            {"terminal", "workspace", "terminal/wsync", "terminal/ssh", "internal/diff"},
 	"terminal/docker/dockertest": {},
 	// ssh (issue 18): the SSH terminal environment and its workspace sync.
-	"terminal/ssh": {"terminal", "workspace", "internal/diff"},
+	"terminal/ssh": {"terminal", "workspace", "internal/diff", "terminal/wsync"},
+	// wsync (issue 18): the workspace copy shared by the ssh and docker
+	// environments.
+	"terminal/wsync":        {"workspace", "internal/diff"},
+	"terminal/ssh/sshdtest": {},
 }
 
 // thirdParty lists the only packages allowed to import each third-party

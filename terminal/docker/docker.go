@@ -1,9 +1,14 @@
 // Package docker runs the terminal tool's commands in a Docker container:
 // one container per session, created on first use from the configured
-// image, with the workspace bind-mounted at the same path, and removed
-// when the session closes or the agent exits. It talks to the daemon
-// through the official client library (DOCKER_HOST honoured, the API
-// version negotiated).
+// image and removed when the session closes or the agent exits. With a
+// local daemon (a unix socket) the workspace is bind-mounted at the same
+// path; with a remote one (tcp://, ssh://) it is copied into the
+// container at the same path before each command and the files the
+// command changed, created or deleted are copied back after it
+// (terminal/wsync: .gitignore and the deny list respected). It talks to
+// the daemon through the official client library (DOCKER_HOST honoured,
+// the API version negotiated); an ssh:// daemon is reached through
+// terminal/ssh's connection (known_hosts checked).
 package docker
 
 import (
@@ -14,10 +19,14 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/mount"
 	"github.com/moby/moby/client"
+
+	sshenv "github.com/hermes-acp/hermes-acp/terminal/ssh"
+	"github.com/hermes-acp/hermes-acp/terminal/wsync"
 )
 
 // Labels put on every container the agent creates.
@@ -42,18 +51,30 @@ type Config struct {
 	// user's.
 	User string
 	// Host is the daemon's address; "" uses DOCKER_HOST, else the local
-	// socket.
+	// socket. Anything but unix://… is a remote daemon: tcp://host:port,
+	// or ssh://[user@]host[:port][/path/to/docker.sock] (the socket
+	// defaults to /var/run/docker.sock).
 	Host string
+	// SSH are the ssh settings for an ssh:// Host beyond the URL's user,
+	// host and port (identity file, known_hosts, ssh config, agent); zero
+	// values are the user's ~/.ssh defaults.
+	SSH sshenv.Config
 }
+
+// defaultHost is the daemon when neither Host nor DOCKER_HOST names one.
+const defaultHost = "unix:///var/run/docker.sock"
 
 // Manager holds the agent's connection to the daemon and the containers
 // it created. It is safe for concurrent use.
 type Manager struct {
-	cfg Config
+	cfg    Config
+	host   string // the daemon's address (Host, DOCKER_HOST or the default)
+	remote bool   // not a unix socket: the workspace is copied, not mounted
 
-	once sync.Once
-	cli  *client.Client
-	err  error
+	once   sync.Once
+	cli    *client.Client
+	tunnel *sshenv.Tunnel // an ssh:// daemon's connection
+	err    error
 
 	mu       sync.Mutex
 	sessions map[*Env]struct{}
@@ -62,7 +83,29 @@ type Manager struct {
 
 // NewManager returns a Manager; nothing is contacted until first use.
 func NewManager(cfg Config) *Manager {
-	return &Manager{cfg: cfg, sessions: map[*Env]struct{}{}}
+	host := strings.TrimSpace(cfg.Host)
+	if host == "" {
+		host = strings.TrimSpace(os.Getenv(client.EnvOverrideHost))
+	}
+	if host == "" {
+		host = defaultHost
+	}
+	return &Manager{cfg: cfg, host: host, remote: !isLocal(host), sessions: map[*Env]struct{}{}}
+}
+
+// Remote reports whether the daemon is remote (tcp://, ssh://): the
+// workspace is copied into the container around each command rather
+// than bind-mounted.
+func (m *Manager) Remote() bool { return m.remote }
+
+// Mode says where the daemon is and how the workspace reaches the
+// container: "local daemon unix:///var/run/docker.sock, workspace
+// mounted" or "remote daemon tcp://build:2375, workspace copied".
+func (m *Manager) Mode() string {
+	if m.remote {
+		return "remote daemon " + m.host + ", workspace copied"
+	}
+	return "local daemon " + m.host + ", workspace mounted"
 }
 
 // Image is the configured image.
@@ -71,9 +114,14 @@ func (m *Manager) Image() string { return m.cfg.Image }
 // client connects to the daemon (once) and negotiates the API version.
 func (m *Manager) client(ctx context.Context) (*client.Client, error) {
 	m.once.Do(func() {
-		opts := []client.Opt{client.FromEnv, client.WithAPIVersionNegotiation()}
-		if m.cfg.Host != "" {
-			opts = append(opts, client.WithHost(m.cfg.Host))
+		var opts []client.Opt
+		if strings.HasPrefix(m.host, "ssh://") {
+			opts, m.err = m.sshOpts()
+			if m.err != nil {
+				return
+			}
+		} else {
+			opts = []client.Opt{client.WithTLSClientConfigFromEnv(), client.WithAPIVersionFromEnv(), client.WithAPIVersionNegotiation(), client.WithHost(m.host)}
 		}
 		m.cli, m.err = client.New(opts...)
 		if m.err != nil {
@@ -86,8 +134,9 @@ func (m *Manager) client(ctx context.Context) (*client.Client, error) {
 	return m.cli, nil
 }
 
-// Check reports why the backend cannot be used: no image configured, a
-// remote daemon (not supported yet), or no daemon reachable.
+// Check reports why the backend cannot be used: no image configured, or
+// no daemon reachable (for an ssh:// daemon: the ssh connection refused,
+// an unknown host key with its fingerprint).
 func (m *Manager) Check(ctx context.Context) error {
 	if m.cfg.Image == "" {
 		return errors.New("terminal.docker.image is not set")
@@ -96,17 +145,17 @@ func (m *Manager) Check(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if !isLocal(cli.DaemonHost()) {
-		return fmt.Errorf("docker daemon %s is remote: only a local daemon (unix socket) is supported, the workspace is bind-mounted", cli.DaemonHost())
-	}
 	if _, err := cli.Ping(ctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
-		return fmt.Errorf("docker daemon %s: %w", cli.DaemonHost(), err)
+		return fmt.Errorf("docker daemon %s: %w", m.host, err)
 	}
 	return nil
 }
 
-// isLocal reports whether host is a unix socket on this machine.
-func isLocal(host string) bool { return strings.HasPrefix(host, "unix://") }
+// isLocal reports whether host is a socket on this machine (unix://, or
+// a Windows named pipe): the workspace can be bind-mounted.
+func isLocal(host string) bool {
+	return strings.HasPrefix(host, "unix://") || strings.HasPrefix(host, "npipe://")
+}
 
 // RemoveLeftovers removes the containers that a hermes-acp process on this
 // host created and that outlived it (the process no longer exists). It
@@ -171,6 +220,9 @@ func (m *Manager) Close() error {
 	if m.cli != nil {
 		m.cli.Close()
 	}
+	if m.tunnel != nil {
+		m.tunnel.Close()
+	}
 	return errors.Join(errs...)
 }
 
@@ -183,6 +235,10 @@ type Env struct {
 	mu     sync.Mutex
 	id     string // the container, once created
 	closed bool
+
+	// remote daemon: the workspace roots' copies in the container.
+	trees []*wsync.Tree
+	seq   atomic.Int64 // numbers the commands' sync markers
 }
 
 // Describe names where commands run, for the editor: "docker container
@@ -191,10 +247,14 @@ func (e *Env) Describe() string {
 	e.mu.Lock()
 	id := e.id
 	e.mu.Unlock()
-	if id == "" {
-		return fmt.Sprintf("docker (image %s)", e.m.cfg.Image)
+	where := ""
+	if e.m.remote {
+		where = ", " + e.m.Mode()
 	}
-	return fmt.Sprintf("docker container %.12s (image %s)", id, e.m.cfg.Image)
+	if id == "" {
+		return fmt.Sprintf("docker (image %s%s)", e.m.cfg.Image, where)
+	}
+	return fmt.Sprintf("docker container %.12s (image %s%s)", id, e.m.cfg.Image, where)
 }
 
 // ContainerID is the session's container, "" before the first command.
@@ -233,8 +293,10 @@ func (e *Env) container(ctx context.Context) (*client.Client, string, error) {
 		Init:        &init,
 		Resources:   container.Resources{NanoCPUs: int64(cfg.CPUs * 1e9), Memory: cfg.Memory},
 	}
-	for _, r := range e.roots {
-		hc.Mounts = append(hc.Mounts, mount.Mount{Type: mount.TypeBind, Source: r, Target: r})
+	if !e.m.remote {
+		for _, r := range e.roots {
+			hc.Mounts = append(hc.Mounts, mount.Mount{Type: mount.TypeBind, Source: r, Target: r})
+		}
 	}
 	created, err := cli.ContainerCreate(ctx, client.ContainerCreateOptions{
 		Config: &container.Config{
@@ -251,6 +313,12 @@ func (e *Env) container(ctx context.Context) (*client.Client, string, error) {
 	if _, err := cli.ContainerStart(ctx, created.ID, client.ContainerStartOptions{}); err != nil {
 		_, _ = cli.ContainerRemove(context.WithoutCancel(ctx), created.ID, client.ContainerRemoveOptions{Force: true})
 		return nil, "", fmt.Errorf("start docker container from %s: %w", cfg.Image, err)
+	}
+	if e.m.remote {
+		if err := e.prepare(ctx, cli, created.ID); err != nil {
+			_, _ = cli.ContainerRemove(context.WithoutCancel(ctx), created.ID, client.ContainerRemoveOptions{Force: true})
+			return nil, "", err
+		}
 	}
 	e.id = created.ID
 	return cli, e.id, nil

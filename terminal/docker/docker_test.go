@@ -96,9 +96,14 @@ func psCount(t *testing.T, env terminal.Environment, dir, needle string) int {
 }
 
 func TestCancelStopsCommandInContainer(t *testing.T) {
-	d := daemon(t)
+	testCancel(t, newManager(t, daemon(t)))
+}
+
+// testCancel: a cancel stops the command and what it started inside the
+// container.
+func testCancel(t *testing.T, m *docker.Manager) {
 	ws := t.TempDir()
-	env := newManager(t, d).Session("s2", []string{ws})
+	env := m.Session("s2", []string{ws})
 	ctx, cancel := context.WithCancel(context.Background())
 	started := make(chan struct{})
 	done := make(chan terminal.Result)
@@ -126,9 +131,14 @@ func TestCancelStopsCommandInContainer(t *testing.T) {
 }
 
 func TestBackgroundProcessListedAndKilled(t *testing.T) {
-	d := daemon(t)
+	testBackground(t, newManager(t, daemon(t)))
+}
+
+// testBackground: a background process is listed, and killed in the
+// container.
+func testBackground(t *testing.T, m *docker.Manager) {
 	ws := t.TempDir()
-	env := newManager(t, d).Session("s3", []string{ws})
+	env := m.Session("s3", []string{ws})
 	table := terminal.NewTable(terminal.TableOptions{})
 	defer table.Close()
 	b, err := table.Start(context.Background(), env, terminal.Spec{Command: "echo ready; sleep 4300", Dir: ws, Stdin: true}, false)

@@ -1,6 +1,7 @@
 package docker
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -15,6 +16,7 @@ import (
 	"github.com/moby/moby/client"
 
 	"github.com/hermes-acp/hermes-acp/terminal"
+	"github.com/hermes-acp/hermes-acp/terminal/wsync"
 )
 
 // markerEnv marks every process of one command: exec'd processes cannot
@@ -37,7 +39,24 @@ func (e *Env) Start(ctx context.Context, s terminal.Spec) (terminal.Process, err
 		return nil, err
 	}
 	mark := newMark()
+	cmd := []string{"sh", "-c", s.Command}
 	env := []string{markerEnv + "=" + mark}
+	var marker string
+	var tree *wsync.Tree
+	if e.m.remote {
+		if _, err := e.Sync(ctx); err != nil {
+			return nil, err
+		}
+		marker = fmt.Sprintf("/tmp/.hermes-acp-sync-%s-%d", newMark()[:12], e.seq.Add(1))
+		cmd = []string{"sh", "-c", markerScript, marker, s.Command}
+		if !s.PTY && len(e.trees) == 1 {
+			// One exec runs the command and copies back; the wrapper
+			// is not marked, so a kill leaves it to copy back.
+			tree = e.trees[0]
+			cmd = []string{"sh", "-c", runPullScript, marker, s.Command, tree.Root(), pullScript, markerEnv + "=" + mark}
+			env = nil
+		}
+	}
 	keys := make([]string, 0, len(s.Env))
 	for k := range s.Env {
 		keys = append(keys, k)
@@ -51,7 +70,7 @@ func (e *Env) Start(ctx context.Context, s terminal.Spec) (terminal.Process, err
 	}
 	ex, err := cli.ExecCreate(ctx, id, client.ExecCreateOptions{
 		User: e.user(), TTY: s.PTY, AttachStdin: s.Stdin || s.PTY, AttachStdout: true, AttachStderr: true,
-		Env: env, WorkingDir: s.Dir, Cmd: []string{"sh", "-c", s.Command},
+		Env: env, WorkingDir: s.Dir, Cmd: cmd,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("docker exec create: %w", err)
@@ -62,7 +81,7 @@ func (e *Env) Start(ctx context.Context, s terminal.Spec) (terminal.Process, err
 	}
 	pr, pw := io.Pipe()
 	p := &process{env: e, cli: cli, container: id, exec: ex.ID, mark: mark, att: att.HijackedResponse,
-		out: pr, stdin: s.Stdin || s.PTY, done: make(chan struct{})}
+		out: pr, stdin: s.Stdin || s.PTY, done: make(chan struct{}), marker: marker, tree: tree, synced: make(chan struct{})}
 	if !p.stdin {
 		_ = att.CloseWrite()
 	}
@@ -96,19 +115,59 @@ type process struct {
 	done chan struct{} // closed when the output ended
 	exit terminal.Exit
 	wait sync.Once
+
+	// remote daemon: the command's sync marker in the container, and
+	// closed when the exit is known and the files it changed are back.
+	marker string
+	tree   *wsync.Tree // set when the exec copies back itself
+	synced chan struct{}
 }
 
-// copy demultiplexes the exec's stream into one pipe.
+// copy demultiplexes the exec's stream into one pipe. With a remote
+// daemon the output ends after the files the command changed are copied
+// back, with a note when some could not be or were kept.
 func (p *process) copy(w *io.PipeWriter, tty bool) {
 	var err error
-	if tty {
+	var pulled chan pullResult
+	switch {
+	case tty:
 		_, err = io.Copy(w, p.att.Reader)
-	} else {
+	case p.tree != nil:
+		// The exec's standard error carries pullScript's output.
+		pr, pw := io.Pipe()
+		pulled = make(chan pullResult, 1)
+		go func() {
+			st, err := readPull(bufio.NewReaderSize(pr, 64<<10), p.tree)
+			_, _ = io.Copy(io.Discard, pr)
+			pulled <- pullResult{p.tree.Root(), st, err}
+		}()
+		_, err = stdcopy.StdCopy(w, pw, p.att.Reader)
+		pw.Close()
+	default:
 		_, err = stdcopy.StdCopy(w, w, p.att.Reader)
 	}
-	_ = w.CloseWithError(err)
+	if p.marker == "" {
+		_ = w.CloseWithError(err)
+		p.att.Close()
+		close(p.done)
+		return
+	}
 	p.att.Close()
 	close(p.done)
+	p.wait.Do(p.inspect)
+	var note string
+	if pulled != nil {
+		note = pullNote([]pullResult{<-pulled})
+	} else {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		note = p.env.pull(ctx, p.cli, p.container, p.marker)
+		cancel()
+	}
+	close(p.synced)
+	if note != "" {
+		_, _ = io.WriteString(w, note)
+	}
+	_ = w.CloseWithError(err)
 }
 
 func (p *process) PID() int          { return 0 }
@@ -184,40 +243,27 @@ func (p *process) signal(sig string) {
 // Wait waits for the output to end and the exec to exit, and returns its
 // exit status from the daemon.
 func (p *process) Wait() terminal.Exit {
-	p.wait.Do(func() {
-		<-p.done
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		code := -1
-		for {
-			in, err := p.cli.ExecInspect(ctx, p.exec, client.ExecInspectOptions{})
-			if err != nil {
-				break
-			}
-			if !in.Running {
-				code = in.ExitCode
-				break
-			}
-			select {
-			case <-ctx.Done():
-			case <-time.After(20 * time.Millisecond):
-				continue
-			}
-			break
-		}
-		p.exit = terminal.Exit{Code: code}
-		if p.wasKilled() {
-			switch code {
-			case 128 + 15:
-				p.exit.Signal = "terminated"
-			case 128 + 9:
-				p.exit.Signal = "killed"
-			}
+	if p.marker != "" {
+		<-p.synced
+		return p.exit
+	}
+	p.wait.Do(p.inspect)
+	return p.exit
+}
+
+// inspect waits for the output to end and records the exec's exit.
+func (p *process) inspect() {
+	<-p.done
+	code := execExit(context.Background(), p.cli, p.exec)
+	p.exit = terminal.Exit{Code: code}
+	if p.wasKilled() {
+		switch code {
+		case 128 + 15:
+			p.exit.Signal = "terminated"
+		case 128 + 9:
+			p.exit.Signal = "killed"
 		}
 		// Nothing of the command may outlive Wait: signal what is left.
-		if p.wasKilled() {
-			p.signal("KILL")
-		}
-	})
-	return p.exit
+		p.signal("KILL")
+	}
 }

@@ -22,6 +22,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/hermes-acp/hermes-acp/terminal"
+	"github.com/hermes-acp/hermes-acp/terminal/wsync"
 )
 
 // Env runs commands on the remote machine of a Config, in a copy of one
@@ -40,9 +41,7 @@ type Env struct {
 	lost   error // why the last connection ended, for the next command's note
 	closed bool
 
-	syncMu   sync.Mutex // serialises syncs; guards manifest and ready
-	manifest map[string]fileStat
-	ready    bool // the remote folder exists and matches manifest
+	tree *wsync.Tree // the local folder and what the remote copy holds
 }
 
 var _ terminal.Environment = (*Env)(nil)
@@ -58,19 +57,27 @@ type Options struct {
 	Log *slog.Logger
 }
 
-// New returns the environment that runs commands per cfg in a remote copy
-// of the local folder root. It reads the ssh config but does not connect:
-// the first command does.
-func New(cfg Config, root string, o Options) (*Env, error) {
+// fill sets the defaults of Getenv and Home.
+func (o *Options) fill() error {
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
 	}
 	if o.Home == "" {
 		h, err := os.UserHomeDir()
 		if err != nil {
-			return nil, fmt.Errorf("ssh environment: %w", err)
+			return err
 		}
 		o.Home = h
+	}
+	return nil
+}
+
+// New returns the environment that runs commands per cfg in a remote copy
+// of the local folder root. It reads the ssh config but does not connect:
+// the first command does.
+func New(cfg Config, root string, o Options) (*Env, error) {
+	if err := o.fill(); err != nil {
+		return nil, fmt.Errorf("ssh environment: %w", err)
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
@@ -85,7 +92,7 @@ func New(cfg Config, root string, o Options) (*Env, error) {
 	}
 	var b [6]byte
 	_, _ = rand.Read(b[:])
-	return &Env{r: r, root: abs, id: hex.EncodeToString(b[:]), log: o.Log, manifest: map[string]fileStat{}}, nil
+	return &Env{r: r, root: abs, id: hex.EncodeToString(b[:]), log: o.Log, tree: wsync.NewTree(abs, o.Log, "ssh sync")}, nil
 }
 
 // Describe names where commands run: user@host:port:remote_dir.

@@ -1,10 +1,7 @@
 package ssh
 
 import (
-	"fmt"
-	"net"
 	"os"
-	"os/exec"
 	"os/user"
 	"path/filepath"
 	"strconv"
@@ -12,111 +9,29 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hermes-acp/hermes-acp/terminal/ssh/sshdtest"
 )
 
-// testServer is a real sshd on a loopback port, started by the test with
-// its own host key, user key and config, stopped at the end.
+// testServer is a real sshd on a loopback port (sshdtest), started by
+// the test with its own host key, user key and config, stopped at the end.
 type testServer struct {
+	*sshdtest.Server
 	dir        string
 	port       int
-	hostPub    string // the host public key line
 	userKey    string // the user's private key file
 	knownHosts string // a known_hosts file with the host key
-	cmd        *exec.Cmd
-	cfgFile    string
 }
 
 func startSSHD(t testing.TB) *testServer {
 	t.Helper()
-	sshd, err := exec.LookPath("sshd")
-	if err != nil {
-		sshd = "/usr/sbin/sshd"
-	}
-	if _, err := os.Stat(sshd); err != nil {
-		t.Fatalf("sshd is not installed (Debian: apt-get install openssh-server): %v", err)
-	}
-	if err := os.MkdirAll("/run/sshd", 0o755); err != nil {
-		t.Fatalf("sshd needs /run/sshd: %v", err)
-	}
-	dir := t.TempDir()
-	s := &testServer{dir: dir, userKey: filepath.Join(dir, "user_key")}
-	keygen(t, filepath.Join(dir, "host_key"))
-	keygen(t, s.userKey)
-	pub, err := os.ReadFile(filepath.Join(dir, "host_key.pub"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.hostPub = strings.TrimSpace(string(pub))
-	upub, err := os.ReadFile(s.userKey + ".pub")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "authorized_keys"), upub, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s.port = freePort(t)
-	s.knownHosts = filepath.Join(dir, "known_hosts")
-	// The key's type and blob, without its comment.
-	f := strings.Fields(s.hostPub)
-	if err := os.WriteFile(s.knownHosts, fmt.Appendf(nil, "[127.0.0.1]:%d %s %s\n", s.port, f[0], f[1]), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s.cfgFile = filepath.Join(dir, "sshd_config")
-	// SHLVL=1 keeps bash from reading the test user's ~/.bashrc (bash
-	// reads it for commands run by sshd at shell level 1), which on a
-	// developer machine may do anything, slowly.
-	cfg := fmt.Sprintf(`Port %d
-ListenAddress 127.0.0.1
-HostKey %s
-PidFile %s
-AuthorizedKeysFile %s
-PermitRootLogin prohibit-password
-StrictModes no
-UsePAM no
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-PubkeyAuthentication yes
-LogLevel FATAL
-SetEnv SHLVL=1
-`, s.port, filepath.Join(dir, "host_key"), filepath.Join(dir, "sshd.pid"), filepath.Join(dir, "authorized_keys"))
-	if err := os.WriteFile(s.cfgFile, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s.cmd = exec.Command(sshd, "-D", "-e", "-f", s.cfgFile)
-	s.start(t)
-	t.Cleanup(s.stop)
-	return s
+	s := sshdtest.Start(t)
+	return &testServer{Server: s, dir: s.Dir, port: s.Port, userKey: s.UserKey, knownHosts: s.KnownHosts}
 }
 
-func (s *testServer) start(t testing.TB) {
-	t.Helper()
-	s.cmd = exec.Command(s.cmd.Path, s.cmd.Args[1:]...)
-	s.cmd.Stderr = os.Stderr
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM} // gone with the test
-	if err := s.cmd.Start(); err != nil {
-		t.Fatalf("start sshd: %v", err)
-	}
-	for i := 0; ; i++ {
-		c, err := net.Dial("tcp", s.addr())
-		if err == nil {
-			c.Close()
-			return
-		}
-		if i == 200 {
-			t.Fatalf("sshd does not listen on %s: %v", s.addr(), err)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-}
-
-func (s *testServer) stop() {
-	if s.cmd != nil && s.cmd.Process != nil {
-		_ = s.cmd.Process.Signal(syscall.SIGTERM)
-		_ = s.cmd.Wait()
-	}
-}
-
-func (s *testServer) addr() string { return fmt.Sprintf("127.0.0.1:%d", s.port) }
+func (s *testServer) start(t testing.TB) { s.Restart(t) }
+func (s *testServer) stop()              { s.Stop() }
+func (s *testServer) addr() string       { return s.Addr() }
 
 // config is a Config that reaches s as the current user.
 func (s *testServer) config(remoteDir string) Config {
@@ -150,7 +65,7 @@ func (s *testServer) dropConnections() {
 			comm[pid] = st[strings.IndexByte(st, '(')+1 : strings.LastIndexByte(st, ')')]
 		}
 	}
-	listener := s.cmd.Process.Pid
+	listener := s.Pid()
 	for pid, pp := range parent {
 		if pp == listener {
 			for child, cp := range parent {
@@ -163,23 +78,7 @@ func (s *testServer) dropConnections() {
 	}
 }
 
-func keygen(t testing.TB, file string) {
-	t.Helper()
-	out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "test", "-f", file).CombinedOutput()
-	if err != nil {
-		t.Fatalf("ssh-keygen: %v: %s", err, out)
-	}
-}
-
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
+func keygen(t testing.TB, file string) { sshdtest.Keygen(t, file) }
 
 // killMarked kills, by pid, the processes with marker in their command
 // line (the test's own).

@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,9 +27,12 @@ const Image = "hermes-acp-test-busybox:latest"
 // Daemon is a running private dockerd.
 type Daemon struct {
 	Host string // unix://…, for DOCKER_HOST
-	dir  string
-	cmd  *exec.Cmd
-	log  string
+	// TCP is the same daemon on a loopback port without TLS
+	// (tcp://127.0.0.1:…), as a remote daemon is reached.
+	TCP string
+	dir string
+	cmd *exec.Cmd
+	log string
 }
 
 var (
@@ -72,12 +76,17 @@ func start() (*Daemon, error) {
 		return nil, err
 	}
 	d := &Daemon{dir: dir, Host: "unix://" + filepath.Join(dir, "d.sock"), log: filepath.Join(dir, "dockerd.log")}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	d.TCP = fmt.Sprintf("tcp://127.0.0.1:%d", port)
 	logf, err := os.Create(d.log)
 	if err != nil {
 		return nil, err
 	}
 	d.cmd = exec.Command(bin, "--data-root", filepath.Join(dir, "data"), "--exec-root", filepath.Join(dir, "exec"),
-		"--pidfile", filepath.Join(dir, "d.pid"), "-H", d.Host,
+		"--pidfile", filepath.Join(dir, "d.pid"), "-H", d.Host, "-H", d.TCP,
 		"--bridge=none", "--iptables=false", "--ip6tables=false")
 	d.cmd.Stdout, d.cmd.Stderr = logf, logf
 	d.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -111,6 +120,16 @@ func start() (*Daemon, error) {
 		return nil, fmt.Errorf("build test image: %w; dockerd's log:\n%s", err, log)
 	}
 	return d, nil
+}
+
+// freePort is a loopback TCP port nothing listens on now.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // buildImage builds Image from scratch with busybox, network off.

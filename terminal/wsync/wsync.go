@@ -1,0 +1,477 @@
+// Package wsync keeps a copy of a local workspace folder on another
+// machine or in a container in step with it (issue 18), whatever carries
+// the bytes: it decides which files are copied (not ignored by
+// .gitignore, not Denied), remembers what was sent (size, mtime, mode)
+// so that only changes travel, and writes the files a command changed
+// remotely back into the workspace safely (through os.Root, a temporary
+// file and a rename), keeping the local version of a file changed on
+// both sides. The ssh and docker terminal environments supply the
+// transport.
+package wsync
+
+import (
+	"archive/tar"
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/hermes-acp/hermes-acp/workspace"
+)
+
+// FileStat is what the manifest remembers of a file sent or brought back.
+type FileStat struct {
+	Size  int64
+	MTime int64 // nanoseconds
+	Mode  fs.FileMode
+}
+
+// StatOf is the FileStat of fi.
+func StatOf(fi fs.FileInfo) FileStat {
+	return FileStat{Size: fi.Size(), MTime: fi.ModTime().UnixNano(), Mode: fi.Mode().Perm()}
+}
+
+// Stats says what a sync did.
+type Stats struct {
+	Files   int   // files in the workspace copy
+	Sent    int   // files sent (new or changed)
+	Bytes   int64 // their bytes
+	Deleted int   // files deleted on the remote (deleted here)
+	Back    int   // files brought back
+	Removed int   // files deleted here (deleted on the remote)
+	// Kept are files changed both here and on the remote while the
+	// command ran: the local version was kept.
+	Kept []string
+}
+
+// Denied reports whether the workspace file rel (slash-separated, relative
+// to the workspace folder) is never copied to the remote nor written back:
+// environment files (.env, .env.*, .envrc), private keys (id_* without
+// .pub, *.pem, *.key, *.p12, *.pfx), credential files (.netrc, .pgpass,
+// .npmrc, .pypirc, .git-credentials) and anything inside .git, .ssh, .aws,
+// .gnupg, .kube, .docker or .azure folders.
+func Denied(rel string) bool {
+	parts := strings.Split(strings.ToLower(rel), "/")
+	for _, c := range parts[:len(parts)-1] {
+		switch c {
+		case ".git", ".ssh", ".aws", ".gnupg", ".kube", ".docker", ".azure":
+			return true
+		}
+	}
+	base := parts[len(parts)-1]
+	switch base {
+	case ".git", ".ssh", ".aws", ".gnupg", ".kube", ".docker", ".azure",
+		".env", ".envrc", ".netrc", ".pgpass", ".npmrc", ".pypirc", ".git-credentials":
+		return true
+	}
+	if strings.HasPrefix(base, ".env.") {
+		return true
+	}
+	if strings.HasPrefix(base, "id_") && !strings.HasSuffix(base, ".pub") {
+		return true
+	}
+	switch path.Ext(base) {
+	case ".pem", ".key", ".p12", ".pfx":
+		return true
+	}
+	return false
+}
+
+// Scan lists the workspace's regular files that are copied: not ignored
+// by .gitignore, not Denied, not symbolic links.
+func Scan(root string) (map[string]FileStat, error) {
+	files := map[string]FileStat{}
+	m := workspace.NewIgnoreMatcher()
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == root {
+				return err
+			}
+			return nil // unreadable: skipped
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if rel != "." && (Denied(rel) || m.Excluded(rel, true)) {
+				return filepath.SkipDir
+			}
+			if data, err := os.ReadFile(filepath.Join(p, ".gitignore")); err == nil {
+				m.Set(rel, data)
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || Denied(rel) || m.Excluded(rel, false) {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		files[rel] = StatOf(fi)
+		return nil
+	})
+	return files, err
+}
+
+// IgnoredHere reports whether the local .gitignore files exclude rel or
+// one of its folders.
+func IgnoredHere(root, rel string) bool {
+	m := workspace.NewIgnoreMatcher()
+	dirs := strings.Split(rel, "/")
+	cur := "."
+	for i, c := range dirs {
+		if data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(cur), ".gitignore")); err == nil {
+			m.Set(cur, data)
+		}
+		if cur == "." {
+			cur = c
+		} else {
+			cur += "/" + c
+		}
+		if m.Excluded(cur, i < len(dirs)-1) {
+			return true
+		}
+	}
+	return false
+}
+
+// Transport carries a sync to the remote copy.
+type Transport interface {
+	// Delete deletes the files rels (slash-separated, relative to the
+	// copy's folder) from the remote copy.
+	Delete(ctx context.Context, rels []string) error
+	// Extract unpacks the tar stream r (entries "./rel") into the remote
+	// copy's folder, creating it when missing.
+	Extract(ctx context.Context, r io.Reader) error
+}
+
+// Tree is one local workspace folder and what its remote copy holds. It
+// is safe for concurrent use; syncs are serialised.
+type Tree struct {
+	root  string
+	log   *slog.Logger
+	label string // names the transport in log lines ("ssh sync")
+
+	mu       sync.Mutex // serialises syncs; guards manifest and ready
+	manifest map[string]FileStat
+	ready    bool // the remote folder exists and matches manifest
+}
+
+// NewTree returns the Tree of the local folder root (absolute); label
+// names the sync in log lines ("ssh sync"); log may be nil.
+func NewTree(root string, log *slog.Logger, label string) *Tree {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Tree{root: root, log: log, label: label, manifest: map[string]FileStat{}}
+}
+
+// Root is the local folder.
+func (t *Tree) Root() string { return t.root }
+
+// Push sends the files that changed since the last push (size, mtime or
+// mode differ from the manifest) in one tar stream, and deletes on the
+// remote the files deleted here. With nothing to do it does not call the
+// transport.
+func (t *Tree) Push(ctx context.Context, tr Transport) (Stats, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	cur, err := Scan(t.root)
+	if err != nil {
+		return Stats{}, fmt.Errorf("scan %s: %w", t.root, err)
+	}
+	st := Stats{Files: len(cur)}
+	var changed, deleted []string
+	for rel, fs := range cur {
+		if old, ok := t.manifest[rel]; !ok || old != fs {
+			changed = append(changed, rel)
+		}
+	}
+	for rel := range t.manifest {
+		if _, ok := cur[rel]; !ok {
+			deleted = append(deleted, rel)
+		}
+	}
+	if t.ready && len(changed) == 0 && len(deleted) == 0 {
+		return st, nil
+	}
+	sort.Strings(changed)
+	sort.Strings(deleted)
+	if len(deleted) > 0 {
+		if err := tr.Delete(ctx, deleted); err != nil {
+			return st, fmt.Errorf("delete removed files: %w", err)
+		}
+		for _, rel := range deleted {
+			delete(t.manifest, rel)
+		}
+		st.Deleted = len(deleted)
+	}
+	pr, pw := io.Pipe()
+	sent := make(map[string]FileStat, len(changed))
+	var bytesSent int64
+	packed := make(chan struct{})
+	go func() {
+		defer close(packed)
+		// Buffered: each write may be a packet or a frame.
+		bw := bufio.NewWriterSize(pw, 256<<10)
+		tw := tar.NewWriter(bw)
+		err := func() error {
+			for _, rel := range changed {
+				fi, n, err := addFile(tw, t.root, rel)
+				if err != nil {
+					return err
+				}
+				if fi != nil {
+					sent[rel] = StatOf(fi)
+					bytesSent += n
+				}
+			}
+			if err := tw.Close(); err != nil {
+				return err
+			}
+			return bw.Flush()
+		}()
+		pw.CloseWithError(err)
+	}()
+	err = tr.Extract(ctx, pr)
+	pr.CloseWithError(err)
+	<-packed
+	if err != nil {
+		return st, err
+	}
+	st.Bytes = bytesSent
+	for rel, fs := range sent {
+		t.manifest[rel] = fs
+	}
+	st.Sent = len(sent)
+	t.ready = true
+	return st, nil
+}
+
+// addFile writes the workspace file rel to tw; a file gone meanwhile is
+// skipped (nil info).
+func addFile(tw *tar.Writer, root, rel string) (fs.FileInfo, int64, error) {
+	f, err := os.Open(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil {
+		return nil, 0, nil
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, 0, nil
+	}
+	h := &tar.Header{
+		Typeflag: tar.TypeReg, Name: "./" + rel, Size: fi.Size(), Mode: int64(fi.Mode().Perm()),
+		ModTime: fi.ModTime(), Format: tar.FormatPAX,
+	}
+	if err := tw.WriteHeader(h); err != nil {
+		return nil, 0, err
+	}
+	n, err := io.CopyN(tw, f, fi.Size())
+	if err != nil {
+		return nil, 0, fmt.Errorf("read %s: %w", rel, err)
+	}
+	return fi, n, nil
+}
+
+// Unpack writes the regular files of the tar stream r (the files a
+// command changed remotely; entries relative to the copy's folder) into
+// the workspace. Several archives one after the other are read as one.
+// Files Denied, ignored by .gitignore, outside the workspace or changed
+// here since the last sync are not written; the last are listed in Kept.
+func (t *Tree) Unpack(r io.Reader) (Stats, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var st Stats
+	root, err := os.OpenRoot(t.root)
+	if err != nil {
+		return st, err
+	}
+	defer root.Close()
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		more, err := nextArchive(br)
+		if err != nil {
+			return st, fmt.Errorf("read the changed files: %w", err)
+		}
+		if !more {
+			return st, nil
+		}
+		if err := t.unpackOne(root, tar.NewReader(br), &st); err != nil {
+			return st, err
+		}
+	}
+}
+
+// nextArchive skips the zero blocks between concatenated archives and
+// reports whether another one follows.
+func nextArchive(br *bufio.Reader) (bool, error) {
+	for {
+		b, err := br.Peek(512)
+		if len(b) == 0 && errors.Is(err, io.EOF) {
+			return false, nil
+		}
+		if len(b) < 512 {
+			if err == nil || errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return false, err
+		}
+		if !allZero(b) {
+			return true, nil
+		}
+		_, _ = br.Discard(512)
+	}
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (t *Tree) unpackOne(root *os.Root, tr *tar.Reader, st *Stats) error {
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read the changed files: %w", err)
+		}
+		if h.Typeflag != tar.TypeReg {
+			continue
+		}
+		rel, ok := t.relOf(h.Name)
+		if !ok {
+			continue
+		}
+		if Denied(rel) || IgnoredHere(t.root, rel) {
+			continue
+		}
+		data, err := io.ReadAll(tr)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", rel, err)
+		}
+		local := filepath.FromSlash(rel)
+		fi, err := root.Lstat(local)
+		switch {
+		case err == nil && !fi.Mode().IsRegular():
+			t.log.Warn(t.label+": not a regular file here; not brought back", "path", rel)
+			continue
+		case err == nil:
+			if old, ok := t.manifest[rel]; ok && old != StatOf(fi) {
+				st.Kept = append(st.Kept, rel)
+				continue
+			}
+			if cur, err := root.ReadFile(local); err == nil && bytes.Equal(cur, data) {
+				t.manifest[rel] = StatOf(fi)
+				continue
+			}
+		case !errors.Is(err, fs.ErrNotExist):
+			t.log.Warn(t.label+": cannot look at the local file", "path", rel, "error", err)
+			continue
+		}
+		if err := writeVia(root, local, data, fs.FileMode(h.Mode).Perm()); err != nil {
+			return fmt.Errorf("write %s: %w", rel, err)
+		}
+		if fi, err := root.Stat(local); err == nil {
+			t.manifest[rel] = StatOf(fi)
+		}
+		st.Back++
+	}
+}
+
+// relOf cleans an entry name to a workspace-relative path; a path
+// outside the workspace is refused.
+func (t *Tree) relOf(name string) (string, bool) {
+	rel := path.Clean(strings.TrimPrefix(name, "./"))
+	if rel == "." || path.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, "../") {
+		t.log.Warn(t.label+": refused a path outside the workspace", "path", name)
+		return "", false
+	}
+	return rel, true
+}
+
+// RemoveGone deletes here the files the remote copy no longer has:
+// present lists every file of the remote copy (relative to its folder).
+// A file sent or brought back before and missing from present was
+// deleted remotely; it is deleted here unless it changed here since (then
+// it is kept and listed in Kept).
+func (t *Tree) RemoveGone(present map[string]bool) (Stats, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var st Stats
+	root, err := os.OpenRoot(t.root)
+	if err != nil {
+		return st, err
+	}
+	defer root.Close()
+	var gone []string
+	for rel := range t.manifest {
+		if !present[rel] {
+			gone = append(gone, rel)
+		}
+	}
+	sort.Strings(gone)
+	for _, rel := range gone {
+		local := filepath.FromSlash(rel)
+		fi, err := root.Lstat(local)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			t.log.Warn(t.label+": cannot look at the local file", "path", rel, "error", err)
+			continue
+		case !fi.Mode().IsRegular() || StatOf(fi) != t.manifest[rel]:
+			st.Kept = append(st.Kept, rel)
+			delete(t.manifest, rel) // sent again by the next push
+			continue
+		default:
+			if err := root.Remove(local); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return st, fmt.Errorf("delete %s: %w", rel, err)
+			}
+			st.Removed++
+		}
+		delete(t.manifest, rel)
+	}
+	return st, nil
+}
+
+// writeVia writes data to name inside root through a temporary file and a
+// rename, so a reader never sees half a file.
+func writeVia(root *os.Root, name string, data []byte, perm fs.FileMode) error {
+	if dir := filepath.Dir(name); dir != "." {
+		if err := root.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	if perm == 0 {
+		perm = 0o644
+	}
+	tmp := filepath.Join(filepath.Dir(name), ".hermes-acp-sync-"+filepath.Base(name)+".tmp")
+	if err := root.WriteFile(tmp, data, perm); err != nil {
+		return err
+	}
+	if err := root.Chmod(tmp, perm); err != nil {
+		_ = root.Remove(tmp)
+		return err
+	}
+	if err := root.Rename(tmp, name); err != nil {
+		_ = root.Remove(tmp)
+		return err
+	}
+	return nil
+}
