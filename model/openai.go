@@ -360,9 +360,9 @@ func allEncoded(tools []ToolDef) bool {
 }
 
 // requestBody returns the JSON body of a request whose tools are all
-// encoded (allEncoded): params (which params left without tools) encoded
-// by the SDK with the tools appended, each as the SDK would send it. It
-// returns nil when the SDK is to encode the whole request.
+// encoded (allEncoded): params, which p.params left without the tools,
+// encoded by the SDK, with the tools appended as the SDK would send them.
+// It returns nil when the SDK is to encode the whole request.
 func requestBody(params openai.ChatCompletionNewParams, tools []ToolDef) ([]byte, error) {
 	if !allEncoded(tools) {
 		return nil, nil
