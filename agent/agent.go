@@ -213,6 +213,9 @@ func New(opts Options) *Agent {
 	a.safety = sync.OnceValue(func() *workspace.Safety {
 		return workspace.NewSafety(workspace.Options{HermesHome: opts.HermesHome})
 	})
+	// Resolve the safety places (dozens of realpaths) now, off the first
+	// session/new's reply path; a session opened before this ends waits for it.
+	go a.safety()
 	return a
 }
 

@@ -252,7 +252,7 @@ func (c *childAgent) toolDefs() []model.ToolDef {
 	defs := c.scope.reg.Definitions(c.scope.names)
 	out := make([]model.ToolDef, len(defs))
 	for i, d := range defs {
-		out[i] = model.ToolDef{Name: d.Name, Description: d.Description, Parameters: d.Parameters}
+		out[i] = model.ToolDef{Name: d.Name, Description: d.Description, Parameters: d.Parameters, ParametersJSON: d.ParametersJSON}
 	}
 	return out
 }

@@ -64,7 +64,7 @@ type Session struct {
 	interrupted string          // text of the last cancelled prompt
 	plan        []todoItem
 	memory      string                      // the memory as the session opened, for its system prompt (agent/memorytool.go)
-	skillsIndex string                      // the skill index as the session opened (Options.SkillsIndex), for its system prompt
+	skillsIndex *pendingText                // the skill index as the session opened (Options.SkillsIndex), for its system prompt
 	trackers    map[string]*toolCallTracker // calls of the running batch, by id
 	comp        compress.State              // the summary the model sees instead of the middle of history (agent/compress.go)
 	ctxTokens   int                         // tokens of the last model call, as the provider reported them; 0: unknown
@@ -117,10 +117,9 @@ func (a *Agent) openSession(ctx context.Context, id, cwd string, dirs []string, 
 		}
 	}
 	if a.opts.SkillsIndex != nil {
-		idx := a.opts.SkillsIndex(s.env)
-		s.mu.Lock()
-		s.skillsIndex = idx
-		s.mu.Unlock()
+		// Listing the skills scans their folders: it runs off the reply
+		// path, and the session's first system prompt waits for it.
+		s.skillsIndex = startPending(a.log, func() string { return a.opts.SkillsIndex(s.env) })
 	}
 	s.mcp = a.newMCP(s, mcpServers)
 	a.mu.Lock()
@@ -406,4 +405,38 @@ func (s *Session) finish() {
 	defer s.mu.Unlock() // held so that /steer and cancel see the turn end at once
 	s.lastPrompt = ""
 	s.queue.Finish()
+}
+
+// pendingText is a text computed in the background: get waits for it. The
+// computation must not wait for the session's mu (get may be called with
+// it held).
+type pendingText struct {
+	ready chan struct{}
+	text  string // written once, before ready is closed
+}
+
+// startPending starts computing a text. A panic in compute is logged and
+// leaves the text empty, as it would have failed only that request had it
+// run on the request's goroutine.
+func startPending(log *slog.Logger, compute func() string) *pendingText {
+	p := &pendingText{ready: make(chan struct{})}
+	go func() {
+		defer close(p.ready)
+		defer func() {
+			if r := recover(); r != nil {
+				log.Error("background computation panicked", "panic", r)
+			}
+		}()
+		p.text = compute()
+	}()
+	return p
+}
+
+// get returns the text, waiting for it; "" for a nil p.
+func (p *pendingText) get() string {
+	if p == nil {
+		return ""
+	}
+	<-p.ready
+	return p.text
 }

@@ -49,8 +49,8 @@ func (s *Session) systemPrompt() string {
 	if s.memory != "" {
 		b.WriteString("\n" + s.memory + "\n")
 	}
-	if s.skillsIndex != "" {
-		b.WriteString("\n" + s.skillsIndex + "\n")
+	if idx := s.skillsIndex.get(); idx != "" {
+		b.WriteString("\n" + idx + "\n")
 	}
 	b.WriteString(s.projectContextPrompt())
 	return b.String()

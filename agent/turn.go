@@ -262,7 +262,7 @@ func (s *Session) toolDefs() []model.ToolDef {
 	defs := s.reg.Definitions(s.toolNames())
 	out := make([]model.ToolDef, len(defs))
 	for i, d := range defs {
-		out[i] = model.ToolDef{Name: d.Name, Description: d.Description, Parameters: d.Parameters}
+		out[i] = model.ToolDef{Name: d.Name, Description: d.Description, Parameters: d.Parameters, ParametersJSON: d.ParametersJSON}
 	}
 	return out
 }

@@ -129,8 +129,12 @@ func (p *openAIProvider) Name() string { return "openai-compatible" }
 // or with exponential backoff and jitter.
 func (p *openAIProvider) Stream(ctx context.Context, req Request, emit func(Delta)) (*Reply, error) {
 	params := p.params(req)
+	body, err := requestBody(params, req.Tools)
+	if err != nil {
+		return nil, fmt.Errorf("build model request: %w", err)
+	}
 	for attempt := 0; ; attempt++ {
-		reply, fail, err := p.attempt(ctx, params, emit)
+		reply, fail, err := p.attempt(ctx, params, body, emit)
 		if fail == nil {
 			return reply, err
 		}
@@ -204,11 +208,18 @@ func (f *httpFailure) retryAfter() (time.Duration, bool) {
 
 // attempt makes one HTTP request. It returns either a reply, an HTTP
 // failure that may be retried, or a final error.
-func (p *openAIProvider) attempt(ctx context.Context, params openai.ChatCompletionNewParams, emit func(Delta)) (*Reply, *httpFailure, error) {
+func (p *openAIProvider) attempt(ctx context.Context, params openai.ChatCompletionNewParams, body []byte, emit func(Delta)) (*Reply, *httpFailure, error) {
 	actx, cancel := context.WithTimeoutCause(ctx, p.timeout, errTimeout)
 	defer cancel()
 	capture := &responseCapture{firstByte: p.firstByte}
-	stream := p.svc.NewStreaming(actx, params, option.WithMiddleware(capture.middleware))
+	opts := []option.RequestOption{option.WithMiddleware(capture.middleware)}
+	if body != nil {
+		// The body is already encoded (requestBody): the SDK encodes only
+		// empty params, which the body replaces; it still adds "stream".
+		opts = append(opts, option.WithRequestBody("application/json", bytes.Clone(body)))
+		params = openai.ChatCompletionNewParams{}
+	}
+	stream := p.svc.NewStreaming(actx, params, opts...)
 	defer stream.Close()
 	if err := stream.Err(); err != nil {
 		if f := capture.failure(); f != nil && ctx.Err() == nil && context.Cause(actx) != errTimeout {
@@ -308,6 +319,9 @@ func (p *openAIProvider) params(req Request) openai.ChatCompletionNewParams {
 	for _, m := range req.Messages {
 		params.Messages = append(params.Messages, messageParam(m))
 	}
+	if allEncoded(req.Tools) {
+		req.Tools = nil // requestBody adds them, already encoded
+	}
 	for _, t := range req.Tools {
 		def := shared.FunctionDefinitionParam{Name: t.Name, Parameters: t.Parameters}
 		if def.Parameters == nil {
@@ -326,6 +340,72 @@ func (p *openAIProvider) params(req Request) openai.ChatCompletionNewParams {
 		}
 	}
 	return params
+}
+
+// allEncoded reports whether every tool comes with its schema encoded
+// (ToolDef.ParametersJSON): then the request body is built around those
+// encodings (requestBody) instead of by the SDK, whose encoder walks every
+// schema map and compacts the result once per nesting level on every
+// request (about 1 ms for the built-in tools, several on a cold process).
+func allEncoded(tools []ToolDef) bool {
+	if len(tools) == 0 {
+		return false
+	}
+	for _, t := range tools {
+		if len(t.ParametersJSON) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// requestBody returns the JSON body of a request whose tools are all
+// encoded (allEncoded): params, which p.params left without the tools,
+// encoded by the SDK, with the tools appended as the SDK would send them.
+// It returns nil when the SDK is to encode the whole request.
+func requestBody(params openai.ChatCompletionNewParams, tools []ToolDef) ([]byte, error) {
+	if !allEncoded(tools) {
+		return nil, nil
+	}
+	head, err := params.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	head = bytes.TrimSpace(head)
+	if len(head) < 2 || head[len(head)-1] != '}' {
+		return nil, fmt.Errorf("encode request: unexpected %.20q", head)
+	}
+	size := len(head) + 16
+	for _, t := range tools {
+		size += len(t.Name) + len(t.Description) + len(t.ParametersJSON) + 64
+	}
+	b := make([]byte, 0, size)
+	b = append(b, head[:len(head)-1]...)
+	if len(head) > 2 {
+		b = append(b, ',')
+	}
+	b = append(b, `"tools":[`...)
+	for i, t := range tools {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"type":"function","function":{"name":`...)
+		b = appendJSONString(b, t.Name)
+		if t.Description != "" {
+			b = append(b, `,"description":`...)
+			b = appendJSONString(b, t.Description)
+		}
+		b = append(b, `,"parameters":`...)
+		b = append(b, t.ParametersJSON...)
+		b = append(b, `}}`...)
+	}
+	return append(b, `]}`...), nil
+}
+
+// appendJSONString appends s encoded as a JSON string.
+func appendJSONString(b []byte, s string) []byte {
+	enc, _ := json.Marshal(s) // a string always encodes
+	return append(b, enc...)
 }
 
 // messageParam converts one message. Thoughts are not sent back; a role

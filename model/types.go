@@ -1,6 +1,9 @@
 package model
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+)
 
 // Role is the author of a [Message]: "system", "user", "assistant" or
 // "tool".
@@ -75,6 +78,11 @@ type ToolDef struct {
 	// Parameters is the JSON Schema of the arguments object. Nil is sent as
 	// an object schema without properties.
 	Parameters map[string]any
+	// ParametersJSON, when set, is Parameters already encoded as valid JSON
+	// (the registry encodes each schema once per process): the OpenAI
+	// provider sends it as is instead of encoding Parameters on every
+	// request.
+	ParametersJSON json.RawMessage
 }
 
 // Request is one model call: the whole conversation so far and the tools on

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -122,10 +123,12 @@ func errorTypeName(err error) string {
 }
 
 var (
-	toolErrRoleTag    = regexp.MustCompile(`(?i)</?(?:tool_call|function_call|result|response|output|input|system|assistant|user)>`)
-	toolErrFenceOpen  = regexp.MustCompile("(?m)^\\s*```(?:json|xml|html|markdown)?\\s*")
-	toolErrFenceClose = regexp.MustCompile("(?m)\\s*```\\s*$")
-	toolErrCDATA      = regexp.MustCompile(`(?s)<!\[CDATA\[.*?\]\]>`)
+	toolErrRoleTag = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)</?(?:tool_call|function_call|result|response|output|input|system|assistant|user)>`)
+	})
+	toolErrFenceOpen  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("(?m)^\\s*```(?:json|xml|html|markdown)?\\s*") })
+	toolErrFenceClose = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("(?m)\\s*```\\s*$") })
+	toolErrCDATA      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<!\[CDATA\[.*?\]\]>`) })
 )
 
 // sanitizeToolError strips structural framing tokens (role tags, markdown
@@ -133,10 +136,10 @@ var (
 // _sanitize_tool_error does.
 func sanitizeToolError(msg string) string {
 	if strings.ContainsAny(msg, "<`") {
-		msg = toolErrRoleTag.ReplaceAllString(msg, "")
-		msg = toolErrFenceOpen.ReplaceAllString(msg, "")
-		msg = toolErrFenceClose.ReplaceAllString(msg, "")
-		msg = toolErrCDATA.ReplaceAllString(msg, "")
+		msg = toolErrRoleTag().ReplaceAllString(msg, "")
+		msg = toolErrFenceOpen().ReplaceAllString(msg, "")
+		msg = toolErrFenceClose().ReplaceAllString(msg, "")
+		msg = toolErrCDATA().ReplaceAllString(msg, "")
 	}
 	if utf8.RuneCountInString(msg) > maxToolErrLen {
 		msg = truncateRunes(msg, maxToolErrLen-3) + "..."

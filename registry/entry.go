@@ -7,6 +7,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"sync"
 	"unsafe"
 )
 
@@ -111,6 +112,29 @@ type Entry struct {
 	// srcSchema identifies the map Schema was copied from at registration,
 	// so that registering the same map again reuses the copy.
 	srcSchema unsafe.Pointer
+	// schemaJSON is Schema encoded, once, on first use; it is shared by
+	// every registration that reuses the copy (each session binding a
+	// declared tool), so the schemas are encoded once per process.
+	schemaJSON *encodedSchema
+}
+
+// encodedSchema is a registered schema encoded as JSON once, on first use.
+type encodedSchema struct {
+	once sync.Once
+	raw  json.RawMessage // nil when the schema could not be encoded
+}
+
+// get returns the JSON of schema, encoding it the first time.
+func (c *encodedSchema) get(schema map[string]any) json.RawMessage {
+	if c == nil {
+		return nil
+	}
+	c.once.Do(func() {
+		if raw, err := json.Marshal(schema); err == nil {
+			c.raw = raw
+		}
+	})
+	return c.raw
 }
 
 // schemaID is the identity of a schema map (nil for none). A schema map
@@ -142,10 +166,16 @@ type Call struct {
 }
 
 // Definition is one tool as advertised to the model (an OpenAI function).
-// Parameters is shared with the registry and must not be mutated.
+// Parameters and ParametersJSON are shared with the registry and must not
+// be mutated.
 type Definition struct {
 	Name, Description string
 	Parameters        map[string]any
+	// ParametersJSON is Parameters encoded as JSON (keys sorted), encoded
+	// once per registered schema and shared by every session, so that a
+	// model request need not encode the schemas again; nil if it could not
+	// be encoded.
+	ParametersJSON json.RawMessage
 }
 
 // ToolStatus reports one registered tool for `hermes-acp tools`.
@@ -174,10 +204,11 @@ func (e Entry) validate(prev *Entry) (*Entry, error) {
 	}
 	schema := map[string]any{"type": "object", "properties": map[string]any{}}
 	src := schemaID(e.Schema)
+	encoded := new(encodedSchema)
 	if prev != nil && src != nil && prev.srcSchema == src {
 		// The same schema map again (a session binding a declared tool):
-		// the copy made then is the copy now.
-		schema = prev.Schema
+		// the copy made then is the copy now, and so is its encoding.
+		schema, encoded = prev.Schema, prev.schemaJSON
 	} else if e.Schema != nil {
 		// The registry owns a deep copy in decoded-JSON shapes
 		// (map[string]any, []any, string, int, float64, bool, nil), which
@@ -211,7 +242,7 @@ func (e Entry) validate(prev *Entry) (*Entry, error) {
 		}
 	}
 	out := e
-	out.Schema, out.srcSchema = schema, src
+	out.Schema, out.srcSchema, out.schemaJSON = schema, src, encoded
 	out.RequiresEnv = slices.Clone(e.RequiresEnv)
 	out.LineArgs = slices.Clone(e.LineArgs)
 	return &out, nil

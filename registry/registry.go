@@ -170,7 +170,7 @@ func (r *Registry) Definitions(names []string) []Definition {
 		if memo.reason(e) != "" {
 			continue
 		}
-		out = append(out, Definition{Name: e.Name, Description: e.Description, Parameters: e.Schema})
+		out = append(out, Definition{Name: e.Name, Description: e.Description, Parameters: e.Schema, ParametersJSON: e.schemaJSON.get(e.Schema)})
 	}
 	return out
 }

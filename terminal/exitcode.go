@@ -3,6 +3,7 @@ package terminal
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // exitMeanings are hermes-agent's notes for exit codes that do not mean
@@ -28,7 +29,7 @@ var exitMeanings = map[string]map[int]string{
 	"git": {1: "Non-zero exit (often normal — e.g. 'git diff' returns 1 when files differ)"},
 }
 
-var segmentSplitRE = regexp.MustCompile(`\s*(?:\|\||&&|[|;])\s*`)
+var segmentSplitRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\s*(?:\|\||&&|[|;])\s*`) })
 
 // ExitMeaning returns hermes's note on a non-zero exit code that is not
 // an error for the command that set it (the last of a pipeline or
@@ -38,7 +39,7 @@ func ExitMeaning(command string, code int) string {
 	if code == 0 {
 		return ""
 	}
-	segs := segmentSplitRE.Split(command, -1)
+	segs := segmentSplitRE().Split(command, -1)
 	last := strings.TrimSpace(segs[len(segs)-1])
 	base := ""
 	for _, w := range strings.Fields(last) {

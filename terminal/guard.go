@@ -4,28 +4,33 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // The foreground guards are hermes-agent's (tools/terminal_tool.py).
 
 var (
-	shellBackgroundRE   = regexp.MustCompile(`(?im)(?:^|[;&|]\s*|&&\s*|\|\|\s*|\$\(\s*)(?:nohup|disown|setsid)\b`)
-	inlineBackgroundRE  = regexp.MustCompile(`\s&\s`)
-	trailingBackgroudRE = regexp.MustCompile(`\s&\s*(?:#.*)?$`)
-	singleQuotedRE      = regexp.MustCompile(`'[^']*'`)
-	doubleQuotedRE      = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
-	backtickRE          = regexp.MustCompile("`[^`]*`")
-	longLivedRE         = []*regexp.Regexp{
-		regexp.MustCompile(`(?i)\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:dev|start|serve|watch)\b`),
-		regexp.MustCompile(`(?i)\bdocker\s+compose\s+up\b`),
-		regexp.MustCompile(`(?i)\bnext\s+dev\b`),
-		regexp.MustCompile(`(?i)\bvite(?:\s|$)`),
-		regexp.MustCompile(`(?i)\bnodemon\b`),
-		regexp.MustCompile(`(?i)\buvicorn\b`),
-		regexp.MustCompile(`(?i)\bgunicorn\b`),
-		regexp.MustCompile(`(?i)\bpython(?:3)?\s+-m\s+http\.server\b`),
-	}
-	workdirSafeRE = regexp.MustCompile(`^[A-Za-z0-9/\\:_\-.~ +@=,]+$`)
+	shellBackgroundRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?im)(?:^|[;&|]\s*|&&\s*|\|\|\s*|\$\(\s*)(?:nohup|disown|setsid)\b`)
+	})
+	inlineBackgroundRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\s&\s`) })
+	trailingBackgroudRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\s&\s*(?:#.*)?$`) })
+	singleQuotedRE      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`'[^']*'`) })
+	doubleQuotedRE      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"(?:[^"\\]|\\.)*"`) })
+	backtickRE          = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`[^`]*`") })
+	longLivedRE         = sync.OnceValue(func() []*regexp.Regexp {
+		return []*regexp.Regexp{
+			regexp.MustCompile(`(?i)\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:dev|start|serve|watch)\b`),
+			regexp.MustCompile(`(?i)\bdocker\s+compose\s+up\b`),
+			regexp.MustCompile(`(?i)\bnext\s+dev\b`),
+			regexp.MustCompile(`(?i)\bvite(?:\s|$)`),
+			regexp.MustCompile(`(?i)\bnodemon\b`),
+			regexp.MustCompile(`(?i)\buvicorn\b`),
+			regexp.MustCompile(`(?i)\bgunicorn\b`),
+			regexp.MustCompile(`(?i)\bpython(?:3)?\s+-m\s+http\.server\b`),
+		}
+	})
+	workdirSafeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9/\\:_\-.~ +@=,]+$`) })
 )
 
 // Hermes's guidance for foreground commands that would not return.
@@ -43,9 +48,9 @@ const (
 // stripQuotes empties quoted strings so words inside them (a commit
 // message, python -c code) are not taken for commands.
 func stripQuotes(command string) string {
-	s := singleQuotedRE.ReplaceAllString(command, "''")
-	s = doubleQuotedRE.ReplaceAllString(s, `""`)
-	return backtickRE.ReplaceAllString(s, "``")
+	s := singleQuotedRE().ReplaceAllString(command, "''")
+	s = doubleQuotedRE().ReplaceAllString(s, `""`)
+	return backtickRE().ReplaceAllString(s, "``")
 }
 
 // helpOrVersion reports an informational invocation (--help, -h,
@@ -64,13 +69,13 @@ func LongLivedGuidance(command string) string {
 		return ""
 	}
 	u := stripQuotes(command)
-	if shellBackgroundRE.MatchString(u) {
+	if shellBackgroundRE().MatchString(u) {
 		return guidanceWrappers
 	}
-	if inlineBackgroundRE.MatchString(u) || trailingBackgroudRE.MatchString(u) {
+	if inlineBackgroundRE().MatchString(u) || trailingBackgroudRE().MatchString(u) {
 		return guidanceAmpersand
 	}
-	for _, re := range longLivedRE {
+	for _, re := range longLivedRE() {
 		if re.MatchString(u) {
 			return guidanceServer
 		}
@@ -81,11 +86,11 @@ func LongLivedGuidance(command string) string {
 // CheckWorkdir returns hermes's refusal of a workdir holding a character
 // that is not plausible in a path (shell metacharacters), or "".
 func CheckWorkdir(dir string) string {
-	if dir == "" || workdirSafeRE.MatchString(dir) {
+	if dir == "" || workdirSafeRE().MatchString(dir) {
 		return ""
 	}
 	for _, r := range dir {
-		if !workdirSafeRE.MatchString(string(r)) {
+		if !workdirSafeRE().MatchString(string(r)) {
 			return fmt.Sprintf("Blocked: workdir contains disallowed character %s. "+
 				"Use a simple filesystem path without shell metacharacters.", pyRepr(r))
 		}

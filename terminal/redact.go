@@ -3,6 +3,7 @@ package terminal
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // The secret patterns are hermes-agent's (agent/redact.py): known key
@@ -74,18 +75,34 @@ var (
 	// prefixRE matches a prefixed token not glued to a word before it.
 	// Go's regexp has no lookaround: the character before is group 1
 	// and the end is checked by the caller.
-	prefixRE = regexp.MustCompile(`(^|[^A-Za-z0-9_-])(` + strings.Join(prefixPatterns, "|") + `)`)
+	prefixRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(^|[^A-Za-z0-9_-])(` + strings.Join(prefixPatterns, "|") + `)`)
+	})
 
-	authHeaderRE   = regexp.MustCompile(`(?i)((?:Proxy-)?Authorization:\s*)([A-Za-z][\w.+-]*\s+)?([^\s"']+)`)
-	secretHeaderRE = regexp.MustCompile(`(?i)((?:x-api-key|x-goog-api-key|api-key|apikey|x-api-token|x-auth-token|x-access-token)\s*:\s*)(\S+)`)
-	privateKeyRE   = regexp.MustCompile(`-----BEGIN[A-Z ]*PRIVATE KEY-----[\s\S]*?-----END[A-Z ]*PRIVATE KEY-----`)
-	dbConnRE       = regexp.MustCompile(`(?i)((?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|redis|amqp)://[^:\s]+:)([^@\s]+)(@)`)
-	urlTokenRE     = regexp.MustCompile(`(?i)((?:https?|wss?|git|ssh|ftp|ftps|sftp)://)([^\s:@/]{8,})(@[^\s]+)`)
-	jwtRE          = regexp.MustCompile(`eyJ[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_=-]{4,}){0,2}`)
-	telegramRE     = regexp.MustCompile(`(^|[^0-9])(bot)?(\d{8,}):([-A-Za-z0-9_]{30,})`)
+	authHeaderRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)((?:Proxy-)?Authorization:\s*)([A-Za-z][\w.+-]*\s+)?([^\s"']+)`)
+	})
+	secretHeaderRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)((?:x-api-key|x-goog-api-key|api-key|apikey|x-api-token|x-auth-token|x-access-token)\s*:\s*)(\S+)`)
+	})
+	privateKeyRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`-----BEGIN[A-Z ]*PRIVATE KEY-----[\s\S]*?-----END[A-Z ]*PRIVATE KEY-----`)
+	})
+	dbConnRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)((?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|redis|amqp)://[^:\s]+:)([^@\s]+)(@)`)
+	})
+	urlTokenRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)((?:https?|wss?|git|ssh|ftp|ftps|sftp)://)([^\s:@/]{8,})(@[^\s]+)`)
+	})
+	jwtRE      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`eyJ[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_=-]{4,}){0,2}`) })
+	telegramRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|[^0-9])(bot)?(\d{8,}):([-A-Za-z0-9_]{30,})`) })
 	// envAssignRE is hermes's uppercase KEY=value with a secret-ish name.
-	envAssignRE = regexp.MustCompile(`([A-Z0-9_]{0,50}(?:API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PW|CREDENTIAL|AUTH)[A-Z0-9_]{0,50})\s*=\s*(['"]?)(\S+)`)
-	keyWordRE   = regexp.MustCompile(`(?i)(?:api|auth|access|refresh|session|secret)[ _.\\-]?(?:key|token)|token|secret|passwd|password|pass|pw|credential|auth|key`)
+	envAssignRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`([A-Z0-9_]{0,50}(?:API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PW|CREDENTIAL|AUTH)[A-Z0-9_]{0,50})\s*=\s*(['"]?)(\S+)`)
+	})
+	keyWordRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(?:api|auth|access|refresh|session|secret)[ _.\\-]?(?:key|token)|token|secret|passwd|password|pass|pw|credential|auth|key`)
+	})
 )
 
 // mask hides a token as hermes's logs do: short ones entirely, longer
@@ -107,13 +124,13 @@ func Redact(output, command string) string {
 	if output == "" {
 		return output
 	}
-	s := prefixRE.ReplaceAllStringFunc(output, func(m string) string {
-		sub := prefixRE.FindStringSubmatch(m)
+	s := prefixRE().ReplaceAllStringFunc(output, func(m string) string {
+		sub := prefixRE().FindStringSubmatch(m)
 		return sub[1] + mask(sub[2])
 	})
 	if isEnvDump(command) && strings.Contains(s, "=") {
-		s = envAssignRE.ReplaceAllStringFunc(s, func(m string) string {
-			sub := envAssignRE.FindStringSubmatch(m)
+		s = envAssignRE().ReplaceAllStringFunc(s, func(m string) string {
+			sub := envAssignRE().FindStringSubmatch(m)
 			key, quote, val := sub[1], sub[2], strings.TrimSuffix(sub[3], sub[2])
 			if !secretKey(key) || val == "***" || strings.HasPrefix(val, "$") {
 				return m
@@ -122,36 +139,36 @@ func Redact(output, command string) string {
 		})
 	}
 	if strings.Contains(strings.ToLower(s), "authorization") {
-		s = authHeaderRE.ReplaceAllStringFunc(s, func(m string) string {
-			sub := authHeaderRE.FindStringSubmatch(m)
+		s = authHeaderRE().ReplaceAllStringFunc(s, func(m string) string {
+			sub := authHeaderRE().FindStringSubmatch(m)
 			return sub[1] + sub[2] + mask(sub[3])
 		})
 	}
 	if strings.Contains(s, ":") {
-		s = secretHeaderRE.ReplaceAllStringFunc(s, func(m string) string {
-			sub := secretHeaderRE.FindStringSubmatch(m)
+		s = secretHeaderRE().ReplaceAllStringFunc(s, func(m string) string {
+			sub := secretHeaderRE().FindStringSubmatch(m)
 			return sub[1] + mask(sub[2])
 		})
-		s = telegramRE.ReplaceAllString(s, "${1}${2}${3}:***")
+		s = telegramRE().ReplaceAllString(s, "${1}${2}${3}:***")
 	}
 	if strings.Contains(s, "BEGIN") {
-		s = privateKeyRE.ReplaceAllString(s, "[REDACTED PRIVATE KEY]")
+		s = privateKeyRE().ReplaceAllString(s, "[REDACTED PRIVATE KEY]")
 	}
 	if strings.Contains(s, "://") {
-		s = dbConnRE.ReplaceAllStringFunc(s, func(m string) string {
-			sub := dbConnRE.FindStringSubmatch(m)
+		s = dbConnRE().ReplaceAllStringFunc(s, func(m string) string {
+			sub := dbConnRE().FindStringSubmatch(m)
 			if strings.HasPrefix(sub[2], "{") && strings.HasSuffix(sub[2], "}") {
 				return m // a template such as f"postgresql://{user}:{pw}@{host}"
 			}
 			return sub[1] + "***" + sub[3]
 		})
-		s = urlTokenRE.ReplaceAllStringFunc(s, func(m string) string {
-			sub := urlTokenRE.FindStringSubmatch(m)
+		s = urlTokenRE().ReplaceAllStringFunc(s, func(m string) string {
+			sub := urlTokenRE().FindStringSubmatch(m)
 			return sub[1] + mask(sub[2]) + sub[3]
 		})
 	}
 	if strings.Contains(s, "eyJ") {
-		s = jwtRE.ReplaceAllStringFunc(s, mask)
+		s = jwtRE().ReplaceAllStringFunc(s, mask)
 	}
 	return s
 }
@@ -159,7 +176,7 @@ func Redact(output, command string) string {
 // secretKey reports whether an assignment's name holds a secret keyword
 // at a word boundary (API_KEY, DB_PW; not KEYBOARD).
 func secretKey(key string) bool {
-	for _, loc := range keyWordRE.FindAllStringIndex(key, -1) {
+	for _, loc := range keyWordRE().FindAllStringIndex(key, -1) {
 		start, end := loc[0], loc[1]
 		before := start == 0 || !isLetter(key[start-1])
 		after := end == len(key) || !isLetter(key[end]) || (key[end] == 'S' || key[end] == 's') && (end+1 == len(key) || !isLetter(key[end+1]))

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -131,6 +132,10 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		Notices:          append(startNotices(cfg, setup), nonEmpty(sandboxNotice)...),
 		Log:              log,
 	})
+	// perf: collect the start-up garbage (the packages' initialisers, the
+	// tool table) and finish sweeping before the first request, so that an
+	// editor's session/new, sent right after initialize, does not pay for it.
+	runtime.GC()
 	var trace *slog.Logger
 	if o.debugRPC {
 		trace = log

@@ -5,6 +5,7 @@ import (
 	"github.com/hermes-acp/hermes-acp/tools/internal/fuzzy"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Kind is the kind of one V4A operation.
@@ -71,13 +72,13 @@ type HunkLine struct {
 // that merely mention them ("+*** End Patch") are ordinary lines. No space is
 // needed after "***" ("***Update File: p").
 var (
-	beginRe  = regexp.MustCompile(`^\*\*\*\s*Begin\s+Patch\s*$`)
-	endRe    = regexp.MustCompile(`^\*\*\*\s*End\s+Patch\s*$`)
-	headerRe = regexp.MustCompile(`^\*\*\*\s*(Update|Add|Delete|Move)\s+File:(.*)$`)
-	arrowRe  = regexp.MustCompile(`^(.+?)\s*->\s*(.*)$`)
-	hintRe   = regexp.MustCompile(`^@@\s*(.+?)\s*@@`)
-	eofRe    = regexp.MustCompile(`^\*\*\*\s*End\s+of\s+File\s*$`)
-	moveToRe = regexp.MustCompile(`^\*\*\*\s*Move\s+to:\s*(.*)$`)
+	beginRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\*\*\*\s*Begin\s+Patch\s*$`) })
+	endRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\*\*\*\s*End\s+Patch\s*$`) })
+	headerRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\*\*\*\s*(Update|Add|Delete|Move)\s+File:(.*)$`) })
+	arrowRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(.+?)\s*->\s*(.*)$`) })
+	hintRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^@@\s*(.+?)\s*@@`) })
+	eofRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\*\*\*\s*End\s+of\s+File\s*$`) })
+	moveToRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\*\*\*\s*Move\s+to:\s*(.*)$`) })
 )
 
 // splitLines splits patch text into lines, dropping the CR of CRLF line
@@ -99,7 +100,7 @@ type header struct {
 
 // parseHeader recognises a header line.
 func parseHeader(line string) (header, bool) {
-	m := headerRe.FindStringSubmatch(line)
+	m := headerRe().FindStringSubmatch(line)
 	if m == nil {
 		return header{}, false
 	}
@@ -113,7 +114,7 @@ func parseHeader(line string) (header, bool) {
 		h.kind = Delete
 	case "Move":
 		h.kind = Move
-		if a := arrowRe.FindStringSubmatch(h.path); a != nil {
+		if a := arrowRe().FindStringSubmatch(h.path); a != nil {
 			h.path, h.to, h.arrow = strings.TrimSpace(a[1]), strings.TrimSpace(a[2]), true
 		}
 	}
@@ -184,9 +185,9 @@ func Parse(text string) ([]Op, error) {
 	lines := splitLines(text)
 	start, end := -1, len(lines)
 	for i, l := range lines {
-		if beginRe.MatchString(l) {
+		if beginRe().MatchString(l) {
 			start = i
-		} else if endRe.MatchString(l) {
+		} else if endRe().MatchString(l) {
 			end = i
 			break
 		}
@@ -246,10 +247,10 @@ func Parse(text string) ([]Op, error) {
 			}
 			continue
 		}
-		if eofRe.MatchString(line) {
+		if eofRe().MatchString(line) {
 			continue
 		}
-		if m := moveToRe.FindStringSubmatch(line); m != nil && cur != nil {
+		if m := moveToRe().FindStringSubmatch(line); m != nil && cur != nil {
 			to := strings.TrimSpace(m[1])
 			problems = append(problems, fmt.Sprintf(
 				"'*** Move to: %s' is not supported; rename with '*** Move File: %s -> %s' and put any edits in their own '*** Update File:' block",
@@ -269,7 +270,7 @@ func Parse(text string) ([]Op, error) {
 		if strings.HasPrefix(line, "@@") {
 			flushHunk()
 			hunk = &Hunk{}
-			if m := hintRe.FindStringSubmatch(line); m != nil {
+			if m := hintRe().FindStringSubmatch(line); m != nil {
 				hunk.Hint = strings.TrimSpace(m[1])
 			} else {
 				// codex's "@@ def f():" has no closing marker.
