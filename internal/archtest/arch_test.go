@@ -58,7 +58,8 @@ var allowed = map[string][]string{
 	"terminal/docker":            {"terminal", "workspace"},
 	"terminal/docker/dockertest": {},
 	// ssh (issue 18): the SSH terminal environment and its workspace sync.
-	"terminal/ssh": {"terminal", "workspace", "internal/diff"},
+	"terminal/ssh":          {"terminal", "workspace", "internal/diff"},
+	"terminal/ssh/sshdtest": {},
 }
 
 // thirdParty lists the only packages allowed to import each third-party

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hermes-acp/hermes-acp/terminal"
+	"github.com/hermes-acp/hermes-acp/terminal/ssh/sshdtest"
 )
 
 func writeFiles(t *testing.T, root string, files map[string]string) {
@@ -161,7 +162,7 @@ func TestCancelKillsTheRemoteProcessGroup(t *testing.T) {
 		}
 		done <- res
 	}()
-	for !running("sleep\x00" + marker) {
+	for !sshdtest.Running("sleep\x00" + marker) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	cancel()
@@ -169,7 +170,7 @@ func TestCancelKillsTheRemoteProcessGroup(t *testing.T) {
 	if !res.Cancelled || res.ExitCode != terminal.ExitInterrupted || strings.Contains(res.Output, "never") {
 		t.Fatalf("cancelled command: %+v", res)
 	}
-	if !gone(marker) {
+	if !sshdtest.Gone(marker) {
 		t.Fatalf("a process of the cancelled command (sleep %s) is still running", marker)
 	}
 }
@@ -183,7 +184,7 @@ func TestBackgroundProcessListedAndKilled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for !running("sleep\x00" + marker) {
+	for !sshdtest.Running("sleep\x00" + marker) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	list := tab.List()
@@ -201,7 +202,7 @@ func TestBackgroundProcessListedAndKilled(t *testing.T) {
 	if snap.Exit.Code != 128+int(syscall.SIGTERM) {
 		t.Errorf("exit = %+v, want terminated (143)", snap.Exit)
 	}
-	if !gone(marker) {
+	if !sshdtest.Gone(marker) {
 		t.Fatalf("the killed background process (sleep %s) is still running", marker)
 	}
 }
@@ -221,7 +222,7 @@ func TestUnknownHostKeyIsRefusedWithItsFingerprint(t *testing.T) {
 	if !errors.As(err, &he) || he.Changed {
 		t.Fatalf("Start with an unknown host key: %v, want a refused unknown key", err)
 	}
-	out, kerr := exec.Command("ssh-keygen", "-lf", filepath.Join(srv.dir, "host_key.pub")).Output()
+	out, kerr := exec.Command("ssh-keygen", "-lf", filepath.Join(srv.Dir, "host_key.pub")).Output()
 	if kerr != nil {
 		t.Fatal(kerr)
 	}
@@ -243,12 +244,12 @@ func TestUnknownHostKeyIsRefusedWithItsFingerprint(t *testing.T) {
 	}
 
 	// A changed key is refused too, and says so.
-	keygen(t, filepath.Join(t.TempDir(), "other"))
+	sshdtest.Keygen(t, filepath.Join(t.TempDir(), "other"))
 	other := filepath.Join(t.TempDir(), "other2")
-	keygen(t, other)
+	sshdtest.Keygen(t, other)
 	pub, _ := os.ReadFile(other + ".pub")
 	f := strings.Fields(string(pub))
-	if err := os.WriteFile(cfg.KnownHosts, fmt.Appendf(nil, "[127.0.0.1]:%d %s %s\n", srv.port, f[0], f[1]), 0o600); err != nil {
+	if err := os.WriteFile(cfg.KnownHosts, fmt.Appendf(nil, "[127.0.0.1]:%d %s %s\n", srv.Port, f[0], f[1]), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	e3, err := New(cfg, ws, Options{})
@@ -271,24 +272,24 @@ func TestDroppedConnectionIsReportedAndTheNextCommandReconnects(t *testing.T) {
 	marker := fmt.Sprintf("4444%d.5", time.Now().UnixNano()%100000)
 	done := make(chan terminal.Result)
 	go func() { done <- run(t, e, ws, "sleep "+marker) }()
-	for !running("sleep\x00" + marker) {
+	for !sshdtest.Running("sleep\x00" + marker) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	srv.dropConnections()
+	srv.DropConnections()
 	res := <-done
-	if res.ExitCode != 255 || !strings.Contains(res.Output, "connection to "+srv.addr()+" was lost") {
+	if res.ExitCode != 255 || !strings.Contains(res.Output, "connection to "+srv.Addr()+" was lost") {
 		t.Fatalf("command whose connection dropped: exit %d, %q", res.ExitCode, res.Output)
 	}
-	killMarked(marker) // the orphan of the dead connection
+	sshdtest.KillMarked(marker) // the orphan of the dead connection
 	res = run(t, e, ws, "echo two")
 	if !strings.HasSuffix(res.Output, "two\n") || res.ExitCode != 0 {
 		t.Fatalf("the next command did not reconnect: exit %d, %q", res.ExitCode, res.Output)
 	}
 
 	// The connection dropped between commands, and sshd restarted.
-	srv.dropConnections()
-	srv.stop()
-	srv.start(t)
+	srv.DropConnections()
+	srv.Stop()
+	srv.Restart(t)
 	res = run(t, e, ws, "echo three")
 	if !strings.Contains(res.Output, "was lost") || !strings.HasSuffix(res.Output, "three\n") {
 		t.Fatalf("after an sshd restart: %q, want the lost connection reported and the command run", res.Output)
