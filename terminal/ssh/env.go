@@ -62,18 +62,9 @@ type Options struct {
 // of the local folder root. It reads the ssh config but does not connect:
 // the first command does.
 func New(cfg Config, root string, o Options) (*Env, error) {
-	if o.Getenv == nil {
-		o.Getenv = os.Getenv
-	}
-	if o.Home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return nil, fmt.Errorf("ssh environment: %w", err)
-		}
-		o.Home = h
-	}
-	if o.Log == nil {
-		o.Log = slog.New(slog.DiscardHandler)
+	o, err := o.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("ssh environment: %w", err)
 	}
 	abs, err := filepath.Abs(root)
 	if err != nil {
@@ -88,9 +79,46 @@ func New(cfg Config, root string, o Options) (*Env, error) {
 	return &Env{r: r, root: abs, id: hex.EncodeToString(b[:]), log: o.Log, manifest: map[string]fileStat{}}, nil
 }
 
-// Describe names where commands run: user@host:port:remote_dir.
+func (o Options) withDefaults() (Options, error) {
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	if o.Home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return o, err
+		}
+		o.Home = h
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	return o, nil
+}
+
+// Check connects to cfg's host and logs in, as the first command would,
+// and says why commands cannot run there (nil: they can): a bad config,
+// an unreachable host, a refused host key (a *HostKeyError, with the
+// fingerprint to verify), a refused login. It runs nothing.
+func Check(ctx context.Context, cfg Config, o Options) error {
+	o, err := o.withDefaults()
+	if err != nil {
+		return err
+	}
+	r, err := resolve(cfg, o.Home, "workspace", o.Getenv)
+	if err != nil {
+		return err
+	}
+	c, err := dial(ctx, r)
+	if err != nil {
+		return err
+	}
+	return c.Close()
+}
+
+// Describe names where commands run: "ssh user@host:port:remote_dir".
 func (e *Env) Describe() string {
-	return fmt.Sprintf("%s@%s:%s", e.r.user, e.r.addr(), e.r.remoteDir)
+	return fmt.Sprintf("ssh %s@%s:%s", e.r.user, e.r.addr(), e.r.remoteDir)
 }
 
 // RemoteDir is the remote folder the workspace is copied to ("~/…" is the
@@ -161,6 +189,16 @@ func (e *Env) session(ctx context.Context) (*gossh.Session, string, error) {
 		s, err := c.NewSession()
 		if err == nil {
 			return s, note, nil
+		}
+		var refused *gossh.OpenChannelError
+		if !errors.As(err, &refused) {
+			// The connection broke: say why it ended (EOF, reset) rather
+			// than how the channel request failed on it ("unexpected
+			// packet in response to channel open: <nil>").
+			c.Close()
+			if werr := c.Wait(); werr != nil {
+				err = werr
+			}
 		}
 		e.drop(c, err)
 		if attempt == 1 {
@@ -249,7 +287,15 @@ func (e *Env) Start(ctx context.Context, s terminal.Spec) (terminal.Process, err
 	for _, k := range keys {
 		fmt.Fprintf(&b, "export %s=%s\n", k, shq(s.Env[k]))
 	}
-	fmt.Fprintf(&b, "cd %s || exit 126\n: > %s\necho \"$$\"\n", rq(dir), shq(marker))
+	// The files the command writes are those newer than the marker. File
+	// times come from a clock that ticks every few milliseconds: a file
+	// written in the marker's tick would not be newer, and would stay
+	// behind. So the command starts only once the clock has ticked past
+	// the marker's time.
+	m := shq(marker)
+	fmt.Fprintf(&b, "cd %s || exit 126\n", rq(dir))
+	fmt.Fprintf(&b, ": > %s && : > %s.t || exit 126\nwhile ! [ %s.t -nt %s ]; do : > %s.t; done\nrm -f %s.t\n", m, m, m, m, m, m)
+	b.WriteString("echo \"$$\"\n")
 	fmt.Fprintf(&b, "if command -v bash >/dev/null 2>&1; then exec bash -c %s; else exec sh -c %s; fi\n", shq(s.Command), shq(s.Command))
 	p := &process{env: e, sess: sess, marker: marker, done: make(chan struct{}), exited: make(chan struct{})}
 	stdout, err := sess.StdoutPipe()
