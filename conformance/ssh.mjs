@@ -8,15 +8,17 @@
 // Connection A (the host key is known): the session offers the Terminal
 // config option with ssh current; a command reads a workspace file and
 // writes a changed one remotely, in the remote folder (not in an editor
-// terminal), and the changed file is back in the workspace afterwards,
+// terminal), and the changed file is back in the workspace afterwards (a
+// file it deleted is gone from it),
 // while .env (and the rest of the deny list, and .gitignore'd files) never
 // reached the remote folder; the tool call's content names the ssh backend;
 // output streams; a timeout kills the remote command; a dangerous command
 // asks first and never runs after "Deny"; a background process is started, listed with the `process` tool and
 // killed (its remote process gone); a cancel during `sleep` ends the turn
 // "cancelled" with no remote process left; sshd's connection processes are
-// killed between two commands: the next command reports the lost
-// connection, reconnects and runs.
+// killed between two commands (and the workspace changes): the next
+// command reports the lost connection, reconnects, copies the change and
+// runs.
 //
 // Connection B (a second agent whose known_hosts lacks the server's key):
 // a command fails with a message naming the key's fingerprint, and nothing
@@ -33,7 +35,7 @@
 //
 // Exit status: 0 on success, 1 on any failure, 2 for usage errors.
 
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { agentText, check, failWith, note, report, runTurn, sdkVersion, show, startAgent, step, stopAgent } from "./lib.mjs";
@@ -168,13 +170,14 @@ async function connectionA() {
     note("A: the session offers the Terminal config option (local, ssh), ssh current");
 
     // A command reads a workspace file and writes a changed one remotely.
-    let turn = await runTurn(session, "edit", prompt("edit", { command: "pwd; tr a-z A-Z < input.txt > output.txt; cat output.txt; ls -A" }));
+    let turn = await runTurn(session, "edit", prompt("edit", { command: "pwd; tr a-z A-Z < input.txt > output.txt; cat output.txt; rm obsolete.txt; ls -A" }));
     const r = resultOf(turn, "edit");
     const lines = String(r?.output ?? "").split("\n");
     check(r && r.exit_code === 0 && lines[0] === remote && lines[1] === "HELLO OVER SSH", `edit: the model was told ${show(r)}, want the remote folder and the changed text`);
     check(!lines.includes(".env") && !lines.includes(".env.local") && !lines.includes("build"), `edit: the remote folder lists ${show(lines.slice(2))}`);
     check(readOr(join(ws, "output.txt")) === "HELLO OVER SSH\n", `edit: output.txt in the workspace is ${show(readOr(join(ws, "output.txt")))}, want the file written remotely`);
     check(readOr(join(remote, "input.txt")) === "hello over ssh\n", "edit: input.txt is not in the remote folder");
+    check(!existsSync(join(ws, "obsolete.txt")), "edit: obsolete.txt, deleted by the command, is still in the workspace");
     for (const secret of [".env", ".env.local", "build/big.bin"]) {
       check(!existsSync(join(remote, secret)), `edit: ${secret} reached the remote folder`);
     }
@@ -182,7 +185,7 @@ async function connectionA() {
     const fin = finalOf(turn, "call_edit");
     const where = /Ran in ssh \S+@127\.0\.0\.1:\d+:(\S+)/.exec(contentText(fin));
     check(fin?.status === "completed" && where && where[1] === remote, `edit: the tool call does not name the ssh backend and folder: ${show(fin?.status)} ${show(contentText(fin))}`);
-    note(`A: the command ran in ${show(where?.[0])}; output.txt it wrote is in the workspace; .env, .env.local and the .gitignore'd build/ never reached ${remote}`);
+    note(`A: the command ran in ${show(where?.[0])}; output.txt it wrote is in the workspace, obsolete.txt it deleted is gone from it; .env, .env.local and the .gitignore'd build/ never reached ${remote}`);
 
     // Output streams while the remote command runs; the model's copy is
     // capped as hermes caps it.
@@ -249,9 +252,11 @@ async function connectionA() {
     // The connection drops between two commands.
     const dropped = dropConnections(Number(env.SSHD_PID));
     check(dropped.length > 0, "drop: sshd had no connection process to kill");
-    turn = await runTurn(session, "again", prompt("again", { command: "echo reconnected; cat output.txt" }));
+    // The workspace changes meanwhile: the next command copies it first.
+    writeFileSync(join(ws, "after-drop.txt"), "written while disconnected\n");
+    turn = await runTurn(session, "again", prompt("again", { command: "echo reconnected; cat after-drop.txt" }));
     const ag = resultOf(turn, "again");
-    check(ag && ag.exit_code === 0 && /connection to 127\.0\.0\.1:\d+ was lost/.test(String(ag.output)) && String(ag.output).includes("reconnected\nHELLO OVER SSH"),
+    check(ag && ag.exit_code === 0 && /connection to 127\.0\.0\.1:\d+ was lost/.test(String(ag.output)) && String(ag.output).includes("reconnected\nwritten while disconnected"),
       `again: the model was told ${show(ag)}, want the lost connection reported and the command run`);
     note(`A: sshd's connection processes killed (${dropped.length}) between commands; the next command said ${show(String(ag?.output ?? "").split("\n")[0])} and ran`);
   });

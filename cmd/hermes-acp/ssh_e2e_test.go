@@ -97,6 +97,7 @@ func TestTypeScriptSDKSSH(t *testing.T) {
 	ws := t.TempDir()
 	for name, content := range map[string]string{
 		"input.txt":     "hello over ssh\n",
+		"obsolete.txt":  "the command deletes this\n",
 		".env":          "API_KEY=never-leaves-this-machine\n",
 		".env.local":    "TOKEN=neither\n",
 		".gitignore":    "build/\n",

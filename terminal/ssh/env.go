@@ -35,10 +35,15 @@ type Env struct {
 	log  *slog.Logger
 	seq  atomic.Int64
 
-	mu     sync.Mutex // guards client, lost, closed
+	mu     sync.Mutex // guards client, lost, closed, note, orphans
 	client *gossh.Client
 	lost   error // why the last connection ended, for the next command's note
 	closed bool
+	note   string // said before the next command's output (a reconnection)
+	// orphans are the commands (process group → sync marker) that were
+	// running when their connection was lost: nobody waits for them; the
+	// next command kills them.
+	orphans map[int]string
 
 	syncMu   sync.Mutex // serialises syncs; guards manifest and ready
 	manifest map[string]fileStat
@@ -137,23 +142,24 @@ func (e *Env) Close() error {
 	return nil
 }
 
-// conn returns the connection, dialing when there is none. note reports a
-// connection that was lost since the last command.
-func (e *Env) conn(ctx context.Context) (c *gossh.Client, note string, err error) {
+// conn returns the connection, dialing when there is none. A connection
+// lost since the last command is noted for the next command's output
+// (whichever of the command's steps reconnects).
+func (e *Env) conn(ctx context.Context) (*gossh.Client, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
-		return nil, "", errors.New("the ssh environment is closed")
+		return nil, errors.New("the ssh environment is closed")
 	}
 	if e.client != nil {
-		return e.client, "", nil
+		return e.client, nil
 	}
-	c, err = dial(ctx, e.r)
+	c, err := dial(ctx, e.r)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	if e.lost != nil {
-		note = fmt.Sprintf("[ssh: the connection to %s was lost (%v); reconnected]\n", e.r.addr(), e.lost)
+		e.note += fmt.Sprintf("[ssh: the connection to %s was lost (%v); reconnected]\n", e.r.addr(), e.lost)
 		e.lost = nil
 	}
 	e.client = c
@@ -161,7 +167,58 @@ func (e *Env) conn(ctx context.Context) (c *gossh.Client, note string, err error
 		err := c.Wait()
 		e.drop(c, err)
 	}()
-	return c, note, nil
+	return c, nil
+}
+
+// takeNote returns and forgets what the next command's output begins with.
+func (e *Env) takeNote() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n := e.note
+	e.note = ""
+	return n
+}
+
+// orphan remembers a command whose connection was lost while it ran.
+func (e *Env) orphan(pgid int, marker string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.orphans == nil {
+		e.orphans = map[int]string{}
+	}
+	e.orphans[pgid] = marker
+}
+
+// killOrphans kills what is left of the commands whose connection was
+// lost. A group is killed only while its sync marker exists: the command
+// was never brought back, so the group is still its (its pid was not
+// reused by another command of ours). Ones not reached stay for the next
+// command.
+func (e *Env) killOrphans(ctx context.Context) {
+	e.mu.Lock()
+	orphans := e.orphans
+	e.orphans = nil
+	e.mu.Unlock()
+	if len(orphans) == 0 {
+		return
+	}
+	var b strings.Builder
+	pgids := make([]int, 0, len(orphans))
+	for pgid, marker := range orphans {
+		pgids = append(pgids, pgid)
+		fmt.Fprintf(&b, "if [ -e %s ]; then kill -KILL -- -%d 2>/dev/null; rm -f %s; fi\n", shq(marker), pgid, shq(marker))
+	}
+	b.WriteString("true\n")
+	if _, err := e.run(ctx, b.String(), nil); err != nil {
+		for pgid, marker := range orphans {
+			e.orphan(pgid, marker)
+		}
+		return
+	}
+	sort.Ints(pgids)
+	e.mu.Lock()
+	e.note += fmt.Sprintf("[ssh: killed the command(s) left running by the lost connection (process group %s)]\n", strings.Trim(fmt.Sprint(pgids), "[]"))
+	e.mu.Unlock()
 }
 
 // drop forgets c after it failed or ended, remembering why.
@@ -180,15 +237,15 @@ func (e *Env) drop(c *gossh.Client, why error) {
 
 // session opens a session, reconnecting once when the connection turns
 // out to be gone (nothing had started on it).
-func (e *Env) session(ctx context.Context) (*gossh.Session, string, error) {
+func (e *Env) session(ctx context.Context) (*gossh.Session, error) {
 	for attempt := 0; ; attempt++ {
-		c, note, err := e.conn(ctx)
+		c, err := e.conn(ctx)
 		if err != nil {
-			return nil, "", err
+			return nil, err
 		}
 		s, err := c.NewSession()
 		if err == nil {
-			return s, note, nil
+			return s, nil
 		}
 		var refused *gossh.OpenChannelError
 		if !errors.As(err, &refused) {
@@ -202,14 +259,14 @@ func (e *Env) session(ctx context.Context) (*gossh.Session, string, error) {
 		}
 		e.drop(c, err)
 		if attempt == 1 {
-			return nil, "", fmt.Errorf("open ssh session on %s: %w", e.r.addr(), err)
+			return nil, fmt.Errorf("open ssh session on %s: %w", e.r.addr(), err)
 		}
 	}
 }
 
 // run runs script on the remote with stdin and returns its output.
 func (e *Env) run(ctx context.Context, script string, stdin io.Reader) ([]byte, error) {
-	s, _, err := e.session(ctx)
+	s, err := e.session(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -269,10 +326,11 @@ func (e *Env) Start(ctx context.Context, s terminal.Spec) (terminal.Process, err
 	if err != nil {
 		return nil, err
 	}
+	e.killOrphans(ctx)
 	if _, err := e.push(ctx); err != nil {
 		return nil, fmt.Errorf("copy the workspace to %s: %w", e.Describe(), err)
 	}
-	sess, note, err := e.session(ctx)
+	sess, err := e.session(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -344,7 +402,7 @@ func (e *Env) Start(ctx context.Context, s terminal.Spec) (terminal.Process, err
 	}
 	p.pgid = pgid
 	p.body = br
-	p.head = note
+	p.head = e.takeNote()
 	go p.wait()
 	return p, nil
 }
@@ -527,11 +585,12 @@ func (p *process) wait() {
 		lost = true
 		p.exit = Exit{Code: 255}
 		p.env.drop(p.env.currentClient(), err)
+		p.env.orphan(p.pgid, p.marker)
 	}
 	close(p.exited)
 	var tail string
 	if lost {
-		tail = fmt.Sprintf("\n[ssh: the connection to %s was lost while the command ran (%v); its files were not brought back; the next command reconnects]\n", p.env.r.addr(), err)
+		tail = fmt.Sprintf("\n[ssh: the connection to %s was lost while the command ran (%v); its files were not brought back; the next command reconnects and kills it]\n", p.env.r.addr(), err)
 	} else {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		st, err := p.env.pull(ctx, p.pgid, p.marker)

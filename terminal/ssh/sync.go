@@ -13,6 +13,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/hermes-acp/hermes-acp/workspace"
@@ -36,8 +37,10 @@ type SyncStats struct {
 	Bytes   int64 // their bytes
 	Deleted int   // files deleted on the remote (deleted here)
 	Back    int   // files brought back
+	Removed int   // files deleted here (the command deleted them there)
 	// Kept are files changed both here and on the remote while the
-	// command ran: the local version was kept.
+	// command ran (or deleted there and changed here): the local version
+	// was kept.
 	Kept []string
 }
 
@@ -250,15 +253,27 @@ func addFile(tw *tar.Writer, root, rel string) (fs.FileInfo, int64, error) {
 }
 
 // pull kills what is left of the process group pgid, then brings back the
-// remote files newer than marker (those the command wrote) and removes
-// the marker. Files Denied, ignored by .gitignore, outside the workspace
-// or changed here meanwhile are not written.
+// remote files newer than marker (those the command wrote), deletes here
+// the copied files that are gone there (those the command deleted) and
+// removes the marker. Files Denied, ignored by .gitignore, outside the
+// workspace or changed here meanwhile are not written nor deleted.
+//
+// The remote sends the list of its files (a line with its length in
+// bytes, then NUL-terminated paths; "-" when it could not list them all,
+// and nothing is deleted), then a tar of the files newer than marker.
 func (e *Env) pull(ctx context.Context, pgid int, marker string) (SyncStats, error) {
+	list := shq(marker + ".list")
 	script := fmt.Sprintf("kill -KILL -- -%d 2>/dev/null\n"+
 		"cd %s || exit 0\n"+
+		"if find . -name .git -prune -o -type f -print0 > %s; then wc -c < %s; cat %s; else echo -; fi\n"+
+		"rm -f %s\n"+
 		"find . -name .git -prune -o -type f -newer %s -print0 | tar -c --null -T - -f -\n"+
-		"rm -f %s\n", pgid, rq(e.r.remoteDir), shq(marker), shq(marker))
-	s, _, err := e.session(ctx)
+		"rm -f %s\n", pgid, rq(e.r.remoteDir), list, list, list, list, shq(marker), shq(marker))
+	// Held from the listing to the deletions: a push meanwhile would add
+	// files to the manifest that the listing does not know.
+	e.syncMu.Lock()
+	defer e.syncMu.Unlock()
+	s, err := e.session(ctx)
 	if err != nil {
 		return SyncStats{}, err
 	}
@@ -274,8 +289,13 @@ func (e *Env) pull(ctx context.Context, pgid int, marker string) (SyncStats, err
 	if err := s.Start(script); err != nil {
 		return SyncStats{}, err
 	}
-	st, rerr := e.unpack(out)
-	_, _ = io.Copy(io.Discard, out)
+	br := bufio.NewReaderSize(out, 64<<10)
+	there, rerr := readList(br)
+	var st SyncStats
+	if rerr == nil {
+		st, rerr = e.unpack(br)
+	}
+	_, _ = io.Copy(io.Discard, br)
 	werr := s.Wait()
 	if rerr != nil {
 		return st, rerr
@@ -283,14 +303,84 @@ func (e *Env) pull(ctx context.Context, pgid int, marker string) (SyncStats, err
 	if werr != nil {
 		return st, fmt.Errorf("%w: %s", werr, strings.TrimSpace(stderr.String()))
 	}
+	if there != nil {
+		e.removeGone(there, &st)
+	}
 	return st, nil
 }
 
+// readList reads the remote's list of its files; nil when it sent none
+// (the remote folder is missing, or it could not list every file).
+func readList(br *bufio.Reader) (map[string]bool, error) {
+	line, err := br.ReadString('\n')
+	if errors.Is(err, io.EOF) && line == "" {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the remote file list: %w", err)
+	}
+	line = strings.TrimSpace(line)
+	if line == "-" {
+		return nil, nil
+	}
+	n, err := strconv.ParseInt(line, 10, 64)
+	if err != nil || n < 0 {
+		return nil, fmt.Errorf("read the remote file list: unexpected %q", line)
+	}
+	data := make([]byte, n)
+	if _, err := io.ReadFull(br, data); err != nil {
+		return nil, fmt.Errorf("read the remote file list: %w", err)
+	}
+	there := map[string]bool{}
+	for _, p := range strings.Split(string(data), "\x00") {
+		if p != "" {
+			there[path.Clean(strings.TrimPrefix(p, "./"))] = true
+		}
+	}
+	return there, nil
+}
+
+// removeGone deletes here the files copied to the remote that are no
+// longer there, when they did not change here since (those that did are
+// Kept, and copied again by the next push). The caller holds syncMu.
+func (e *Env) removeGone(there map[string]bool, st *SyncStats) {
+	root, err := os.OpenRoot(e.root)
+	if err != nil {
+		e.log.Warn("ssh sync: cannot open the workspace to delete what the command deleted", "error", err)
+		return
+	}
+	defer root.Close()
+	gone := make([]string, 0)
+	for rel := range e.manifest {
+		if !there[rel] {
+			gone = append(gone, rel)
+		}
+	}
+	sort.Strings(gone)
+	for _, rel := range gone {
+		local := filepath.FromSlash(rel)
+		fi, err := root.Lstat(local)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			delete(e.manifest, rel)
+		case err != nil:
+			e.log.Warn("ssh sync: cannot look at the local file", "path", rel, "error", err)
+		case !fi.Mode().IsRegular() || statOf(fi) != e.manifest[rel]:
+			st.Kept = append(st.Kept, rel)
+		default:
+			if err := root.Remove(local); err != nil {
+				e.log.Warn("ssh sync: cannot delete the file the command deleted", "path", rel, "error", err)
+				continue
+			}
+			delete(e.manifest, rel)
+			st.Removed++
+		}
+	}
+}
+
 // unpack writes the regular files of the tar stream r into the
-// workspace.
+// workspace. The caller holds syncMu.
 func (e *Env) unpack(r io.Reader) (SyncStats, error) {
-	e.syncMu.Lock()
-	defer e.syncMu.Unlock()
 	var st SyncStats
 	root, err := os.OpenRoot(e.root)
 	if err != nil {
