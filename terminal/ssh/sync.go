@@ -260,15 +260,19 @@ func addFile(tw *tar.Writer, root, rel string) (fs.FileInfo, int64, error) {
 //
 // The remote sends the list of its files (a line with its length in
 // bytes, then NUL-terminated paths; "-" when it could not list them all,
-// and nothing is deleted), then a tar of the files newer than marker.
+// and nothing is deleted), then a tar of the files newer than marker. A
+// deletion changes its folder's modification time: when no folder changed
+// since marker, nothing was deleted and the list is not made (a "-").
 func (e *Env) pull(ctx context.Context, pgid int, marker string) (SyncStats, error) {
-	list := shq(marker + ".list")
+	list, m := shq(marker+".list"), shq(marker)
 	script := fmt.Sprintf("kill -KILL -- -%d 2>/dev/null\n"+
 		"cd %s || exit 0\n"+
-		"if find . -name .git -prune -o -type f -print0 > %s; then wc -c < %s; cat %s; else echo -; fi\n"+
+		"if [ -z \"$(find . -name .git -prune -o -type d -newer %s -print | head -n 1)\" ]; then echo -\n"+
+		"elif find . -name .git -prune -o -type f -print0 > %s; then wc -c < %s; cat %s\n"+
+		"else echo -; fi\n"+
 		"rm -f %s\n"+
 		"find . -name .git -prune -o -type f -newer %s -print0 | tar -c --null -T - -f -\n"+
-		"rm -f %s\n", pgid, rq(e.r.remoteDir), list, list, list, list, shq(marker), shq(marker))
+		"rm -f %s\n", pgid, rq(e.r.remoteDir), m, list, list, list, list, m, m)
 	// Held from the listing to the deletions: a push meanwhile would add
 	// files to the manifest that the listing does not know.
 	e.syncMu.Lock()
