@@ -202,22 +202,26 @@ func (e *Env) killOrphans(ctx context.Context) {
 	if len(orphans) == 0 {
 		return
 	}
+	// Each group still running is named in the output.
 	var b strings.Builder
-	pgids := make([]int, 0, len(orphans))
 	for pgid, marker := range orphans {
-		pgids = append(pgids, pgid)
-		fmt.Fprintf(&b, "if [ -e %s ]; then kill -KILL -- -%d 2>/dev/null; rm -f %s; fi\n", shq(marker), pgid, shq(marker))
+		fmt.Fprintf(&b, "if [ -e %s ]; then kill -KILL -- -%d 2>/dev/null && echo %d; rm -f %s; fi\n", shq(marker), pgid, pgid, shq(marker))
 	}
 	b.WriteString("true\n")
-	if _, err := e.run(ctx, b.String(), nil); err != nil {
+	out, err := e.run(ctx, b.String(), nil)
+	if err != nil {
 		for pgid, marker := range orphans {
 			e.orphan(pgid, marker)
 		}
 		return
 	}
-	sort.Ints(pgids)
+	killed := strings.Fields(string(out))
+	if len(killed) == 0 {
+		return
+	}
+	sort.Strings(killed)
 	e.mu.Lock()
-	e.note += fmt.Sprintf("[ssh: killed the command(s) left running by the lost connection (process group %s)]\n", strings.Trim(fmt.Sprint(pgids), "[]"))
+	e.note += fmt.Sprintf("[ssh: killed the command(s) left running by the lost connection (process group %s)]\n", strings.Join(killed, ", "))
 	e.mu.Unlock()
 }
 
