@@ -18,7 +18,8 @@
 // "cancelled" with no remote process left; sshd's connection processes are
 // killed between two commands (and the workspace changes): the next
 // command reports the lost connection, reconnects, copies the change and
-// runs.
+// runs; a background process still running when the agent exits is killed
+// on the remote.
 //
 // Connection B (a second agent whose known_hosts lacks the server's key):
 // a command fails with a message naming the key's fingerprint, and nothing
@@ -162,6 +163,8 @@ async function connect(label, home, body) {
   check(created.length === 0, `${label}: ${created.length} editor terminals created; the commands belong on the ssh host`);
 }
 
+const leftMark = `8${process.pid % 10000}4.5`;
+
 async function connectionA() {
   await connect("A", env.HERMES_HOME, async (agent, session) => {
     const opt = terminalOption(session.newSessionResponse?.configOptions);
@@ -259,7 +262,14 @@ async function connectionA() {
     check(ag && ag.exit_code === 0 && /connection to 127\.0\.0\.1:\d+ was lost/.test(String(ag.output)) && String(ag.output).includes("reconnected\nwritten while disconnected"),
       `again: the model was told ${show(ag)}, want the lost connection reported and the command run`);
     note(`A: sshd's connection processes killed (${dropped.length}) between commands; the next command said ${show(String(ag?.output ?? "").split("\n")[0])} and ran`);
+
+    // A background process still running when the agent exits.
+    turn = await runTurn(session, "left", prompt("left", { command: `sleep ${leftMark}`, background: true }));
+    check(typeof resultOf(turn, "left")?.session_id === "string", `left: the model was told ${show(resultOf(turn, "left"))}`);
+    check(await waitFor(() => processesWith(`sleep ${leftMark}`).length > 0), "left: the remote background sleep never started");
   });
+  check(await waitFor(() => processesWith(`sleep ${leftMark}`).length === 0), `left: remote processes left after the agent exited: ${show(processesWith(`sleep ${leftMark}`))}`);
+  note("A: a background process still running on the ssh host when the agent exited was killed");
 }
 
 async function connectionB() {

@@ -35,7 +35,7 @@ type Env struct {
 	log  *slog.Logger
 	seq  atomic.Int64
 
-	mu     sync.Mutex // guards client, lost, closed, note, orphans
+	mu     sync.Mutex // guards client, lost, closed, note, orphans, live
 	client *gossh.Client
 	lost   error // why the last connection ended, for the next command's note
 	closed bool
@@ -44,6 +44,8 @@ type Env struct {
 	// running when their connection was lost: nobody waits for them; the
 	// next command kills them.
 	orphans map[int]string
+	// live are the process groups of the commands running now.
+	live map[int]bool
 
 	syncMu   sync.Mutex // serialises syncs; guards manifest and ready
 	manifest map[string]fileStat
@@ -130,8 +132,27 @@ func (e *Env) Describe() string {
 // remote home).
 func (e *Env) RemoteDir() string { return e.r.remoteDir }
 
-// Close closes the connection. Commands still running lose it.
+// Close kills the commands still running on the remote (SIGTERM, then
+// SIGKILL after the grace; and those a lost connection left running),
+// then closes the connection. Nothing runs there afterwards, whatever the
+// caller closes next (a process table whose kills would come too late).
 func (e *Env) Close() error {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil
+	}
+	live := make([]int, 0, len(e.live))
+	for pgid := range e.live {
+		live = append(live, pgid)
+	}
+	orphans := e.orphans
+	e.mu.Unlock()
+	if len(live) > 0 || len(orphans) > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), e.r.grace+5*time.Second)
+		e.killAll(ctx, live, orphans)
+		cancel()
+	}
 	e.mu.Lock()
 	c := e.client
 	e.client, e.closed = nil, true
@@ -140,6 +161,29 @@ func (e *Env) Close() error {
 		return c.Close()
 	}
 	return nil
+}
+
+// killAll ends the process groups live (SIGTERM, SIGKILL once the grace
+// is over or they are gone) and the orphans still marked, over one
+// session.
+func (e *Env) killAll(ctx context.Context, live []int, orphans map[int]string) {
+	sort.Ints(live)
+	groups := strings.Trim(fmt.Sprint(live), "[]")
+	var b strings.Builder
+	for pgid, marker := range orphans {
+		fmt.Fprintf(&b, "if [ -e %s ]; then kill -KILL -- -%d 2>/dev/null; rm -f %s; fi\n", shq(marker), pgid, shq(marker))
+	}
+	if len(live) > 0 {
+		tenths := max(1, int(e.r.grace/(100*time.Millisecond)))
+		fmt.Fprintf(&b, "for p in %s; do kill -TERM -- -$p 2>/dev/null; done\n", groups)
+		fmt.Fprintf(&b, "i=0\nwhile [ $i -lt %d ]; do\n  alive=\n  for p in %s; do kill -0 -- -$p 2>/dev/null && alive=1; done\n"+
+			"  [ -z \"$alive\" ] && break\n  sleep 0.1 2>/dev/null || break\n  i=$((i+1))\ndone\n", tenths, groups)
+		fmt.Fprintf(&b, "for p in %s; do kill -KILL -- -$p 2>/dev/null; done\n", groups)
+	}
+	b.WriteString("true\n")
+	if _, err := e.run(ctx, b.String(), nil); err != nil {
+		e.log.Warn("ssh: could not kill the commands still running on close", "host", e.r.addr(), "error", err)
+	}
 }
 
 // conn returns the connection, dialing when there is none. A connection
@@ -405,6 +449,12 @@ func (e *Env) Start(ctx context.Context, s terminal.Spec) (terminal.Process, err
 		return nil, fmt.Errorf("start on %s: %s", e.Describe(), msg)
 	}
 	p.pgid = pgid
+	e.mu.Lock()
+	if e.live == nil {
+		e.live = map[int]bool{}
+	}
+	e.live[pgid] = true
+	e.mu.Unlock()
 	p.body = br
 	p.head = e.takeNote()
 	go p.wait()
@@ -591,6 +641,9 @@ func (p *process) wait() {
 		p.env.drop(p.env.currentClient(), err)
 		p.env.orphan(p.pgid, p.marker)
 	}
+	p.env.mu.Lock()
+	delete(p.env.live, p.pgid)
+	p.env.mu.Unlock()
 	close(p.exited)
 	var tail string
 	if lost {

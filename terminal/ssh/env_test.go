@@ -403,3 +403,26 @@ func TestRemoteDeletionIsBroughtBack(t *testing.T) {
 		t.Errorf("the next command saw %q, want the local edit copied again", res.Output)
 	}
 }
+
+// TestCloseKillsRunningCommands: closing the environment (the session
+// ends, the agent exits) kills the commands still running on the remote,
+// whatever closes first: the environment or the process table.
+func TestCloseKillsRunningCommands(t *testing.T) {
+	e, _, ws, _ := newEnv(t, map[string]string{"f": "x"})
+	marker := fmt.Sprintf("4545%d.5", time.Now().UnixNano()%100000)
+	tab := terminal.NewTable(terminal.TableOptions{})
+	if _, err := tab.Start(context.Background(), e, terminal.Spec{Command: "sleep " + marker + " & sleep " + marker, Dir: ws}, false); err != nil {
+		t.Fatal(err)
+	}
+	for !sshdtest.Running("sleep\x00" + marker) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	defer sshdtest.KillMarked(marker) // should Close not
+	if err := e.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	tab.Close()
+	if !sshdtest.Gone(marker) {
+		t.Fatalf("a command running when the environment closed (sleep %s) still runs", marker)
+	}
+}
