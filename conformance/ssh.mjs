@@ -190,6 +190,15 @@ async function connectionA() {
     check(fin?.status === "completed" && where && where[1] === remote, `edit: the tool call does not name the ssh backend and folder: ${show(fin?.status)} ${show(contentText(fin))}`);
     note(`A: the command ran in ${show(where?.[0])}; output.txt it wrote is in the workspace, obsolete.txt it deleted is gone from it; .env, .env.local and the .gitignore'd build/ never reached ${remote}`);
 
+    // workdir maps to the same folder of the remote copy; a PTY works there.
+    turn = await runTurn(session, "wd", prompt("wd", { command: "mkdir -p made && cd made && pwd && echo here > where.txt", workdir: ws }));
+    const wd = resultOf(turn, "wd");
+    check(wd && wd.exit_code === 0 && String(wd.output).trim() === `${remote}/made` && readOr(join(ws, "made", "where.txt")) === "here\n", `wd: the model was told ${show(wd)}`);
+    turn = await runTurn(session, "pty", prompt("pty", { command: "test -t 0 && test -t 1 && echo on a terminal", pty: true }));
+    const pt = resultOf(turn, "pty");
+    check(pt && pt.exit_code === 0 && String(pt.output).includes("on a terminal"), `pty: the model was told ${show(pt)}`);
+    note("A: workdir is the same folder in the remote copy; a pty command runs on a remote terminal");
+
     // Output streams while the remote command runs; the model's copy is
     // capped as hermes caps it.
     turn = await runTurn(session, "seq", prompt("seq", { command: "seq 1 35000" }));
@@ -234,6 +243,16 @@ async function connectionA() {
     const after = (resultOf(turn, "list2")?.processes ?? []).find((p) => p.session_id === bg?.session_id);
     check(!after || after.status !== "running", `list2: the killed process is listed as ${show(after)}`);
     note(`A: background process ${show(bg?.session_id)} (remote pid ${bg?.pid}) listed running by process, killed, its remote sleep gone`);
+
+    // A background process reads what the process tool submits.
+    turn = await runTurn(session, "reader", prompt("reader", { command: "read line; echo \"got $line\"", background: true }));
+    const rd = resultOf(turn, "reader");
+    turn = await runTurn(session, "submit", prompt("submit", { action: "submit", session_id: rd?.session_id, data: "over ssh" }, "process"));
+    check(["ok", "success"].includes(resultOf(turn, "submit")?.status) || resultOf(turn, "submit")?.bytes_written > 0, `submit: the model was told ${show(resultOf(turn, "submit"))}`);
+    turn = await runTurn(session, "wait", prompt("wait", { action: "wait", session_id: rd?.session_id, timeout: 30 }, "process"));
+    const wt = resultOf(turn, "wait");
+    check(wt && wt.exit_code === 0 && String(wt.output).includes("got over ssh"), `wait: the model was told ${show(wt)}`);
+    note("A: a remote background process read the line the process tool submitted");
 
     // A cancel during sleep.
     const cMark = `6${process.pid % 10000}2.5`;

@@ -28,23 +28,26 @@ import (
 var sshPromptStep = regexp.MustCompile(`^\[([a-zA-Z0-9]+)\] (?:([a-z_]+) )?(\{.*\})$`)
 
 // sshModel calls the prompt's tool (terminal unless named) with its
-// arguments, then repeats the result to the editor.
+// arguments, then repeats the result to the editor. The agent's own
+// notes (a background process's exit) come as user messages too: the
+// prompt is the last user message that is one.
 func sshModel(t *testing.T) func(modeltest.Request) modeltest.Turn {
 	return func(r modeltest.Request) modeltest.Turn {
 		last := -1
+		var m []string
 		for i, msg := range r.Messages {
-			if msg.Role == "user" {
-				last = i
+			if msg.Role != "user" {
+				continue
+			}
+			if sm := sshPromptStep.FindStringSubmatch(msg.Content); sm != nil {
+				last, m = i, sm
+			} else if !strings.HasPrefix(msg.Content, "[Notification from the agent") {
+				t.Errorf("unexpected prompt %q", msg.Content)
 			}
 		}
 		if last < 0 {
-			t.Errorf("model request without a user message")
+			t.Errorf("model request without a prompt")
 			return text("no prompt")
-		}
-		m := sshPromptStep.FindStringSubmatch(r.Messages[last].Content)
-		if m == nil {
-			t.Errorf("unexpected prompt %q", r.Messages[last].Content)
-			return text("?")
 		}
 		for _, msg := range r.Messages[last+1:] {
 			if msg.Role == "tool" {
