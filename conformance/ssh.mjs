@@ -171,6 +171,9 @@ async function connectionA() {
     check(opt && opt.currentValue === "ssh" && show(opt.options.map((o) => o.value)) === show(["local", "ssh"]),
       `session/new: Terminal option ${show(opt)}, want local and ssh with ssh current`);
     note("A: the session offers the Terminal config option (local, ssh), ssh current");
+    const ctxTurn = await runTurn(session, "/context", "/context");
+    check(agentText(ctxTurn.updates).includes("Terminal: `ssh` (available)"), `/context: ${show(agentText(ctxTurn.updates))}, want the ssh backend available`);
+    note("A: /context says Terminal: `ssh` (available)");
 
     // A command reads a workspace file and writes a changed one remotely.
     let turn = await runTurn(session, "edit", prompt("edit", { command: "pwd; tr a-z A-Z < input.txt > output.txt; cat output.txt; rm obsolete.txt; ls -A" }));
@@ -293,6 +296,9 @@ async function connectionA() {
 
 async function connectionB() {
   await connect("B", env.SSH_UNKNOWN_HOME, async (agent, session) => {
+    const ctxTurn = await runTurn(session, "/context", "/context");
+    const ctxText = agentText(ctxTurn.updates);
+    check(ctxText.includes("Terminal: `ssh`, unavailable: ") && ctxText.includes(env.SSH_FINGERPRINT), `B: /context: ${show(ctxText)}, want ssh unavailable with the fingerprint`);
     const marker = join(env.SSH_UNKNOWN_REMOTE, "ran");
     const turn = await runTurn(session, "unknown", prompt("unknown", { command: `mkdir -p ${env.SSH_UNKNOWN_REMOTE} && touch ${marker}` }));
     const r = resultOf(turn, "unknown");
@@ -301,7 +307,7 @@ async function connectionB() {
     const fin = finalOf(turn, "call_unknown");
     check(fin?.status === "failed", `unknown: final status ${show(fin?.status)}, want failed`);
     check(!existsSync(env.SSH_UNKNOWN_REMOTE), `unknown: ${env.SSH_UNKNOWN_REMOTE} exists: something ran on the host whose key is unknown`);
-    note(`B: with the host key not in known_hosts the command failed naming ${env.SSH_FINGERPRINT}; nothing ran, nothing was copied`);
+    note(`B: with the host key not in known_hosts, /context says ssh is unavailable and the command failed, both naming ${env.SSH_FINGERPRINT}; nothing ran, nothing was copied`);
   });
 }
 
