@@ -6,24 +6,27 @@
 // the remote folder on disk and the remote processes in /proc.
 //
 // Connection A (the host key is known): the session offers the Terminal
-// config option with ssh current; a command reads a workspace file and
-// writes a changed one remotely, in the remote folder (not in an editor
-// terminal), and the changed file is back in the workspace afterwards (a
-// file it deleted is gone from it),
-// while .env (and the rest of the deny list, and .gitignore'd files) never
-// reached the remote folder; the tool call's content names the ssh backend;
-// output streams; a timeout kills the remote command; a dangerous command
-// asks first and never runs after "Deny"; a background process is started, listed with the `process` tool and
-// killed (its remote process gone); a cancel during `sleep` ends the turn
-// "cancelled" with no remote process left; sshd's connection processes are
-// killed between two commands (and the workspace changes): the next
-// command reports the lost connection, reconnects, copies the change and
-// runs; a background process still running when the agent exits is killed
-// on the remote.
+// config option with ssh current, and /context says ssh is available; a
+// command reads a workspace file and writes a changed one remotely, in the
+// remote folder (not in an editor terminal), and the changed file is back in
+// the workspace afterwards (a file it deleted is gone from it), while .env
+// (and the rest of the deny list, and .gitignore'd files) never reached the
+// remote folder; the tool call's content names the ssh backend; workdir maps
+// to the same folder there; a pty command gets a remote terminal; output
+// streams; a timeout kills the remote command; a dangerous command asks
+// first and never runs after "Deny"; a background process is started, listed
+// with the `process` tool and killed (its remote process gone); another
+// reads a line submitted with `process submit`; a cancel during `sleep` ends
+// the turn "cancelled" with no remote process left; sshd's connection
+// processes are killed between two commands (and the workspace changes): the
+// next command reports the lost connection, reconnects, copies the change
+// and runs; a background process still running when the agent exits is
+// killed on the remote.
 //
 // Connection B (a second agent whose known_hosts lacks the server's key):
-// a command fails with a message naming the key's fingerprint, and nothing
-// ran (its remote folder was never even created).
+// /context says ssh is unavailable, naming the key's fingerprint; a command
+// fails with a message naming the key's fingerprint, and nothing ran (its
+// remote folder was never even created).
 //
 // Usage:
 //   node conformance/ssh.mjs AGENT [ARGS...]
