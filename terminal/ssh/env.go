@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -44,8 +46,8 @@ type Env struct {
 	// running when their connection was lost: nobody waits for them; the
 	// next command kills them.
 	orphans map[int]string
-	// live are the process groups of the commands running now.
-	live map[int]bool
+	// live are the commands running now (process group → sync marker).
+	live map[int]string
 
 	syncMu   sync.Mutex // serialises syncs; guards manifest and ready
 	manifest map[string]fileStat
@@ -142,10 +144,7 @@ func (e *Env) Close() error {
 		e.mu.Unlock()
 		return nil
 	}
-	live := make([]int, 0, len(e.live))
-	for pgid := range e.live {
-		live = append(live, pgid)
-	}
+	live := maps.Clone(e.live)
 	orphans := e.orphans
 	e.mu.Unlock()
 	if len(live) > 0 || len(orphans) > 0 {
@@ -165,10 +164,11 @@ func (e *Env) Close() error {
 
 // killAll ends the process groups live (SIGTERM, SIGKILL once the grace
 // is over or they are gone) and the orphans still marked, over one
-// session.
-func (e *Env) killAll(ctx context.Context, live []int, orphans map[int]string) {
-	sort.Ints(live)
-	groups := strings.Trim(fmt.Sprint(live), "[]")
+// session, and removes their sync markers (nothing is brought back after
+// Close).
+func (e *Env) killAll(ctx context.Context, live, orphans map[int]string) {
+	pgids := slices.Sorted(maps.Keys(live))
+	groups := strings.Trim(fmt.Sprint(pgids), "[]")
 	var b strings.Builder
 	for pgid, marker := range orphans {
 		fmt.Fprintf(&b, "if [ -e %s ]; then kill -KILL -- -%d 2>/dev/null; rm -f %s; fi\n", shq(marker), pgid, shq(marker))
@@ -179,6 +179,9 @@ func (e *Env) killAll(ctx context.Context, live []int, orphans map[int]string) {
 		fmt.Fprintf(&b, "i=0\nwhile [ $i -lt %d ]; do\n  alive=\n  for p in %s; do kill -0 -- -$p 2>/dev/null && alive=1; done\n"+
 			"  [ -z \"$alive\" ] && break\n  sleep 0.1 2>/dev/null || break\n  i=$((i+1))\ndone\n", tenths, groups)
 		fmt.Fprintf(&b, "for p in %s; do kill -KILL -- -$p 2>/dev/null; done\n", groups)
+		for _, marker := range live {
+			fmt.Fprintf(&b, "rm -f %s\n", shq(marker))
+		}
 	}
 	b.WriteString("true\n")
 	if _, err := e.run(ctx, b.String(), nil); err != nil {
@@ -451,9 +454,9 @@ func (e *Env) Start(ctx context.Context, s terminal.Spec) (terminal.Process, err
 	p.pgid = pgid
 	e.mu.Lock()
 	if e.live == nil {
-		e.live = map[int]bool{}
+		e.live = map[int]string{}
 	}
-	e.live[pgid] = true
+	e.live[pgid] = marker
 	e.mu.Unlock()
 	p.body = br
 	p.head = e.takeNote()
