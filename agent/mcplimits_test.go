@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hermes-acp/hermes-acp/acp"
 	"github.com/hermes-acp/hermes-acp/internal/mcptest"
@@ -27,7 +28,18 @@ func TestMCPOversizedResultKeepsServer(t *testing.T) {
 	h := newHarness(t, fm, harnessOptions{})
 	srv, _ := mcpStdioServer(t, "test")
 	sid := h.newMCPSession(srv)
-	if stop := h.prompt(sid, "fetch a lot"); stop != acp.StopEndTurn {
+	// The turn moves 20 MiB of JSON: the server's SDK encodes it (about a
+	// second of CPU), and the agent reads it, race-instrumented under
+	// -race. On a loaded 2-core machine that took from 12 s to over 40 s,
+	// past the harness's usual 20 s guard against hangs; this guard is
+	// sized for the work (it still only catches a hang, not slowness).
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	stop, err := h.editor.PromptText(ctx, sid, "fetch a lot")
+	if err != nil {
+		t.Fatalf("session/prompt: %v", err)
+	}
+	if stop != acp.StopEndTurn {
 		t.Fatalf("stop = %s, want end_turn", stop)
 	}
 	reqs := fm.requests()

@@ -185,7 +185,26 @@ type frameScan struct {
 const maxIDBytes = 256
 
 func (s *frameScan) feed(b []byte) {
-	for _, c := range b {
+	// Inside a string that is neither a key nor the id, only a quote or a
+	// backslash matters: the scan jumps to the next one (IndexByte, not a
+	// byte at a time), so a message of many megabytes, almost all of it
+	// string content, costs little to refuse. nextQ and nextB are the
+	// positions of the next '"' and '\\' at or after the current one
+	// (len(b): none), each found once.
+	nextQ, nextB := -1, -1
+	for i := 0; i < len(b); i++ {
+		if s.inStr && !s.esc && !s.inKey && !s.capID {
+			if nextQ < i {
+				nextQ = indexFrom(b, i, '"')
+			}
+			if nextB < i {
+				nextB = indexFrom(b, i, '\\')
+			}
+			if i = min(nextQ, nextB); i == len(b) {
+				return
+			}
+		}
+		c := b[i]
 		if s.inStr {
 			if s.inKey && len(s.key) < 16 {
 				s.key = append(s.key, c)
@@ -246,6 +265,14 @@ func (s *frameScan) feed(b []byte) {
 			s.keepID(c)
 		}
 	}
+}
+
+// indexFrom is the index of the first c in b at or after from, or len(b).
+func indexFrom(b []byte, from int, c byte) int {
+	if j := bytes.IndexByte(b[from:], c); j >= 0 {
+		return from + j
+	}
+	return len(b)
 }
 
 func (s *frameScan) keepID(c byte) {

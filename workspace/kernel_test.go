@@ -31,18 +31,35 @@ import (
 // kernelResolve opens s below the directory rootfd as the kernel resolves
 // it, refusing to leave it (RESOLVE_BENEATH), and returns the real path of
 // what it opened.
+//
+// With RESOLVE_BENEATH, openat2 fails with EAGAIN when a rename (or a
+// mount) anywhere on the system raced with its resolution of a ".." and it
+// could not prove the path stayed beneath the root; openat2(2) says to
+// retry, which this does. That is no answer about s, so it is never
+// returned as one.
 func kernelResolve(rootfd int, s string, beneath bool) (string, error) {
 	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC}
 	if beneath {
 		how.Resolve = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS
 	}
 	fd, err := unix.Openat2(rootfd, s, &how)
+	for try := 1; errors.Is(err, unix.EAGAIN); try++ {
+		if try == maxOpenat2Tries {
+			return "", fmt.Errorf("openat2 %q: still EAGAIN after %d tries (renames racing with it): %w", s, try, err)
+		}
+		fd, err = unix.Openat2(rootfd, s, &how)
+	}
 	if err != nil {
 		return "", err
 	}
 	defer unix.Close(fd)
 	return os.Readlink(fmt.Sprintf("/proc/self/fd/%d", fd))
 }
+
+// maxOpenat2Tries bounds kernelResolve's retries on EAGAIN: enough to
+// outlast any real burst of renames, finite so a kernel that always says
+// EAGAIN fails the test instead of hanging it.
+const maxOpenat2Tries = 10000
 
 // followingEditor serves fs/read_text_file and fs/write_text_file the way a
 // real editor does: it normalises the path lexically (Node's path.resolve)

@@ -165,7 +165,9 @@ func (b *backends) check(ctx context.Context, name string) error {
 		if b.ssh == nil || b.ssh.Host == "" {
 			return fmt.Errorf("ssh is not configured (terminal.ssh.host)")
 		}
-		return nil
+		// Log in as the first command would: an unreachable host or an
+		// unknown host key (with its fingerprint) is said here.
+		return sshenv.Check(ctx, *b.ssh, sshenv.Options{})
 	}
 	return fmt.Errorf("terminal backend %q is not available in this build", name)
 }

@@ -2,9 +2,15 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"net"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	sshenv "github.com/hermes-acp/hermes-acp/terminal/ssh"
+	"github.com/hermes-acp/hermes-acp/terminal/ssh/sshdtest"
 )
 
 // TestTerminalBackendConfig: terminal.backend and the docker keys, nested
@@ -77,10 +83,25 @@ func TestBackendsOfferSSH(t *testing.T) {
 	if err := b.check(context.Background(), "ssh"); err == nil || !strings.Contains(err.Error(), "terminal.ssh.host") {
 		t.Errorf("check without a host = %v, want it to name terminal.ssh.host", err)
 	}
-	c.SSH.Config.Host = "127.0.0.1"
+	// A host nothing listens on: the check connects, and says so (the
+	// end-to-end test checks a reachable host and an unknown host key).
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	c.SSH.Config = sshenv.Config{Host: "127.0.0.1", Port: port, SSHConfig: "none", AgentSocket: "none", IdentityFile: filepath.Join(t.TempDir(), "missing_key")}
 	b = newBackends(c, nil)
-	if err := b.check(context.Background(), "ssh"); err != nil {
-		t.Errorf("check with a host = %v", err)
+	if err := b.check(context.Background(), "ssh"); err == nil || !strings.Contains(err.Error(), "missing_key") {
+		t.Errorf("check with a missing identity file = %v, want it named", err)
+	}
+	c.SSH.Config.IdentityFile = filepath.Join(t.TempDir(), "key")
+	sshdtest.Keygen(t, c.SSH.Config.IdentityFile)
+	c.SSH.Config.KnownHosts = filepath.Join(t.TempDir(), "known_hosts")
+	b = newBackends(c, nil)
+	if err := b.check(context.Background(), "ssh"); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("127.0.0.1:%d", port)) {
+		t.Errorf("check of a host nothing listens on = %v, want the address named", err)
 	}
 	c.TerminalBackend, c.SSH.On = "local", false
 	b = newBackends(c, nil)

@@ -43,9 +43,15 @@ func (e *Env) Start(ctx context.Context, s terminal.Spec) (terminal.Process, err
 	env := []string{markerEnv + "=" + mark}
 	var marker string
 	var tree *wsync.Tree
+	var gens []int
 	if e.m.remote {
 		if _, err := e.Sync(ctx); err != nil {
 			return nil, err
+		}
+		// The copies the command starts on: its deletions are judged
+		// against them (see wsync.Tree.RemoveGone).
+		for _, t := range e.trees {
+			gens = append(gens, t.Gen())
 		}
 		marker = fmt.Sprintf("/tmp/.hermes-acp-sync-%s-%d", newMark()[:12], e.seq.Add(1))
 		cmd = []string{"sh", "-c", markerScript, marker, s.Command}
@@ -81,7 +87,7 @@ func (e *Env) Start(ctx context.Context, s terminal.Spec) (terminal.Process, err
 	}
 	pr, pw := io.Pipe()
 	p := &process{env: e, cli: cli, container: id, exec: ex.ID, mark: mark, att: att.HijackedResponse,
-		out: pr, stdin: s.Stdin || s.PTY, done: make(chan struct{}), marker: marker, tree: tree, synced: make(chan struct{})}
+		out: pr, stdin: s.Stdin || s.PTY, done: make(chan struct{}), marker: marker, tree: tree, gens: gens, synced: make(chan struct{})}
 	if !p.stdin {
 		_ = att.CloseWrite()
 	}
@@ -120,6 +126,7 @@ type process struct {
 	// closed when the exit is known and the files it changed are back.
 	marker string
 	tree   *wsync.Tree // set when the exec copies back itself
+	gens   []int       // the generation of each tree the command started on
 	synced chan struct{}
 }
 
@@ -137,7 +144,7 @@ func (p *process) copy(w *io.PipeWriter, tty bool) {
 		pr, pw := io.Pipe()
 		pulled = make(chan pullResult, 1)
 		go func() {
-			st, err := readPull(bufio.NewReaderSize(pr, 64<<10), p.tree)
+			st, err := readPull(bufio.NewReaderSize(pr, 64<<10), p.tree, p.gens[0])
 			_, _ = io.Copy(io.Discard, pr)
 			pulled <- pullResult{p.tree.Root(), st, err}
 		}()
@@ -160,7 +167,7 @@ func (p *process) copy(w *io.PipeWriter, tty bool) {
 		note = pullNote([]pullResult{<-pulled})
 	} else {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-		note = p.env.pull(ctx, p.cli, p.container, p.marker)
+		note = p.env.pull(ctx, p.cli, p.container, p.marker, p.gens)
 		cancel()
 	}
 	close(p.synced)

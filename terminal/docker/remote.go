@@ -237,10 +237,10 @@ type pullResult struct {
 // pull copies back, in one exec per workspace folder, what the command of
 // marker changed: new and changed files, and deletions. It returns a
 // note for the command's output ("" when there is nothing to say).
-func (e *Env) pull(ctx context.Context, cli *client.Client, id, marker string) string {
+func (e *Env) pull(ctx context.Context, cli *client.Client, id, marker string, gens []int) string {
 	var res []pullResult
 	for i, t := range e.trees {
-		st, err := e.pullTree(ctx, cli, id, t, marker, i == len(e.trees)-1)
+		st, err := e.pullTree(ctx, cli, id, t, marker, gens[i], i == len(e.trees)-1)
 		res = append(res, pullResult{t.Root(), st, err})
 	}
 	return pullNote(res)
@@ -265,7 +265,7 @@ func pullNote(res []pullResult) string {
 	return "\n" + strings.Join(notes, "\n") + "\n"
 }
 
-func (e *Env) pullTree(ctx context.Context, cli *client.Client, id string, t *wsync.Tree, marker string, last bool) (wsync.Stats, error) {
+func (e *Env) pullTree(ctx context.Context, cli *client.Client, id string, t *wsync.Tree, marker string, since int, last bool) (wsync.Stats, error) {
 	rm := ""
 	if last {
 		rm = "rm"
@@ -278,7 +278,7 @@ func (e *Env) pullTree(ctx context.Context, cli *client.Client, id string, t *ws
 		done <- err
 	}()
 	br := bufio.NewReaderSize(pr, 64<<10)
-	st, err := readPull(br, t)
+	st, err := readPull(br, t, since)
 	if err != nil {
 		pr.CloseWithError(err)
 		<-done
@@ -291,8 +291,9 @@ func (e *Env) pullTree(ctx context.Context, cli *client.Client, id string, t *ws
 	return st, nil
 }
 
-// readPull reads pullScript's output into t.
-func readPull(br *bufio.Reader, t *wsync.Tree) (wsync.Stats, error) {
+// readPull reads pullScript's output into t, for a command that started
+// on t's copy of generation since.
+func readPull(br *bufio.Reader, t *wsync.Tree, since int) (wsync.Stats, error) {
 	kind, err := br.ReadString(0)
 	if errors.Is(err, io.EOF) && kind == "" {
 		return wsync.Stats{}, nil // the folder is not in the container
@@ -320,7 +321,7 @@ func readPull(br *bufio.Reader, t *wsync.Tree) (wsync.Stats, error) {
 		return st, err
 	}
 	if present != nil {
-		gone, err := t.RemoveGone(present)
+		gone, err := t.RemoveGone(present, since)
 		st.Removed = gone.Removed
 		st.Kept = append(st.Kept, gone.Kept...)
 		if err != nil {

@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,10 +38,17 @@ type Env struct {
 	log  *slog.Logger
 	seq  atomic.Int64
 
-	mu     sync.Mutex // guards client, lost, closed
+	mu     sync.Mutex // guards client, lost, closed, note, orphans, live
 	client *gossh.Client
 	lost   error // why the last connection ended, for the next command's note
 	closed bool
+	note   string // said before the next command's output (a reconnection)
+	// orphans are the commands (process group → sync marker) that were
+	// running when their connection was lost: nobody waits for them; the
+	// next command kills them.
+	orphans map[int]string
+	// live are the commands running now (process group → sync marker).
+	live map[int]string
 
 	tree *wsync.Tree // the local folder and what the remote copy holds
 }
@@ -57,30 +66,13 @@ type Options struct {
 	Log *slog.Logger
 }
 
-// fill sets the defaults of Getenv and Home.
-func (o *Options) fill() error {
-	if o.Getenv == nil {
-		o.Getenv = os.Getenv
-	}
-	if o.Home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return err
-		}
-		o.Home = h
-	}
-	return nil
-}
-
 // New returns the environment that runs commands per cfg in a remote copy
 // of the local folder root. It reads the ssh config but does not connect:
 // the first command does.
 func New(cfg Config, root string, o Options) (*Env, error) {
-	if err := o.fill(); err != nil {
+	o, err := o.withDefaults()
+	if err != nil {
 		return nil, fmt.Errorf("ssh environment: %w", err)
-	}
-	if o.Log == nil {
-		o.Log = slog.New(slog.DiscardHandler)
 	}
 	abs, err := filepath.Abs(root)
 	if err != nil {
@@ -95,17 +87,70 @@ func New(cfg Config, root string, o Options) (*Env, error) {
 	return &Env{r: r, root: abs, id: hex.EncodeToString(b[:]), log: o.Log, tree: wsync.NewTree(abs, o.Log, "ssh sync")}, nil
 }
 
-// Describe names where commands run: user@host:port:remote_dir.
+func (o Options) withDefaults() (Options, error) {
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	if o.Home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return o, err
+		}
+		o.Home = h
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	return o, nil
+}
+
+// Check connects to cfg's host and logs in, as the first command would,
+// and says why commands cannot run there (nil: they can): a bad config,
+// an unreachable host, a refused host key (a *HostKeyError, with the
+// fingerprint to verify), a refused login. It runs nothing.
+func Check(ctx context.Context, cfg Config, o Options) error {
+	o, err := o.withDefaults()
+	if err != nil {
+		return err
+	}
+	r, err := resolve(cfg, o.Home, "workspace", o.Getenv)
+	if err != nil {
+		return err
+	}
+	c, err := dial(ctx, r)
+	if err != nil {
+		return err
+	}
+	return c.Close()
+}
+
+// Describe names where commands run: "ssh user@host:port:remote_dir".
 func (e *Env) Describe() string {
-	return fmt.Sprintf("%s@%s:%s", e.r.user, e.r.addr(), e.r.remoteDir)
+	return fmt.Sprintf("ssh %s@%s:%s", e.r.user, e.r.addr(), e.r.remoteDir)
 }
 
 // RemoteDir is the remote folder the workspace is copied to ("~/…" is the
 // remote home).
 func (e *Env) RemoteDir() string { return e.r.remoteDir }
 
-// Close closes the connection. Commands still running lose it.
+// Close kills the commands still running on the remote (SIGTERM, then
+// SIGKILL after the grace; and those a lost connection left running),
+// then closes the connection. Nothing runs there afterwards, whatever the
+// caller closes next (a process table whose kills would come too late).
 func (e *Env) Close() error {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil
+	}
+	live := maps.Clone(e.live)
+	orphans := e.orphans
+	e.mu.Unlock()
+	if len(live) > 0 || len(orphans) > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), e.r.grace+5*time.Second)
+		e.killAll(ctx, live, orphans)
+		cancel()
+	}
 	e.mu.Lock()
 	c := e.client
 	e.client, e.closed = nil, true
@@ -116,23 +161,51 @@ func (e *Env) Close() error {
 	return nil
 }
 
-// conn returns the connection, dialing when there is none. note reports a
-// connection that was lost since the last command.
-func (e *Env) conn(ctx context.Context) (c *gossh.Client, note string, err error) {
+// killAll ends the process groups live (SIGTERM, SIGKILL once the grace
+// is over or they are gone) and the orphans still marked, over one
+// session, and removes their sync markers (nothing is brought back after
+// Close).
+func (e *Env) killAll(ctx context.Context, live, orphans map[int]string) {
+	pgids := slices.Sorted(maps.Keys(live))
+	groups := strings.Trim(fmt.Sprint(pgids), "[]")
+	var b strings.Builder
+	for pgid, marker := range orphans {
+		fmt.Fprintf(&b, "if [ -e %s ]; then kill -KILL -- -%d 2>/dev/null; rm -f %s; fi\n", shq(marker), pgid, shq(marker))
+	}
+	if len(live) > 0 {
+		tenths := max(1, int(e.r.grace/(100*time.Millisecond)))
+		fmt.Fprintf(&b, "for p in %s; do kill -TERM -- -$p 2>/dev/null; done\n", groups)
+		fmt.Fprintf(&b, "i=0\nwhile [ $i -lt %d ]; do\n  alive=\n  for p in %s; do kill -0 -- -$p 2>/dev/null && alive=1; done\n"+
+			"  [ -z \"$alive\" ] && break\n  sleep 0.1 2>/dev/null || break\n  i=$((i+1))\ndone\n", tenths, groups)
+		fmt.Fprintf(&b, "for p in %s; do kill -KILL -- -$p 2>/dev/null; done\n", groups)
+		for _, marker := range live {
+			fmt.Fprintf(&b, "rm -f %s\n", shq(marker))
+		}
+	}
+	b.WriteString("true\n")
+	if _, err := e.run(ctx, b.String(), nil); err != nil {
+		e.log.Warn("ssh: could not kill the commands still running on close", "host", e.r.addr(), "error", err)
+	}
+}
+
+// conn returns the connection, dialing when there is none. A connection
+// lost since the last command is noted for the next command's output
+// (whichever of the command's steps reconnects).
+func (e *Env) conn(ctx context.Context) (*gossh.Client, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
-		return nil, "", errors.New("the ssh environment is closed")
+		return nil, errors.New("the ssh environment is closed")
 	}
 	if e.client != nil {
-		return e.client, "", nil
+		return e.client, nil
 	}
-	c, err = dial(ctx, e.r)
+	c, err := dial(ctx, e.r)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	if e.lost != nil {
-		note = fmt.Sprintf("[ssh: the connection to %s was lost (%v); reconnected]\n", e.r.addr(), e.lost)
+		e.note += fmt.Sprintf("[ssh: the connection to %s was lost (%v); reconnected]\n", e.r.addr(), e.lost)
 		e.lost = nil
 	}
 	e.client = c
@@ -140,7 +213,62 @@ func (e *Env) conn(ctx context.Context) (c *gossh.Client, note string, err error
 		err := c.Wait()
 		e.drop(c, err)
 	}()
-	return c, note, nil
+	return c, nil
+}
+
+// takeNote returns and forgets what the next command's output begins with.
+func (e *Env) takeNote() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n := e.note
+	e.note = ""
+	return n
+}
+
+// orphan remembers a command whose connection was lost while it ran.
+func (e *Env) orphan(pgid int, marker string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.orphans == nil {
+		e.orphans = map[int]string{}
+	}
+	e.orphans[pgid] = marker
+}
+
+// killOrphans kills what is left of the commands whose connection was
+// lost. A group is killed only while its sync marker exists: the command
+// was never brought back, so the group is still its (its pid was not
+// reused by another command of ours). Ones not reached stay for the next
+// command.
+func (e *Env) killOrphans(ctx context.Context) {
+	e.mu.Lock()
+	orphans := e.orphans
+	e.orphans = nil
+	e.mu.Unlock()
+	if len(orphans) == 0 {
+		return
+	}
+	// Each group still running is named in the output.
+	var b strings.Builder
+	for pgid, marker := range orphans {
+		fmt.Fprintf(&b, "if [ -e %s ]; then kill -KILL -- -%d 2>/dev/null && echo %d; rm -f %s; fi\n", shq(marker), pgid, pgid, shq(marker))
+	}
+	b.WriteString("true\n")
+	out, err := e.run(ctx, b.String(), nil)
+	if err != nil {
+		for pgid, marker := range orphans {
+			e.orphan(pgid, marker)
+		}
+		return
+	}
+	killed := strings.Fields(string(out))
+	if len(killed) == 0 {
+		return
+	}
+	sort.Strings(killed)
+	e.mu.Lock()
+	e.note += fmt.Sprintf("[ssh: killed the command(s) left running by the lost connection (process group %s)]\n", strings.Join(killed, ", "))
+	e.mu.Unlock()
 }
 
 // drop forgets c after it failed or ended, remembering why.
@@ -159,26 +287,36 @@ func (e *Env) drop(c *gossh.Client, why error) {
 
 // session opens a session, reconnecting once when the connection turns
 // out to be gone (nothing had started on it).
-func (e *Env) session(ctx context.Context) (*gossh.Session, string, error) {
+func (e *Env) session(ctx context.Context) (*gossh.Session, error) {
 	for attempt := 0; ; attempt++ {
-		c, note, err := e.conn(ctx)
+		c, err := e.conn(ctx)
 		if err != nil {
-			return nil, "", err
+			return nil, err
 		}
 		s, err := c.NewSession()
 		if err == nil {
-			return s, note, nil
+			return s, nil
+		}
+		var refused *gossh.OpenChannelError
+		if !errors.As(err, &refused) {
+			// The connection broke: say why it ended (EOF, reset) rather
+			// than how the channel request failed on it ("unexpected
+			// packet in response to channel open: <nil>").
+			c.Close()
+			if werr := c.Wait(); werr != nil {
+				err = werr
+			}
 		}
 		e.drop(c, err)
 		if attempt == 1 {
-			return nil, "", fmt.Errorf("open ssh session on %s: %w", e.r.addr(), err)
+			return nil, fmt.Errorf("open ssh session on %s: %w", e.r.addr(), err)
 		}
 	}
 }
 
 // run runs script on the remote with stdin and returns its output.
 func (e *Env) run(ctx context.Context, script string, stdin io.Reader) ([]byte, error) {
-	s, _, err := e.session(ctx)
+	s, err := e.session(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -238,10 +376,12 @@ func (e *Env) Start(ctx context.Context, s terminal.Spec) (terminal.Process, err
 	if err != nil {
 		return nil, err
 	}
+	e.killOrphans(ctx)
 	if _, err := e.push(ctx); err != nil {
 		return nil, fmt.Errorf("copy the workspace to %s: %w", e.Describe(), err)
 	}
-	sess, note, err := e.session(ctx)
+	gen := e.tree.Gen() // the copy the command starts on
+	sess, err := e.session(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -256,9 +396,17 @@ func (e *Env) Start(ctx context.Context, s terminal.Spec) (terminal.Process, err
 	for _, k := range keys {
 		fmt.Fprintf(&b, "export %s=%s\n", k, shq(s.Env[k]))
 	}
-	fmt.Fprintf(&b, "cd %s || exit 126\n: > %s\necho \"$$\"\n", rq(dir), shq(marker))
+	// The files the command writes are those newer than the marker. File
+	// times come from a clock that ticks every few milliseconds: a file
+	// written in the marker's tick would not be newer, and would stay
+	// behind. So the command starts only once the clock has ticked past
+	// the marker's time.
+	m := shq(marker)
+	fmt.Fprintf(&b, "cd %s || exit 126\n", rq(dir))
+	fmt.Fprintf(&b, ": > %s && : > %s.t || exit 126\nwhile ! [ %s.t -nt %s ]; do : > %s.t; done\nrm -f %s.t\n", m, m, m, m, m, m)
+	b.WriteString("echo \"$$\"\n")
 	fmt.Fprintf(&b, "if command -v bash >/dev/null 2>&1; then exec bash -c %s; else exec sh -c %s; fi\n", shq(s.Command), shq(s.Command))
-	p := &process{env: e, sess: sess, marker: marker, done: make(chan struct{}), exited: make(chan struct{})}
+	p := &process{env: e, sess: sess, marker: marker, gen: gen, done: make(chan struct{}), exited: make(chan struct{})}
 	stdout, err := sess.StdoutPipe()
 	if err != nil {
 		sess.Close()
@@ -304,8 +452,14 @@ func (e *Env) Start(ctx context.Context, s terminal.Spec) (terminal.Process, err
 		return nil, fmt.Errorf("start on %s: %s", e.Describe(), msg)
 	}
 	p.pgid = pgid
+	e.mu.Lock()
+	if e.live == nil {
+		e.live = map[int]string{}
+	}
+	e.live[pgid] = marker
+	e.mu.Unlock()
 	p.body = br
-	p.head = note
+	p.head = e.takeNote()
 	go p.wait()
 	return p, nil
 }
@@ -341,6 +495,7 @@ type process struct {
 	sess   *gossh.Session
 	pgid   int
 	marker string
+	gen    int // the generation of the workspace copy it started on
 	in     io.WriteCloser
 	pty    bool
 
@@ -488,14 +643,18 @@ func (p *process) wait() {
 		lost = true
 		p.exit = Exit{Code: 255}
 		p.env.drop(p.env.currentClient(), err)
+		p.env.orphan(p.pgid, p.marker)
 	}
+	p.env.mu.Lock()
+	delete(p.env.live, p.pgid)
+	p.env.mu.Unlock()
 	close(p.exited)
 	var tail string
 	if lost {
-		tail = fmt.Sprintf("\n[ssh: the connection to %s was lost while the command ran (%v); its files were not brought back; the next command reconnects]\n", p.env.r.addr(), err)
+		tail = fmt.Sprintf("\n[ssh: the connection to %s was lost while the command ran (%v); its files were not brought back; the next command reconnects and kills it]\n", p.env.r.addr(), err)
 	} else {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-		st, err := p.env.pull(ctx, p.pgid, p.marker)
+		st, err := p.env.pull(ctx, p.pgid, p.marker, p.gen)
 		cancel()
 		if err != nil {
 			tail = fmt.Sprintf("\n[ssh: the files the command changed could not be brought back: %v]\n", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hermes-acp/hermes-acp/terminal"
+	"github.com/hermes-acp/hermes-acp/terminal/ssh/sshdtest"
 )
 
 func writeFiles(t *testing.T, root string, files map[string]string) {
@@ -161,7 +163,7 @@ func TestCancelKillsTheRemoteProcessGroup(t *testing.T) {
 		}
 		done <- res
 	}()
-	for !running("sleep\x00" + marker) {
+	for !sshdtest.Running("sleep\x00" + marker) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	cancel()
@@ -169,7 +171,7 @@ func TestCancelKillsTheRemoteProcessGroup(t *testing.T) {
 	if !res.Cancelled || res.ExitCode != terminal.ExitInterrupted || strings.Contains(res.Output, "never") {
 		t.Fatalf("cancelled command: %+v", res)
 	}
-	if !gone(marker) {
+	if !sshdtest.Gone(marker) {
 		t.Fatalf("a process of the cancelled command (sleep %s) is still running", marker)
 	}
 }
@@ -183,7 +185,7 @@ func TestBackgroundProcessListedAndKilled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for !running("sleep\x00" + marker) {
+	for !sshdtest.Running("sleep\x00" + marker) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	list := tab.List()
@@ -201,7 +203,7 @@ func TestBackgroundProcessListedAndKilled(t *testing.T) {
 	if snap.Exit.Code != 128+int(syscall.SIGTERM) {
 		t.Errorf("exit = %+v, want terminated (143)", snap.Exit)
 	}
-	if !gone(marker) {
+	if !sshdtest.Gone(marker) {
 		t.Fatalf("the killed background process (sleep %s) is still running", marker)
 	}
 }
@@ -221,7 +223,7 @@ func TestUnknownHostKeyIsRefusedWithItsFingerprint(t *testing.T) {
 	if !errors.As(err, &he) || he.Changed {
 		t.Fatalf("Start with an unknown host key: %v, want a refused unknown key", err)
 	}
-	out, kerr := exec.Command("ssh-keygen", "-lf", filepath.Join(srv.dir, "host_key.pub")).Output()
+	out, kerr := exec.Command("ssh-keygen", "-lf", filepath.Join(srv.Dir, "host_key.pub")).Output()
 	if kerr != nil {
 		t.Fatal(kerr)
 	}
@@ -243,12 +245,12 @@ func TestUnknownHostKeyIsRefusedWithItsFingerprint(t *testing.T) {
 	}
 
 	// A changed key is refused too, and says so.
-	keygen(t, filepath.Join(t.TempDir(), "other"))
+	sshdtest.Keygen(t, filepath.Join(t.TempDir(), "other"))
 	other := filepath.Join(t.TempDir(), "other2")
-	keygen(t, other)
+	sshdtest.Keygen(t, other)
 	pub, _ := os.ReadFile(other + ".pub")
 	f := strings.Fields(string(pub))
-	if err := os.WriteFile(cfg.KnownHosts, fmt.Appendf(nil, "[127.0.0.1]:%d %s %s\n", srv.port, f[0], f[1]), 0o600); err != nil {
+	if err := os.WriteFile(cfg.KnownHosts, fmt.Appendf(nil, "[127.0.0.1]:%d %s %s\n", srv.Port, f[0], f[1]), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	e3, err := New(cfg, ws, Options{})
@@ -271,24 +273,33 @@ func TestDroppedConnectionIsReportedAndTheNextCommandReconnects(t *testing.T) {
 	marker := fmt.Sprintf("4444%d.5", time.Now().UnixNano()%100000)
 	done := make(chan terminal.Result)
 	go func() { done <- run(t, e, ws, "sleep "+marker) }()
-	for !running("sleep\x00" + marker) {
+	for !sshdtest.Running("sleep\x00" + marker) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	srv.dropConnections()
+	srv.DropConnections()
 	res := <-done
-	if res.ExitCode != 255 || !strings.Contains(res.Output, "connection to "+srv.addr()+" was lost") {
+	if res.ExitCode != 255 || !strings.Contains(res.Output, "connection to "+srv.Addr()+" was lost") {
 		t.Fatalf("command whose connection dropped: exit %d, %q", res.ExitCode, res.Output)
 	}
-	killMarked(marker) // the orphan of the dead connection
+	defer sshdtest.KillMarked(marker) // should the next command not
 	res = run(t, e, ws, "echo two")
 	if !strings.HasSuffix(res.Output, "two\n") || res.ExitCode != 0 {
 		t.Fatalf("the next command did not reconnect: exit %d, %q", res.ExitCode, res.Output)
 	}
+	// The command the lost connection left running was killed, and said.
+	if !strings.Contains(res.Output, "killed the command(s) left running by the lost connection") {
+		t.Errorf("the next command's output %q does not say the lost command was killed", res.Output)
+	}
+	if !sshdtest.Gone(marker) {
+		t.Errorf("the command of the lost connection (sleep %s) still runs after the next command", marker)
+	}
 
-	// The connection dropped between commands, and sshd restarted.
-	srv.dropConnections()
-	srv.stop()
-	srv.start(t)
+	// The connection dropped between commands, and sshd restarted; the
+	// workspace changed meanwhile (the next command copies it first).
+	srv.DropConnections()
+	srv.Stop()
+	srv.Restart(t)
+	writeFiles(t, ws, map[string]string{"f": "changed"})
 	res = run(t, e, ws, "echo three")
 	if !strings.Contains(res.Output, "was lost") || !strings.HasSuffix(res.Output, "three\n") {
 		t.Fatalf("after an sshd restart: %q, want the lost connection reported and the command run", res.Output)
@@ -337,5 +348,81 @@ Host *
 	}
 	if _, err := resolve(Config{Host: "h", RemoteDir: "relative"}, home, "/w", func(string) string { return "" }); err == nil {
 		t.Error("a relative remote_dir was accepted")
+	}
+}
+
+// TestRemoteDeletionIsBroughtBack: a file the command deletes on the ssh
+// host is deleted in the workspace too (as it would be had the command run
+// here), unless it changed here meanwhile; files never copied (.env) are
+// untouched.
+func TestRemoteDeletionIsBroughtBack(t *testing.T) {
+	e, _, ws, remote := newEnv(t, map[string]string{
+		"keep.txt": "k\n", "old.txt": "o\n", "dir/x.txt": "x\n", "edited.txt": "e\n", ".env": "S=1\n",
+	})
+	res := run(t, e, ws, "rm old.txt dir/x.txt .env 2>/dev/null; ls -A")
+	if res.ExitCode != 0 || strings.Contains(res.Output, "old.txt") {
+		t.Fatalf("exit %d: %q", res.ExitCode, res.Output)
+	}
+	for _, name := range []string{"old.txt", "dir/x.txt"} {
+		if _, err := os.Stat(filepath.Join(ws, name)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s, deleted by the command, is still in the workspace (stat: %v)", name, err)
+		}
+	}
+	for name, want := range map[string]string{"keep.txt": "k\n", ".env": "S=1\n", "edited.txt": "e\n"} {
+		if got, err := os.ReadFile(filepath.Join(ws, name)); err != nil || string(got) != want {
+			t.Errorf("%s after the command = %q, %v; want it untouched", name, got, err)
+		}
+	}
+	// Deleted there while it was edited here: the local edit is kept, said,
+	// and copied again before the next command.
+	p, err := e.Start(context.Background(), terminal.Spec{Command: "rm edited.txt; read x", Dir: ws, Stdin: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(remote, "edited.txt")); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	writeFiles(t, ws, map[string]string{"edited.txt": "edited here, meanwhile\n"})
+	if _, err := p.Write([]byte("go\n")); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := io.ReadAll(p.Output())
+	if ex := p.Wait(); ex.Code != 0 {
+		t.Fatalf("exit %+v: %s", ex, out)
+	}
+	if got, _ := os.ReadFile(filepath.Join(ws, "edited.txt")); string(got) != "edited here, meanwhile\n" {
+		t.Errorf("edited.txt = %q, want the local edit kept", got)
+	}
+	if !strings.Contains(string(out), "kept the local version of edited.txt") {
+		t.Errorf("output %q does not say the local version was kept", out)
+	}
+	if res := run(t, e, ws, "cat edited.txt"); res.Output != "edited here, meanwhile\n" {
+		t.Errorf("the next command saw %q, want the local edit copied again", res.Output)
+	}
+}
+
+// TestCloseKillsRunningCommands: closing the environment (the session
+// ends, the agent exits) kills the commands still running on the remote,
+// whatever closes first: the environment or the process table.
+func TestCloseKillsRunningCommands(t *testing.T) {
+	e, _, ws, _ := newEnv(t, map[string]string{"f": "x"})
+	marker := fmt.Sprintf("4545%d.5", time.Now().UnixNano()%100000)
+	tab := terminal.NewTable(terminal.TableOptions{})
+	if _, err := tab.Start(context.Background(), e, terminal.Spec{Command: "sleep " + marker + " & sleep " + marker, Dir: ws}, false); err != nil {
+		t.Fatal(err)
+	}
+	for !sshdtest.Running("sleep\x00" + marker) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	defer sshdtest.KillMarked(marker) // should Close not
+	if err := e.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	tab.Close()
+	if !sshdtest.Gone(marker) {
+		t.Fatalf("a command running when the environment closed (sleep %s) still runs", marker)
 	}
 }

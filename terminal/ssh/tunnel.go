@@ -29,7 +29,8 @@ type Tunnel struct {
 // SSHConfig, AgentSocket, ConnectTimeout; RemoteDir is unused) without
 // connecting.
 func NewTunnel(cfg Config, o Options) (*Tunnel, error) {
-	if err := o.fill(); err != nil {
+	o, err := o.withDefaults()
+	if err != nil {
 		return nil, fmt.Errorf("ssh tunnel: %w", err)
 	}
 	cfg.RemoteDir = ""

@@ -162,9 +162,12 @@ type Tree struct {
 	log   *slog.Logger
 	label string // names the transport in log lines ("ssh sync")
 
-	mu       sync.Mutex // serialises syncs; guards manifest and ready
+	mu       sync.Mutex // serialises syncs; guards manifest, sentAt, gen and ready
 	manifest map[string]FileStat
-	ready    bool // the remote folder exists and matches manifest
+	// sentAt is the push (its Gen) that last sent each file of manifest.
+	sentAt map[string]int
+	gen    int  // pushes that sent something
+	ready  bool // the remote folder exists and matches manifest
 }
 
 // NewTree returns the Tree of the local folder root (absolute); label
@@ -173,7 +176,16 @@ func NewTree(root string, log *slog.Logger, label string) *Tree {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Tree{root: root, log: log, label: label, manifest: map[string]FileStat{}}
+	return &Tree{root: root, log: log, label: label, manifest: map[string]FileStat{}, sentAt: map[string]int{}}
+}
+
+// Gen counts the pushes that sent files. A command started after a push
+// runs on the remote copy of Gen(); RemoveGone with that generation
+// deletes here only files the command could have seen.
+func (t *Tree) Gen() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.gen
 }
 
 // Root is the local folder.
@@ -213,6 +225,7 @@ func (t *Tree) Push(ctx context.Context, tr Transport) (Stats, error) {
 		}
 		for _, rel := range deleted {
 			delete(t.manifest, rel)
+			delete(t.sentAt, rel)
 		}
 		st.Deleted = len(deleted)
 	}
@@ -250,8 +263,12 @@ func (t *Tree) Push(ctx context.Context, tr Transport) (Stats, error) {
 		return st, err
 	}
 	st.Bytes = bytesSent
+	if len(sent) > 0 {
+		t.gen++
+	}
 	for rel, fs := range sent {
 		t.manifest[rel] = fs
+		t.sentAt[rel] = t.gen
 	}
 	st.Sent = len(sent)
 	t.ready = true
@@ -407,11 +424,14 @@ func (t *Tree) relOf(name string) (string, bool) {
 }
 
 // RemoveGone deletes here the files the remote copy no longer has:
-// present lists every file of the remote copy (relative to its folder).
-// A file sent or brought back before and missing from present was
-// deleted remotely; it is deleted here unless it changed here since (then
-// it is kept and listed in Kept).
-func (t *Tree) RemoveGone(present map[string]bool) (Stats, error) {
+// present lists every file of the remote copy (relative to its folder),
+// made by a command that ran on the copy of generation since (Gen after
+// the push before it). A file sent or brought back by then and missing
+// from present was deleted remotely; it is deleted here unless it changed
+// here since (then it is kept and listed in Kept). A file a later push
+// sent (another command's, while this one ran) may have reached the copy
+// after the listing: it is left alone.
+func (t *Tree) RemoveGone(present map[string]bool, since int) (Stats, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var st Stats
@@ -422,7 +442,7 @@ func (t *Tree) RemoveGone(present map[string]bool) (Stats, error) {
 	defer root.Close()
 	var gone []string
 	for rel := range t.manifest {
-		if !present[rel] {
+		if !present[rel] && t.sentAt[rel] <= since {
 			gone = append(gone, rel)
 		}
 	}
@@ -438,6 +458,7 @@ func (t *Tree) RemoveGone(present map[string]bool) (Stats, error) {
 		case !fi.Mode().IsRegular() || StatOf(fi) != t.manifest[rel]:
 			st.Kept = append(st.Kept, rel)
 			delete(t.manifest, rel) // sent again by the next push
+			delete(t.sentAt, rel)
 			continue
 		default:
 			if err := root.Remove(local); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -446,6 +467,7 @@ func (t *Tree) RemoveGone(present map[string]bool) (Stats, error) {
 			st.Removed++
 		}
 		delete(t.manifest, rel)
+		delete(t.sentAt, rel)
 	}
 	return st, nil
 }

@@ -102,7 +102,7 @@ func TestRemoveGoneKeepsFilesChangedHere(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(root, "edited.txt"), []byte("changed here"), 0o644)
-	st, err := tree.RemoveGone(map[string]bool{"stays.txt": true})
+	st, err := tree.RemoveGone(map[string]bool{"stays.txt": true}, tree.Gen())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,5 +119,39 @@ func TestRemoveGoneKeepsFilesChangedHere(t *testing.T) {
 	mt := &memTransport{files: map[string]string{}}
 	if _, err := tree.Push(context.Background(), mt); err != nil || mt.files["edited.txt"] != "changed here" {
 		t.Errorf("the kept file was not sent again: %v %v", mt.files, err)
+	}
+}
+
+// A file another command's push sent while a command ran may have reached
+// the remote copy after that command listed it: the command's pull must
+// not take its absence for a deletion.
+func TestRemoveGoneLeavesFilesPushedAfterTheCommandStarted(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "old.txt"), []byte("1"), 0o644)
+	tree := NewTree(root, nil, "test sync")
+	mt := &memTransport{files: map[string]string{}}
+	if _, err := tree.Push(context.Background(), mt); err != nil {
+		t.Fatal(err)
+	}
+	since := tree.Gen() // a command starts on this copy
+	// Meanwhile the user writes a file and another command's push sends it.
+	os.WriteFile(filepath.Join(root, "fresh.txt"), []byte("new work"), 0o644)
+	if _, err := tree.Push(context.Background(), mt); err != nil {
+		t.Fatal(err)
+	}
+	if tree.Gen() <= since {
+		t.Fatalf("a push that sent a file left the generation at %d", tree.Gen())
+	}
+	// The first command listed the copy before fresh.txt arrived, and it
+	// deleted old.txt.
+	st, err := tree.RemoveGone(map[string]bool{}, since)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "fresh.txt")); err != nil || string(b) != "new work" {
+		t.Errorf("fresh.txt = %q, %v: the user's new file was deleted", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "old.txt")); err == nil || st.Removed != 1 {
+		t.Errorf("old.txt, deleted by the command, is still here (%+v)", st)
 	}
 }

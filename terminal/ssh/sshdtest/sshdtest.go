@@ -1,9 +1,8 @@
-//go:build linux
-
-// Package sshdtest starts a real sshd (Debian's openssh-server) for tests
-// on a loopback port, with a generated host key and user key, a
-// known_hosts file holding the host key and its own config; it is
-// stopped when the test ends.
+// Package sshdtest starts a real sshd (Debian's openssh-server) for tests,
+// on a loopback port with its own generated host key, user key and config,
+// and stops it when the test ends. Commands it runs run on this machine as
+// the current user, so tests can check the remote side on disk and in
+// /proc.
 package sshdtest
 
 import (
@@ -12,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,17 +20,18 @@ import (
 
 // Server is a running sshd on 127.0.0.1.
 type Server struct {
-	Dir        string // its files
+	Dir        string // the server's files (keys, config, pid file)
 	Port       int
 	HostPub    string // the host public key line
-	UserKey    string // the user's private key file (authorized)
+	HostPubKey string // the host public key file
+	UserKey    string // the user's private key file (no passphrase)
 	KnownHosts string // a known_hosts file with the host key
-	CfgFile    string // sshd_config
 	cmd        *exec.Cmd
-	bin        string
+	cfgFile    string
 }
 
-// Start starts an sshd; it fails the test when sshd is not installed.
+// Start starts sshd for t, stopped when t ends. It fails t when sshd or
+// ssh-keygen is missing.
 func Start(t testing.TB) *Server {
 	t.Helper()
 	sshd, err := exec.LookPath("sshd")
@@ -44,10 +45,10 @@ func Start(t testing.TB) *Server {
 		t.Fatalf("sshd needs /run/sshd: %v", err)
 	}
 	dir := t.TempDir()
-	s := &Server{Dir: dir, UserKey: filepath.Join(dir, "user_key"), bin: sshd}
+	s := &Server{Dir: dir, UserKey: filepath.Join(dir, "user_key"), HostPubKey: filepath.Join(dir, "host_key.pub")}
 	Keygen(t, filepath.Join(dir, "host_key"))
 	Keygen(t, s.UserKey)
-	pub, err := os.ReadFile(filepath.Join(dir, "host_key.pub"))
+	pub, err := os.ReadFile(s.HostPubKey)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,14 +60,12 @@ func Start(t testing.TB) *Server {
 	if err := os.WriteFile(filepath.Join(dir, "authorized_keys"), upub, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s.Port = FreePort(t)
+	s.Port = freePort(t)
 	s.KnownHosts = filepath.Join(dir, "known_hosts")
-	// The key's type and blob, without its comment.
-	f := strings.Fields(s.HostPub)
-	if err := os.WriteFile(s.KnownHosts, fmt.Appendf(nil, "[127.0.0.1]:%d %s %s\n", s.Port, f[0], f[1]), 0o600); err != nil {
+	if err := os.WriteFile(s.KnownHosts, []byte(s.KnownHostsLine()+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s.CfgFile = filepath.Join(dir, "sshd_config")
+	s.cfgFile = filepath.Join(dir, "sshd_config")
 	// SHLVL=1 keeps bash from reading the test user's ~/.bashrc (bash
 	// reads it for commands run by sshd at shell level 1), which on a
 	// developer machine may do anything, slowly.
@@ -84,18 +83,26 @@ PubkeyAuthentication yes
 LogLevel FATAL
 SetEnv SHLVL=1
 `, s.Port, filepath.Join(dir, "host_key"), filepath.Join(dir, "sshd.pid"), filepath.Join(dir, "authorized_keys"))
-	if err := os.WriteFile(s.CfgFile, []byte(cfg), 0o600); err != nil {
+	if err := os.WriteFile(s.cfgFile, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	s.cmd = exec.Command(sshd, "-D", "-e", "-f", s.cfgFile)
 	s.Restart(t)
 	t.Cleanup(s.Stop)
 	return s
 }
 
-// Restart starts sshd again (after Stop) and waits until it listens.
+// KnownHostsLine is the known_hosts line of the server's host key.
+func (s *Server) KnownHostsLine() string {
+	f := strings.Fields(s.HostPub) // the key's type and blob, without its comment
+	return fmt.Sprintf("[127.0.0.1]:%d %s %s", s.Port, f[0], f[1])
+}
+
+// Restart starts sshd again after [Server.Stop] (Start starts it the
+// first time) and waits until it listens.
 func (s *Server) Restart(t testing.TB) {
 	t.Helper()
-	s.cmd = exec.Command(s.bin, "-D", "-e", "-f", s.CfgFile)
+	s.cmd = exec.Command(s.cmd.Path, s.cmd.Args[1:]...)
 	s.cmd.Stderr = os.Stderr
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM} // gone with the test
 	if err := s.cmd.Start(); err != nil {
@@ -114,7 +121,8 @@ func (s *Server) Restart(t testing.TB) {
 	}
 }
 
-// Stop stops sshd (its connections' processes stay until they end).
+// Stop stops the listening sshd (connections it already accepted live on
+// in their own processes; see [Server.DropConnections]).
 func (s *Server) Stop() {
 	if s.cmd != nil && s.cmd.Process != nil {
 		_ = s.cmd.Process.Signal(syscall.SIGTERM)
@@ -122,13 +130,49 @@ func (s *Server) Stop() {
 	}
 }
 
-// Pid is the listening sshd's process id.
-func (s *Server) Pid() int { return s.cmd.Process.Pid }
+// PID is the listening sshd's process id.
+func (s *Server) PID() int { return s.cmd.Process.Pid }
 
-// Addr is 127.0.0.1:port.
+// Addr is host:port.
 func (s *Server) Addr() string { return fmt.Sprintf("127.0.0.1:%d", s.Port) }
 
-// Keygen writes a new ed25519 key pair without passphrase to file and
+// DropConnections kills sshd's per-connection processes (the monitor and
+// its unprivileged child of every connection): the clients' connections
+// drop; the commands they ran are orphaned.
+func (s *Server) DropConnections() {
+	parent := map[int]int{}
+	comm := map[int]string{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		st := string(data)
+		fields := strings.Fields(st[strings.LastIndexByte(st, ')')+2:])
+		if len(fields) > 1 {
+			parent[pid], _ = strconv.Atoi(fields[1])
+			comm[pid] = st[strings.IndexByte(st, '(')+1 : strings.LastIndexByte(st, ')')]
+		}
+	}
+	listener := s.cmd.Process.Pid
+	for pid, pp := range parent {
+		if pp == listener {
+			for child, cp := range parent {
+				if cp == pid && strings.HasPrefix(comm[child], "sshd") {
+					_ = syscall.Kill(child, syscall.SIGKILL)
+				}
+			}
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// Keygen writes a new ed25519 key pair without a passphrase to file and
 // file.pub.
 func Keygen(t testing.TB, file string) {
 	t.Helper()
@@ -138,8 +182,7 @@ func Keygen(t testing.TB, file string) {
 	}
 }
 
-// FreePort is a loopback TCP port nothing listens on now.
-func FreePort(t testing.TB) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -147,4 +190,57 @@ func FreePort(t testing.TB) int {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
+}
+
+// KillMarked kills, by pid, the processes with marker in their command
+// line (the test's own).
+func KillMarked(marker string) {
+	for _, pid := range pidsWith(marker, false) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// Running reports whether a live (not zombie) process has marker in its
+// command line.
+func Running(marker string) bool { return len(pidsWith(marker, true)) > 0 }
+
+// Gone waits (up to a few seconds, for the kernel to reap) until no live
+// process has marker in its command line.
+func Gone(marker string) bool {
+	for range 100 {
+		if !Running(marker) {
+			return true
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return false
+}
+
+// pidsWith lists the processes with marker in their command line, other
+// than this one; live only skips zombies.
+func pidsWith(marker string, live bool) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !strings.Contains(string(cmdline), marker) {
+			continue
+		}
+		if live {
+			st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+			if err != nil {
+				continue
+			}
+			s := string(st)
+			if fields := strings.Fields(s[strings.LastIndexByte(s, ')')+2:]); len(fields) > 0 && fields[0] == "Z" {
+				continue
+			}
+		}
+		pids = append(pids, pid)
+	}
+	return pids
 }
