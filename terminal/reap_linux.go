@@ -33,7 +33,8 @@ func waitGroupGone(pgid int) {
 		return
 	}
 	deadline := time.Now().Add(groupGoneWait)
-	for _, pid := range liveMembers(pgid) {
+	members, _ := GroupMembers(pgid)
+	for _, pid := range members {
 		fd, err := unix.PidfdOpen(pid, 0)
 		if err != nil {
 			continue // gone already
@@ -51,11 +52,12 @@ func waitGroupGone(pgid int) {
 	}
 }
 
-// liveMembers lists the processes of group pgid that are not zombies.
-func liveMembers(pgid int) []int {
+// GroupMembers lists the processes of group pgid that are not zombies,
+// from /proc (tests use it to check that nothing of a command is left).
+func GroupMembers(pgid int) ([]int, error) {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	var out []int
 	for _, e := range ents {
@@ -76,5 +78,5 @@ func liveMembers(pgid int) []int {
 			out = append(out, pid)
 		}
 	}
-	return out
+	return out, nil
 }

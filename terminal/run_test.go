@@ -27,34 +27,14 @@ func TestMain(m *testing.M) {
 }
 
 // groupMembers returns the live (not zombie) processes whose process
-// group is pgid, from /proc.
+// group is pgid.
 func groupMembers(t *testing.T, pgid int) []int {
 	t.Helper()
-	ents, err := os.ReadDir("/proc")
+	m, err := GroupMembers(pgid)
 	if err != nil {
 		t.Skipf("no /proc: %v", err)
 	}
-	var out []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp …; comm may hold spaces and parens.
-		s := string(data)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) < 3 || f[0] == "Z" || f[0] == "X" {
-			continue
-		}
-		if g, _ := strconv.Atoi(f[2]); g == pgid {
-			out = append(out, pid)
-		}
-	}
-	return out
+	return m
 }
 
 // alive reports whether pid is a live (not zombie) process.

@@ -290,30 +290,14 @@ func TestTerminalEditorTerminals(t *testing.T) {
 	}
 }
 
-// groupAlive reports whether any live (not zombie) process has process
-// group pgid, from /proc.
-func groupAlive(t *testing.T, pgid int) []string {
+// groupAlive lists the live (not zombie) processes of process group pgid.
+func groupAlive(t *testing.T, pgid int) []int {
 	t.Helper()
-	ents, err := os.ReadDir("/proc")
+	m, err := terminal.GroupMembers(pgid)
 	if err != nil {
 		t.Fatalf("no /proc: %v", err)
 	}
-	var out []string
-	for _, ent := range ents {
-		if _, err := strconv.Atoi(ent.Name()); err != nil {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join("/proc", ent.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(data)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) >= 3 && f[0] != "Z" && f[0] != "X" && f[2] == strconv.Itoa(pgid) {
-			out = append(out, ent.Name())
-		}
-	}
-	return out
+	return m
 }
 
 // TestTerminalCancel: a cancel during sleep 30 returns hermes's interrupted

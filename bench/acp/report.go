@@ -17,6 +17,21 @@ func writeJSON(w io.Writer, rep *report) error {
 	return enc.Encode(rep)
 }
 
+// writeHeader writes a report's title (what it measures, the agents
+// compared) and its command and machine lines.
+func writeHeader(b *strings.Builder, what string, agents []string, command string, m machineInfo) {
+	fmt.Fprintf(b, "### %s: %s\n\n", what, strings.Join(agents, " vs "))
+	fmt.Fprintf(b, "- Command: `%s`\n", command)
+	fmt.Fprintf(b, "- Machine: %s/%s, %d CPUs", m.OS, m.Arch, m.CPUs)
+	if m.CPUModel != "" {
+		fmt.Fprintf(b, " (%s)", m.CPUModel)
+	}
+	if m.LoadAvg != "" {
+		fmt.Fprintf(b, ", load average %s at the start", m.LoadAvg)
+	}
+	fmt.Fprintf(b, "; benchmark built with %s\n", m.GoVersion)
+}
+
 // writeMarkdown writes the report as Markdown: a header naming the
 // command, machine and agents, one table, and notes.
 func writeMarkdown(w io.Writer, rep *report) error {
@@ -25,17 +40,7 @@ func writeMarkdown(w io.Writer, rep *report) error {
 	for i, a := range rep.Agents {
 		names[i] = a.Name
 	}
-	fmt.Fprintf(&b, "### ACP agent benchmark: %s\n\n", strings.Join(names, " vs "))
-	fmt.Fprintf(&b, "- Command: `%s`\n", rep.Command)
-	m := rep.Machine
-	fmt.Fprintf(&b, "- Machine: %s/%s, %d CPUs", m.OS, m.Arch, m.CPUs)
-	if m.CPUModel != "" {
-		fmt.Fprintf(&b, " (%s)", m.CPUModel)
-	}
-	if m.LoadAvg != "" {
-		fmt.Fprintf(&b, ", load average %s at the start", m.LoadAvg)
-	}
-	fmt.Fprintf(&b, "; benchmark built with %s\n", m.GoVersion)
+	writeHeader(&b, "ACP agent benchmark", names, rep.Command, rep.Machine)
 	for _, a := range rep.Agents {
 		fmt.Fprintf(&b, "- %s: `%s`", a.Name, a.Command)
 		switch {

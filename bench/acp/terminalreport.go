@@ -39,17 +39,7 @@ func writeTermMarkdown(w io.Writer, rep *termReport) error {
 	for i, a := range rep.Agents {
 		names[i] = a.Name
 	}
-	fmt.Fprintf(&b, "### Terminal output through the agent: %s\n\n", strings.Join(names, " vs "))
-	fmt.Fprintf(&b, "- Command: `%s`\n", rep.Command)
-	m := rep.Machine
-	fmt.Fprintf(&b, "- Machine: %s/%s, %d CPUs", m.OS, m.Arch, m.CPUs)
-	if m.CPUModel != "" {
-		fmt.Fprintf(&b, " (%s)", m.CPUModel)
-	}
-	if m.LoadAvg != "" {
-		fmt.Fprintf(&b, ", load average %s at the start", m.LoadAvg)
-	}
-	fmt.Fprintf(&b, "; benchmark built with %s\n", m.GoVersion)
+	writeHeader(&b, "Terminal output through the agent", names, rep.Command, rep.Machine)
 	for _, a := range rep.Agents {
 		fmt.Fprintf(&b, "- %s: `%s`", a.Name, quoteCommand(a.Argv))
 		if a.ZedMeta {

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hermes-acp/hermes-acp/terminal"
 )
 
 func TestTypeScriptSDKExecuteCode(t *testing.T) {
@@ -63,28 +65,12 @@ func TestTypeScriptSDKExecuteCode(t *testing.T) {
 	}
 }
 
-// liveGroup lists the live (not zombie) processes of process group pgid,
-// from /proc.
-func liveGroup(t *testing.T, pgid int) []string {
+// liveGroup lists the live (not zombie) processes of process group pgid.
+func liveGroup(t *testing.T, pgid int) []int {
 	t.Helper()
-	ents, err := os.ReadDir("/proc")
+	m, err := terminal.GroupMembers(pgid)
 	if err != nil {
 		t.Fatalf("no /proc: %v", err)
 	}
-	var out []string
-	for _, ent := range ents {
-		if _, err := strconv.Atoi(ent.Name()); err != nil {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join("/proc", ent.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(data)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) >= 3 && f[0] != "Z" && f[0] != "X" && f[2] == strconv.Itoa(pgid) {
-			out = append(out, ent.Name())
-		}
-	}
-	return out
+	return m
 }
