@@ -7,11 +7,13 @@
 // through console.error / console.warn is a complaint about the agent's
 // messages), the failure list and summary with the final report, steps with
 // a timeout, prompt turns, starting and stopping the agent over stdio with a
-// wire tap that sees every line in both directions, and a txtar reader for
-// the shared fixtures in cmd/hermes-acp/testdata/e2e.
+// wire tap that sees every line in both directions, a txtar reader for the
+// shared fixtures in cmd/hermes-acp/testdata/e2e, and what a turn's tool
+// calls said (updates, final status, the result the fake model echoes) and
+// the processes left in /proc.
 
 import { spawn } from "node:child_process";
-import { appendFileSync, readFileSync } from "node:fs";
+import { appendFileSync, readFileSync, readdirSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
 import { format } from "node:util";
 import * as acp from "@agentclientprotocol/sdk";
@@ -116,6 +118,46 @@ export function kinds(updates) {
 }
 
 export const joined = (parts) => parts.join("");
+
+// callUpdates are a turn's tool_call and tool_call_update notifications
+// of tool call id.
+export const callUpdates = (turn, id) =>
+  turn.updates.filter((u) => (u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update") && u.toolCallId === id);
+
+// finalOf is tool call id's last update (completed or failed).
+export const finalOf = (turn, id) => callUpdates(turn, id).filter((u) => u.status === "completed" || u.status === "failed").at(-1);
+
+// resultOf returns what the model was told about call id, for the fake
+// models that echo a tool's result ("ID done; the tool said: RESULT"),
+// parsed when it is JSON.
+export function resultOf(turn, id) {
+  const text = agentText(turn.updates);
+  const prefix = `${id} done; the tool said: `;
+  const i = text.indexOf(prefix);
+  if (i < 0) return undefined;
+  const raw = text.slice(i + prefix.length);
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}
+
+// processesWith lists the processes (zombies included) whose command line
+// contains needle, from /proc.
+export function processesWith(needle) {
+  const out = [];
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+      if (cmd.includes(needle) && Number(pid) !== process.pid) out.push(`${pid}: ${cmd.trim()}`);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
 
 // sdkVersion is the version of the installed @agentclientprotocol/sdk.
 export const sdkVersion = JSON.parse(

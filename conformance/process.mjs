@@ -27,43 +27,10 @@
 //
 // Exit status: 0 on success, 1 on any failure, 2 for usage errors.
 
-import { readFileSync, readdirSync } from "node:fs";
 import * as acp from "@agentclientprotocol/sdk";
-import { agentText, check, failWith, note, report, runTurn, sdkVersion, show, startAgent, step, stopAgent } from "./lib.mjs";
+import { callUpdates, check, failWith, finalOf, note, processesWith, report, resultOf, runTurn, sdkVersion, show, startAgent, step, stopAgent } from "./lib.mjs";
 
 const prompt = (id, tool, args) => `[${id}] ${tool} ${JSON.stringify(args)}`;
-const callUpdates = (turn, id) => turn.updates.filter((u) => (u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update") && u.toolCallId === id);
-const finalOf = (turn, id) => callUpdates(turn, id).filter((u) => u.status === "completed" || u.status === "failed").at(-1);
-
-// resultOf returns what the model was told about call id, parsed when it
-// is JSON.
-function resultOf(turn, id) {
-  const text = agentText(turn.updates);
-  const prefix = `${id} done; the tool said: `;
-  const i = text.indexOf(prefix);
-  if (i < 0) return undefined;
-  const raw = text.slice(i + prefix.length);
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return raw;
-  }
-}
-
-// processesWith lists the pids whose command line contains needle.
-function processesWith(needle) {
-  const out = [];
-  for (const pid of readdirSync("/proc")) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
-      if (cmd.includes(needle) && Number(pid) !== process.pid) out.push(`${pid}: ${cmd.trim()}`);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out;
-}
 
 // shown checks how the editor shows call id: kind, title, final status.
 function shown(turn, id, title, status) {

@@ -42,7 +42,7 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { agentText, check, failWith, note, report, runTurn, sdkVersion, show, startAgent, step, stopAgent } from "./lib.mjs";
+import { agentText, callUpdates, check, failWith, finalOf, note, report, resultOf, runTurn, sdkVersion, show, startAgent, step, stopAgent } from "./lib.mjs";
 
 const [command, ...args] = process.argv.slice(2);
 const env = process.env;
@@ -54,25 +54,9 @@ const ws = env.SSH_WS;
 const remote = env.SSH_REMOTE;
 
 const prompt = (id, a, tool = "") => `[${id}] ${tool ? tool + " " : ""}${JSON.stringify(a)}`;
-const callUpdates = (turn, id) => turn.updates.filter((u) => (u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update") && u.toolCallId === id);
-const finalOf = (turn, id) => callUpdates(turn, id).filter((u) => u.status === "completed" || u.status === "failed").at(-1);
 const contentText = (u) => (u?.content ?? []).filter((c) => c.type === "content" && c.content?.type === "text").map((c) => c.content.text).join("\n");
 const terminalOption = (opts) => (opts ?? []).find((o) => o.id === "terminal_backend");
 const readOr = (p, dflt = null) => (existsSync(p) ? readFileSync(p, "utf8") : dflt);
-
-// resultOf returns what the model was told about call id, parsed when it
-// is JSON.
-function resultOf(turn, id) {
-  const text = agentText(turn.updates);
-  const prefix = `${id} done; the tool said: `;
-  const i = text.indexOf(prefix);
-  if (i < 0) return undefined;
-  try {
-    return JSON.parse(text.slice(i + prefix.length));
-  } catch {
-    return text.slice(i + prefix.length);
-  }
-}
 
 // procs lists /proc's processes: {pid, ppid, comm, cmd}.
 function procs() {

@@ -37,10 +37,10 @@
 // Exit status: 0 on success, 1 on any failure, 2 for usage errors.
 
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { agentText, check, fail, failWith, note, report, runTurn, sdkVersion, show, startAgent, step, stopAgent } from "./lib.mjs";
+import { callUpdates, check, fail, failWith, finalOf, note, processesWith, report, resultOf, runTurn, sdkVersion, show, startAgent, step, stopAgent } from "./lib.mjs";
 
 // Terminals is the client side of terminal/*: real processes.
 class Terminals {
@@ -133,21 +133,6 @@ class Terminals {
   }
 }
 
-// processesWith lists the pids whose command line contains needle.
-function processesWith(needle) {
-  const out = [];
-  for (const pid of readdirSync("/proc")) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
-      if (cmd.includes(needle) && Number(pid) !== process.pid) out.push(`${pid}: ${cmd.trim()}`);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out;
-}
-
 // Permission answers: the next request gets `answer`; every request is kept.
 class Permissions {
   constructor() {
@@ -171,24 +156,7 @@ class Permissions {
   }
 }
 
-const callUpdates = (turn, id) => turn.updates.filter((u) => (u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update") && u.toolCallId === id);
-const finalOf = (turn, id) => callUpdates(turn, id).filter((u) => u.status === "completed" || u.status === "failed").at(-1);
 const prompt = (id, args) => `[${id}] ${JSON.stringify(args)}`;
-
-// resultOf returns what the model was told about call id (the agent
-// message "ID done; the tool said: RESULT"), parsed when it is JSON.
-function resultOf(turn, id) {
-  const text = agentText(turn.updates);
-  const prefix = `${id} done; the tool said: `;
-  const i = text.indexOf(prefix);
-  if (i < 0) return undefined;
-  const raw = text.slice(i + prefix.length);
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return raw;
-  }
-}
 
 async function connect(command, args, label, caps, perms, terms, body) {
   const agentProc = await startAgent(command, args, { transcript: process.env.CONFORMANCE_TRANSCRIPT, label });
