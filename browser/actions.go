@@ -233,15 +233,24 @@ func (in *instance) refCall(ctx context.Context, name, fn string) (json.RawMessa
 	return raw, nil
 }
 
-// callOn calls a function with this = the object and returns its JSON value.
-func (in *instance) callOn(ctx context.Context, obj runtime.RemoteObjectID, fn string, args ...any) (json.RawMessage, error) {
-	var cargs []*runtime.CallArgument
+// callArgs are args as the arguments of Runtime.callFunctionOn.
+func callArgs(args []any) ([]*runtime.CallArgument, error) {
+	out := make([]*runtime.CallArgument, 0, len(args))
 	for _, a := range args {
 		raw, err := json.Marshal(a)
 		if err != nil {
 			return nil, err
 		}
-		cargs = append(cargs, &runtime.CallArgument{Value: raw})
+		out = append(out, &runtime.CallArgument{Value: raw})
+	}
+	return out, nil
+}
+
+// callOn calls a function with this = the object and returns its JSON value.
+func (in *instance) callOn(ctx context.Context, obj runtime.RemoteObjectID, fn string, args ...any) (json.RawMessage, error) {
+	cargs, err := callArgs(args)
+	if err != nil {
+		return nil, err
 	}
 	res, err := chromedp.Call(ctx, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 		FunctionDeclaration: fn, ObjectID: obj, Arguments: cargs, ReturnByValue: ptr(true), AwaitPromise: ptr(true)})

@@ -75,14 +75,12 @@ function (named, interactive) {
 		return el.childNodes;
 	}
 
-	// walk returns the node of el (null when ignored with its subtree).
-	// shown: el is rendered (its display chain); visible: its text shows.
+	// walk returns the node of el (null when ignored with its subtree);
+	// inSelect: el is in a select, whose options have no box.
 	function walk(el, inSelect) {
 		if (attr(el, 'aria-hidden') === 'true' || el.inert) return null;
-		if (!inSelect && !el.checkVisibility()) {
-			// A dropdown select's options have no box but are in the tree.
-			return null;
-		}
+		if (!inSelect && !el.checkVisibility()) return null;
+		// Hidden by visibility, el is left out but its children may show.
 		const visible = inSelect || el.checkVisibility({visibilityProperty: true});
 		let role = visible ? el.computedRole || '' : '';
 		// An image with an empty alt and no other name is decoration, which

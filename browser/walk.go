@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -37,27 +38,20 @@ var errNoComputedRole = errors.New("the browser has no Element.computedRole")
 // changed).
 var errNoWorld = errors.New("the page's document changed")
 
-// namedRoles are the roles whose names a compact snapshot shows.
-var namedRoles = func() []string {
-	var r []string
-	for k := range interactive {
-		r = append(r, k)
-	}
-	for k := range compactShown {
-		r = append(r, k)
-	}
-	slices.Sort(r)
-	return r
-}()
+// namedRoles are the roles whose names a compact snapshot shows;
+// interactiveRoles those that get a ref.
+var (
+	namedRoles       = slices.Sorted(maps.Keys(mergeSets(interactive, compactShown)))
+	interactiveRoles = slices.Sorted(maps.Keys(interactive))
+)
 
-var interactiveRoles = func() []string {
-	var r []string
-	for k := range interactive {
-		r = append(r, k)
+func mergeSets(sets ...map[string]bool) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range sets {
+		maps.Copy(out, s)
 	}
-	slices.Sort(r)
-	return r
-}()
+	return out
+}
 
 // jsNode is one node of the page walk's tree.
 type jsNode struct {
@@ -181,13 +175,9 @@ func (in *instance) callInWorldObject(ctx context.Context, fn string, byValue bo
 	if err != nil {
 		return nil, err
 	}
-	cargs := make([]*runtime.CallArgument, 0, len(args))
-	for _, a := range args {
-		raw, err := json.Marshal(a)
-		if err != nil {
-			return nil, err
-		}
-		cargs = append(cargs, &runtime.CallArgument{Value: raw})
+	cargs, err := callArgs(args)
+	if err != nil {
+		return nil, err
 	}
 	res, err := chromedp.Call(ctx, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 		FunctionDeclaration: fn, ExecutionContextID: id, Arguments: cargs, ReturnByValue: ptr(byValue)})
