@@ -90,9 +90,12 @@ type TerminalConfig struct {
 	// MaxOutputChars is tool_output.max_bytes: the characters of output a
 	// result keeps (0: 50 000).
 	MaxOutputChars int
-	// Sandbox, when set, runs every command under it
-	// (terminal.sandbox: workspace-write on a kernel with Landlock).
+	// Sandbox, when set, runs every command on this machine in it: each
+	// session in its own (terminal.sandbox; Unconfined when off).
 	Sandbox *terminal.Sandbox
+	// Environ builds the environment of commands run on this machine:
+	// the agent's secrets removed (terminal.env_passthrough keeps some).
+	Environ terminal.Environ
 }
 
 func (c TerminalConfig) defaultTimeout() time.Duration {
@@ -223,10 +226,25 @@ func runTerminal(ctx context.Context, s *session, call *registry.Call, p *termin
 
 	var output string
 	var code int
+	spec := terminal.Spec{Command: command, Dir: dir, PTY: pty}
+	var editorArgv []string
+	release := func() {}
 	if local, ok := env.(*terminal.Local); ok && s.Terminals != nil && !pty {
+		argv, rel, err := local.EditorArgv(spec)
+		switch {
+		case err == nil:
+			editorArgv, release = argv, rel
+		case errors.Is(err, terminal.ErrNoHelper):
+			// Run it here instead, streamed.
+		default:
+			return registry.Failed(terminalResult{Output: "", ExitCode: -1, Error: fmt.Sprintf("Command execution failed: %v", err)}), nil
+		}
+	}
+	if editorArgv != nil {
 		out, err := s.Terminals.Run(ctx, call.ID, TerminalCommand{
-			Argv: local.Argv(command), Dir: dir, OutputByteLimit: 4 * cfg.maxChars(), Timeout: timeout,
+			Argv: editorArgv, Dir: dir, OutputByteLimit: 4 * cfg.maxChars(), Timeout: timeout,
 		})
+		release()
 		if err != nil {
 			return registry.Failed(terminalResult{Output: "", ExitCode: -1, Error: fmt.Sprintf("Command execution failed: %v", err)}), nil
 		}
@@ -237,8 +255,7 @@ func runTerminal(ctx context.Context, s *session, call *registry.Call, p *termin
 		if s.Output != nil {
 			sink = func(chunk []byte) { s.Output.Output(call.ID, chunk) }
 		}
-		res, err := terminal.Run(ctx, env, terminal.Spec{Command: command, Dir: dir, PTY: pty},
-			terminal.RunOptions{Timeout: timeout, MaxChars: cfg.maxChars(), Sink: sink})
+		res, err := terminal.Run(ctx, env, spec, terminal.RunOptions{Timeout: timeout, MaxChars: cfg.maxChars(), Sink: sink})
 		if err != nil {
 			return registry.Failed(terminalResult{Output: "", ExitCode: -1, Error: fmt.Sprintf("Command execution failed%s: %v", backendNote(backend), err)}), nil
 		}
@@ -342,7 +359,7 @@ func (s *session) commandDir(workdir string) (dir, msg string) {
 // between SIGTERM and SIGKILL: they are all killed when the agent exits,
 // which waits less than a second.
 func (s *session) localEnv(background bool) *terminal.Local {
-	l := &terminal.Local{Sandbox: s.Terminal.Sandbox, Roots: s.Workspace.Roots()}
+	l := &terminal.Local{Sandbox: s.sandbox, Environ: s.Terminal.Environ}
 	if background {
 		l.KillGrace = backgroundKillGrace
 	}

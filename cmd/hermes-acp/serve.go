@@ -22,6 +22,7 @@ import (
 	"github.com/hermes-acp/hermes-acp/registry"
 	"github.com/hermes-acp/hermes-acp/terminal"
 	"github.com/hermes-acp/hermes-acp/tools"
+	"github.com/hermes-acp/hermes-acp/workspace"
 )
 
 type serveOptions struct {
@@ -58,9 +59,9 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 	browsers := browser.NewSet(browser.Options{Executable: cfg.BrowserExecutable, IdleTimeout: cfg.BrowserIdleTimeout, Log: log})
 	defer browsers.Close() // no browser outlives the agent
 	resultChars, turnChars := registry.BudgetForContextWindow(cfg.ContextLength)
-	termCfg, sandboxNotice := terminalSettings(cfg, terminal.LandlockABI, os.Executable)
+	termCfg, sandboxNotice := terminalSettings(cfg, os.Executable)
 	if sandboxNotice != "" {
-		log.Warn("terminal sandbox unavailable", "reason", sandboxNotice)
+		log.Warn("terminal sandbox weakened", "reason", sandboxNotice)
 	}
 	summarize := webSummarizer(cfg, setup, log) // web
 	termBackends := newBackends(cfg, log)       // terminal backends (issue 18)
@@ -228,28 +229,31 @@ func modelSetup(cfg config, record string, log *slog.Logger) agent.ModelSetup {
 }
 
 // terminalSettings turns the configuration into the terminal tools'
-// settings. The sandbox is on unless terminal.sandbox is off; where the
-// kernel has no Landlock (abi returns 0) or the binary cannot be found,
-// commands run without it and notice says so, once, in the chat.
-func terminalSettings(cfg config, abi func() int, exe func() (string, error)) (tools.TerminalConfig, string) {
+// settings. Every command on this machine runs in the sandbox
+// (terminal.Sandbox decides, at a session's first command, how: namespaces,
+// or Landlock alone, reported in the session; with terminal.sandbox: off,
+// unconfined but with its environment built); notice says, once in the
+// chat, when the agent cannot find its own binary, without which neither
+// the namespace sandbox nor the editor-terminal helper can run.
+func terminalSettings(cfg config, exe func() (string, error)) (tools.TerminalConfig, string) {
 	tc := tools.TerminalConfig{
 		DefaultTimeout:       cfg.TerminalTimeout,
 		MaxForegroundTimeout: cfg.TerminalMaxForeground,
 		MaxOutputChars:       cfg.ToolOutputMaxChars,
+		Environ:              terminal.Environ{Block: nonEmpty(cfg.APIKeySource)},
 	}
-	if cfg.SandboxOff {
-		return tc, ""
+	sb := &terminal.Sandbox{Writable: cfg.SandboxWritable, HermesHome: cfg.Home, Unconfined: cfg.SandboxOff}
+	if home, err := os.UserHomeDir(); err == nil {
+		for _, c := range workspace.CredentialPlaces(home) {
+			sb.Credentials = append(sb.Credentials, c.Path)
+		}
 	}
-	const off = " Commands run without the sandbox: they can write wherever your user can. " +
-		"Set terminal.sandbox: off in config.yaml to silence this notice."
-	if abi() == 0 {
-		return tc, "The terminal sandbox is not available: this system has no Landlock (Linux 5.13 or later with Landlock enabled)." + off
-	}
+	tc.Sandbox = sb
 	path, err := exe()
 	if err != nil {
-		return tc, fmt.Sprintf("The terminal sandbox is not available: the agent cannot find its own binary (%v).", err) + off
+		return tc, fmt.Sprintf("The agent cannot find its own binary (%v): commands run under Landlock alone, and never in editor terminals.", err)
 	}
-	tc.Sandbox = &terminal.Sandbox{Exe: path, Writable: cfg.SandboxWritable}
+	sb.Exe = path
 	return tc, ""
 }
 
