@@ -99,6 +99,15 @@ func (c commandApprover) ApproveCommand(ctx context.Context, callID string, req 
 	return tools.CommandDecision{Allowed: d.Allowed, Message: d.Message, Hardline: d.Hardline, Approval: d.Approval, Description: d.Description}
 }
 
+func (c commandApprover) ApproveScript(ctx context.Context, callID string, req tools.ScriptRequest) tools.CommandDecision {
+	cmds := make([]agent.ScriptCommand, len(req.Commands))
+	for i, c := range req.Commands {
+		cmds[i] = agent.ScriptCommand{Line: c.Line, Call: c.Call, Text: c.Text, Check: c.Check, Hidden: c.Hidden, Why: c.Why, Tool: c.Tool}
+	}
+	d := c.env.ApproveScript(ctx, callID, agent.ScriptRequest{Code: req.Code, Commands: cmds, Where: req.Where})
+	return tools.CommandDecision{Allowed: d.Allowed, Message: d.Message, Hardline: d.Hardline, Approval: d.Approval, Description: d.Description}
+}
+
 type editorTerminals struct{ env *agent.Env }
 
 func (e editorTerminals) Run(ctx context.Context, callID string, cmd tools.TerminalCommand) (tools.TerminalOutcome, error) {
@@ -109,6 +118,7 @@ func (e editorTerminals) Run(ctx context.Context, callID string, cmd tools.Termi
 // commandDeps fills the command seams of d for env's session.
 func commandDeps(d *tools.Deps, env *agent.Env) {
 	d.Commands = commandApprover{env}
+	d.Scripts = commandApprover{env}
 	if env.HasTerminals() {
 		d.Terminals = editorTerminals{env}
 	}
