@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,7 +38,35 @@ type dockerSettings struct {
 	Config     docker.Config
 }
 
-// terminalBackendConfig reads terminal.backend and terminal.docker.*.
+// supportedBackends are the terminal backends hermes-acp has.
+var supportedBackends = []string{"local", "docker", "ssh"}
+
+// hermesBackends are hermes-agent's terminal backends that hermes-acp does
+// not have, with what they are, for the refusal's words.
+var hermesBackends = map[string]string{
+	"modal":          "hermes-agent's Modal cloud sandbox",
+	"managed_modal":  "hermes-agent's managed Modal sandbox",
+	"singularity":    "hermes-agent's Singularity/Apptainer container",
+	"daytona":        "hermes-agent's Daytona workspace",
+	"vercel_sandbox": "hermes-agent's Vercel sandbox",
+}
+
+// unsupportedBackend is why commands and scripts are refused when the
+// configured terminal.backend is not one hermes-acp has: they must not
+// run on this machine instead of where the user asked.
+func unsupportedBackend(name string) error {
+	what := "not a terminal backend hermes-acp knows"
+	if w, ok := hermesBackends[name]; ok {
+		what = w + ", which hermes-acp does not support"
+	}
+	return fmt.Errorf("the terminal backend %q is %s, so commands and scripts are refused rather than run on this machine; "+
+		"set terminal.backend to local, docker or ssh in config.yaml (or choose another Terminal option in the session)", name, what)
+}
+
+// terminalBackendConfig reads terminal.backend and terminal.docker.*. A
+// backend hermes-acp does not have is kept (lower-cased): the session's
+// commands and scripts are refused with unsupportedBackend, never run
+// here instead.
 func terminalBackendConfig(c *config, fc *fileConfig) {
 	t := fc.Terminal
 	switch b := strings.ToLower(strings.TrimSpace(t.Backend)); b {
@@ -46,8 +75,8 @@ func terminalBackendConfig(c *config, fc *fileConfig) {
 	case "docker", "ssh":
 		c.TerminalBackend = b
 	default:
-		c.problem(fmt.Sprintf("terminal.backend: %q is not local, docker or ssh; using local", t.Backend))
-		c.TerminalBackend = "local"
+		c.problem("terminal.backend: " + unsupportedBackend(b).Error())
+		c.TerminalBackend = b
 	}
 	d := t.Docker
 	c.Docker.Configured = d != (dockerFileConfig{}) || t.DockerImage != "" || t.ContainerCPU != 0 || t.ContainerMemory != 0
@@ -131,8 +160,13 @@ func newBackends(cfg config, log *slog.Logger) *backends {
 		c := cfg.SSH.Config
 		b.ssh = &c
 	}
-	if b.def == "" || (b.def == "docker" && b.docker == nil) || (b.def == "ssh" && b.ssh == nil) {
+	switch {
+	case b.def == "" || (b.def == "docker" && b.docker == nil) || (b.def == "ssh" && b.ssh == nil):
 		b.def = "local"
+	case !slices.Contains(supportedBackends, b.def):
+		// Offered, so that the session's Terminal option shows it (and
+		// the user can switch away from it); it refuses every command.
+		b.names = append(b.names, b.def)
 	}
 	return b
 }
@@ -169,7 +203,7 @@ func (b *backends) check(ctx context.Context, name string) error {
 		// unknown host key (with its fingerprint) is said here.
 		return sshenv.Check(ctx, *b.ssh, sshenv.Options{})
 	}
-	return fmt.Errorf("terminal backend %q is not available in this build", name)
+	return unsupportedBackend(name)
 }
 
 // start removes, in the background, the leftover containers of crashed
@@ -240,7 +274,7 @@ func (b *backends) forSession(env *agent.Env) func() (tools.TerminalBackend, err
 			}
 			return sshEnv, nil
 		default:
-			return nil, fmt.Errorf("terminal backend %q is not available in this build", name)
+			return nil, unsupportedBackend(name)
 		}
 	}
 }

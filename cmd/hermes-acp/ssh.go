@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -75,9 +76,16 @@ func sshConfig(c *config, fc *fileConfig, env func(string) string) {
 	if d := s.RemoteDir; d != "" && d != "~" && !strings.HasPrefix(d, "/") && !strings.HasPrefix(d, "~/") {
 		c.problem(fmt.Sprintf("terminal.ssh.remote_dir: %q is not an absolute path (or ~/…) on the ssh host", d))
 	}
-	// hermes-agent's TERMINAL_ENV chooses the backend when the file does not.
-	if strings.TrimSpace(fc.Terminal.Backend) == "" && strings.EqualFold(strings.TrimSpace(env("TERMINAL_ENV")), "ssh") {
-		c.TerminalBackend = "ssh"
+	// hermes-agent's TERMINAL_ENV chooses the backend when the file does
+	// not; one hermes-acp does not have refuses commands, as in the file.
+	if te := strings.ToLower(strings.TrimSpace(env("TERMINAL_ENV"))); strings.TrimSpace(fc.Terminal.Backend) == "" && te != "" {
+		switch {
+		case slices.Contains(supportedBackends, te):
+			c.TerminalBackend = te
+		default:
+			c.problem("TERMINAL_ENV: " + unsupportedBackend(te).Error())
+			c.TerminalBackend = te
+		}
 	}
 	c.SSH.On = c.TerminalBackend == "ssh"
 	if c.SSH.On && c.SSH.Config.Host == "" {
