@@ -1,11 +1,16 @@
-package main
+// Package client is a headless ACP client, the library behind
+// `hermes-acp client` and `hermes-acp demo`: it starts an agent as a child
+// process, opens a session in a folder, sends prompts in order, answers
+// permission requests by a fixed policy (or by asking on the terminal),
+// serves fs/read_text_file and fs/write_text_file from disk, and prints a
+// readable transcript of the session's updates, or every JSON-RPC message.
+package client
 
 import (
 	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -17,93 +22,50 @@ import (
 	"time"
 
 	"github.com/hermes-acp/hermes-acp/acp"
+	"github.com/hermes-acp/hermes-acp/internal/atomicfile"
 	"github.com/hermes-acp/hermes-acp/internal/diff"
 )
 
-const clientUsage = `Usage: hermes-acp client [flags] -- AGENT [ARGS...]
-
-Starts AGENT as an ACP agent, opens a session, sends the prompts in order and
-prints a readable transcript (or, with --json, every JSON-RPC message as a JSON
-line {"from": "client"|"agent", "message": {...}}). Permission requests are
-answered by --approve; fs/read_text_file and fs/write_text_file are served from
-disk. Exit status: 0 when every prompt ended, 1 on errors, 2 for usage errors.
-
-Flags:
-`
-
-type clientOptions struct {
-	cwd         string
-	prompts     stringList
-	promptFile  string
-	approve     string
-	json        bool
-	noFS        bool
-	mode        string
-	timeout     time.Duration
-	cancelAfter time.Duration
-	env         []string // extra environment for the agent (demo)
+// Options configure one headless session. The zero value prompts nothing,
+// approves nothing it is asked, and writes its transcript nowhere.
+type Options struct {
+	// Cwd is the session's workspace folder (absolute).
+	Cwd string
+	// Prompts are sent in order, each after the previous one ended.
+	Prompts []string
+	// Approve answers permission requests: "allow" (the first allow
+	// option), "reject" (the first reject option) or "ask" (on the
+	// controlling terminal); anything else cancels them.
+	Approve string
+	// JSON prints every JSON-RPC message as a line
+	// {"from": "client"|"agent", "message": {...}} instead of a transcript.
+	JSON bool
+	// NoFS does not offer fs/read_text_file and fs/write_text_file.
+	NoFS bool
+	// Mode, when set, is the session mode switched to before prompting.
+	Mode string
+	// Timeout bounds each prompt; 0 means no bound.
+	Timeout time.Duration
+	// CancelAfter, when above 0, sends session/cancel this long after each
+	// prompt starts (for tests).
+	CancelAfter time.Duration
+	// Env is added to the agent's environment.
+	Env []string
+	// Version is the client's version in clientInfo.
+	Version string
+	// Stdout receives the transcript (or the messages); Stderr the agent's
+	// stderr and the client's own notices. Nil discards.
+	Stdout, Stderr io.Writer
 }
 
-type stringList []string
+// ErrReported marks an error the user has already seen: a failed request
+// shown in the transcript ("✗ session/prompt failed: …"), a prompt the agent
+// refused, or a notice on Stderr. Callers need not print it again.
+var ErrReported = errors.New("reported in the transcript")
 
-func (s *stringList) String() string     { return strings.Join(*s, ", ") }
-func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
-
-func runClient(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("hermes-acp client", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, clientUsage)
-		fs.PrintDefaults()
-	}
-	var o clientOptions
-	wd, _ := os.Getwd()
-	fs.StringVar(&o.cwd, "cwd", wd, "workspace directory for the session")
-	fs.Var(&o.prompts, "prompt", "a prompt to send (repeatable; sent in order)")
-	fs.StringVar(&o.promptFile, "prompt-file", "", "read prompts from FILE (- for stdin), separated by lines containing only ---")
-	fs.StringVar(&o.approve, "approve", "allow", "answer permission requests: allow, reject or ask")
-	fs.BoolVar(&o.json, "json", false, "print every JSON-RPC message instead of a transcript")
-	fs.BoolVar(&o.noFS, "no-fs", false, "do not offer fs/read_text_file and fs/write_text_file")
-	fs.StringVar(&o.mode, "mode", "", "switch the session to this mode before prompting")
-	fs.DurationVar(&o.timeout, "timeout", 10*time.Minute, "give up on a prompt after this long")
-	fs.DurationVar(&o.cancelAfter, "cancel-after", 0, "send session/cancel this long after each prompt starts (for tests)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	cmdline := fs.Args()
-	if len(cmdline) == 0 {
-		fmt.Fprintln(stderr, "hermes-acp client: missing AGENT command (put it after --)")
-		fs.Usage()
-		return 2
-	}
-	switch o.approve {
-	case "allow", "reject", "ask":
-	default:
-		fmt.Fprintf(stderr, "hermes-acp client: --approve %q: want allow, reject or ask\n", o.approve)
-		return 2
-	}
-	if o.promptFile != "" {
-		ps, err := readPrompts(o.promptFile, stdin)
-		if err != nil {
-			fmt.Fprintf(stderr, "hermes-acp client: %v\n", err)
-			return 2
-		}
-		o.prompts = append(o.prompts, ps...)
-	}
-	abs, err := filepath.Abs(o.cwd)
-	if err != nil {
-		fmt.Fprintf(stderr, "hermes-acp client: --cwd: %v\n", err)
-		return 2
-	}
-	o.cwd = abs
-	return runClientWith(context.Background(), o, cmdline, stdout, stderr)
-}
-
-// readPrompts reads prompts separated by lines that contain only "---".
-func readPrompts(path string, stdin io.Reader) ([]string, error) {
+// ReadPrompts reads prompts separated by lines that contain only "---"
+// from the file at path, or from stdin when path is "-".
+func ReadPrompts(path string, stdin io.Reader) ([]string, error) {
 	var data []byte
 	var err error
 	if path == "-" {
@@ -133,34 +95,50 @@ func readPrompts(path string, stdin io.Reader) ([]string, error) {
 	return out, nil
 }
 
-// runClientWith drives the agent started by cmdline.
-func runClientWith(ctx context.Context, o clientOptions, cmdline []string, stdout, stderr io.Writer) int {
+// Run starts the agent cmdline (the program and its arguments), runs the
+// session o describes and waits for the agent to exit after its stdin is
+// closed (killing it after 3 seconds). It returns nil when every prompt
+// ended without a refusal and the agent exited cleanly; errors the user
+// has already seen wrap [ErrReported].
+func Run(ctx context.Context, o Options, cmdline []string) error {
+	if len(cmdline) == 0 {
+		return errors.New("missing AGENT command")
+	}
+	stdout, stderr := o.Stdout, o.Stderr
+	if stdout == nil {
+		stdout = io.Discard
+	}
+	if stderr == nil {
+		stderr = io.Discard
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cmd := exec.Command(cmdline[0], cmdline[1:]...)
-	cmd.Env = append(os.Environ(), o.env...)
+	cmd.Env = append(os.Environ(), o.Env...)
 	cmd.Stderr = stderr
 	agentIn, err := cmd.StdinPipe()
 	if err != nil {
-		fmt.Fprintf(stderr, "hermes-acp client: %v\n", err)
-		return 1
+		return err
 	}
 	agentOut, err := cmd.StdoutPipe()
 	if err != nil {
-		fmt.Fprintf(stderr, "hermes-acp client: %v\n", err)
-		return 1
+		return err
 	}
 	if err := cmd.Start(); err != nil {
-		fmt.Fprintf(stderr, "hermes-acp client: start agent: %v\n", err)
-		return 1
+		return fmt.Errorf("start agent: %w", err)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 
 	out := &syncWriter{w: stdout}
-	h := &clientHandler{o: o, out: out, tty: stdinTTY()}
+	h := &clientHandler{o: o, out: out}
+	if o.Approve == "ask" {
+		if h.tty = stdinTTY(); h.tty != nil {
+			defer h.tty.Close()
+		}
+	}
 	var tap func(fromAgent bool, line []byte)
-	if o.json {
+	if o.JSON {
 		tap = func(fromAgent bool, line []byte) {
 			from := "client"
 			if fromAgent {
@@ -174,69 +152,71 @@ func runClientWith(ctx context.Context, o clientOptions, cmdline []string, stdou
 	}
 	stream := acp.NewStream(&acp.LineTap{R: agentOut, Tap: tap, FromAgent: true}, &acp.LineTap{W: agentIn, Tap: tap}, agentIn, acp.StreamOptions{})
 	conn := acp.NewClientConn(ctx, stream, h, acp.ConnOptions{})
-	code := h.session(ctx, conn, o)
+	result := h.session(ctx, conn, o)
 	_ = agentIn.Close()
 	select {
 	case err := <-exited:
-		if err != nil && code == 0 {
+		if err != nil && result == nil {
 			var ee *exec.ExitError
 			if errors.As(err, &ee) && ee.ExitCode() > 0 {
-				fmt.Fprintf(stderr, "hermes-acp client: agent exited with status %d\n", ee.ExitCode())
-				code = 1
+				result = fmt.Errorf("agent exited with status %d", ee.ExitCode())
 			}
 		}
 	case <-time.After(3 * time.Second):
 		fmt.Fprintln(stderr, "hermes-acp client: agent did not exit after its stdin closed; killing it")
 		_ = cmd.Process.Kill()
 		<-exited
-		code = max(code, 1)
+		if result == nil {
+			result = fmt.Errorf("%w: the agent did not exit", ErrReported)
+		}
 	}
 	_ = conn.Close()
-	return code
+	return result
 }
 
-// session runs initialize, session/new and the prompts.
-func (h *clientHandler) session(ctx context.Context, conn *acp.ClientConn, o clientOptions) int {
-	caps := acp.ClientCapabilities{FS: acp.FileSystemCapabilities{ReadTextFile: !o.noFS, WriteTextFile: !o.noFS}}
+// session runs initialize, session/new and the prompts; a failed request
+// is shown in the transcript and returned wrapping ErrReported.
+func (h *clientHandler) session(ctx context.Context, conn *acp.ClientConn, o Options) error {
+	caps := acp.ClientCapabilities{FS: acp.FileSystemCapabilities{ReadTextFile: !o.NoFS, WriteTextFile: !o.NoFS}}
 	ictx, icancel := context.WithTimeout(ctx, 30*time.Second)
 	defer icancel()
 	init, err := conn.Initialize(ictx, &acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersion, ClientCapabilities: caps,
-		ClientInfo: &acp.Implementation{Name: "hermes-acp-client", Version: buildVersion()}})
+		ClientInfo: &acp.Implementation{Name: "hermes-acp-client", Version: o.Version}})
 	if err != nil {
-		h.fail("initialize", err)
-		return 1
+		return h.fail("initialize", err)
 	}
-	if !o.json {
+	if !o.JSON {
 		name := "agent"
 		if init.AgentInfo != nil {
 			name = init.AgentInfo.Name + " " + init.AgentInfo.Version
 		}
 		h.out.printf("● connected to %s (ACP v%d)\n", name, init.ProtocolVersion)
 	}
-	sess, err := conn.NewSession(ictx, &acp.NewSessionRequest{Cwd: o.cwd, McpServers: []acp.McpServer{}})
+	sess, err := conn.NewSession(ictx, &acp.NewSessionRequest{Cwd: o.Cwd, McpServers: []acp.McpServer{}})
 	if err != nil {
-		h.fail("session/new", err)
-		return 1
+		return h.fail("session/new", err)
 	}
 	h.setSession(sess.SessionID)
-	if !o.json {
-		h.out.printf("● session %s in %s\n", sess.SessionID, o.cwd)
+	if !o.JSON {
+		h.out.printf("● session %s in %s\n", sess.SessionID, o.Cwd)
 	}
-	if o.mode != "" {
-		if err := conn.Call(ictx, "session/set_mode", &acp.SetSessionModeRequest{SessionID: sess.SessionID, ModeID: o.mode}, &acp.Empty{}); err != nil {
-			h.fail("session/set_mode", err)
-			return 1
+	if o.Mode != "" {
+		if err := conn.Call(ictx, "session/set_mode", &acp.SetSessionModeRequest{SessionID: sess.SessionID, ModeID: o.Mode}, &acp.Empty{}); err != nil {
+			return h.fail("session/set_mode", err)
 		}
 	}
-	code := 0
-	for _, p := range o.prompts {
-		if !o.json {
+	var refused error
+	for _, p := range o.Prompts {
+		if !o.JSON {
 			h.out.printf("\n> %s\n", strings.ReplaceAll(p, "\n", "\n> "))
 		}
-		pctx, pcancel := context.WithTimeout(ctx, o.timeout)
+		pctx, pcancel := ctx, context.CancelFunc(func() {})
+		if o.Timeout > 0 {
+			pctx, pcancel = context.WithTimeout(ctx, o.Timeout)
+		}
 		var timer *time.Timer
-		if o.cancelAfter > 0 {
-			timer = time.AfterFunc(o.cancelAfter, func() { _ = conn.Cancel(sess.SessionID) })
+		if o.CancelAfter > 0 {
+			timer = time.AfterFunc(o.CancelAfter, func() { _ = conn.Cancel(sess.SessionID) })
 		}
 		res, err := conn.Prompt(pctx, &acp.PromptRequest{SessionID: sess.SessionID, Prompt: []acp.ContentBlock{acp.TextBlock(p)}})
 		pcancel()
@@ -245,27 +225,28 @@ func (h *clientHandler) session(ctx context.Context, conn *acp.ClientConn, o cli
 		}
 		h.endBlock()
 		if err != nil {
-			h.fail("session/prompt", err)
-			return 1
+			return h.fail("session/prompt", err)
 		}
-		if !o.json {
+		if !o.JSON {
 			h.out.printf("● %s\n", res.StopReason)
 		}
 		if res.StopReason == acp.StopRefusal {
-			code = 1
+			refused = fmt.Errorf("%w: the agent refused a prompt", ErrReported)
 		}
 	}
-	return code
+	return refused
 }
 
-func (h *clientHandler) fail(method string, err error) {
+// fail shows a failed request in the transcript and returns it.
+func (h *clientHandler) fail(method string, err error) error {
 	h.endBlock()
 	fmt.Fprintf(h.out, "✗ %s failed: %v\n", method, err)
+	return fmt.Errorf("%w: %s: %w", ErrReported, method, err)
 }
 
 // clientHandler serves the agent's requests and prints its notifications.
 type clientHandler struct {
-	o   clientOptions
+	o   Options
 	out *syncWriter
 	tty *os.File
 
@@ -288,7 +269,7 @@ func (h *clientHandler) endBlock() {
 	b := h.block
 	h.block = ""
 	h.mu.Unlock()
-	if b != "" && !h.o.json {
+	if b != "" && !h.o.JSON {
 		h.out.printf("\n")
 	}
 }
@@ -310,7 +291,7 @@ func (h *clientHandler) startBlock(kind, header string) {
 }
 
 func (h *clientHandler) HandleNotification(_ context.Context, method string, params json.RawMessage) {
-	if h.o.json {
+	if h.o.JSON {
 		return
 	}
 	switch method {
@@ -483,7 +464,7 @@ func (h *clientHandler) HandleRequest(ctx context.Context, method string, params
 		}
 		return &acp.RequestPermissionResponse{Outcome: h.decide(ctx, &req)}, nil
 	case "fs/read_text_file":
-		if h.o.noFS {
+		if h.o.NoFS {
 			return nil, acp.MethodNotFound(method)
 		}
 		var req acp.ReadTextFileRequest
@@ -499,7 +480,7 @@ func (h *clientHandler) HandleRequest(ctx context.Context, method string, params
 		}
 		return &acp.ReadTextFileResponse{Content: acp.SelectLines(string(data), req.Line, req.Limit)}, nil
 	case "fs/write_text_file":
-		if h.o.noFS {
+		if h.o.NoFS {
 			return nil, acp.MethodNotFound(method)
 		}
 		var req acp.WriteTextFileRequest
@@ -513,7 +494,7 @@ func (h *clientHandler) HandleRequest(ctx context.Context, method string, params
 		if fi, err := os.Stat(req.Path); err == nil {
 			mode = fi.Mode().Perm()
 		}
-		if err := writeFileAtomic(req.Path, []byte(req.Content), mode); err != nil {
+		if err := atomicfile.Write(req.Path, []byte(req.Content), mode); err != nil {
 			return nil, &acp.Error{Code: acp.CodeInternalError, Message: err.Error()}
 		}
 		return &acp.Empty{}, nil
@@ -537,14 +518,14 @@ func (h *clientHandler) decide(ctx context.Context, req *acp.RequestPermissionRe
 	if req.ToolCall.Title != nil {
 		title = *req.ToolCall.Title
 	}
-	if !h.o.json {
+	if !h.o.JSON {
 		h.endBlock()
 		h.out.printf("❓ permission: %s\n", orDefault(title, req.ToolCall.ToolCallID))
 		h.printContent(req.ToolCall.ToolCallID, req.ToolCall.Content)
 	}
 	var chosen acp.PermissionOption
 	var ok bool
-	switch h.o.approve {
+	switch h.o.Approve {
 	case "allow":
 		chosen, ok = pick(acp.AllowOnce, acp.AllowAlways)
 	case "reject":
@@ -553,12 +534,12 @@ func (h *clientHandler) decide(ctx context.Context, req *acp.RequestPermissionRe
 		chosen, ok = h.ask(ctx, req)
 	}
 	if !ok {
-		if !h.o.json {
+		if !h.o.JSON {
 			h.out.printf("   → cancelled\n")
 		}
 		return acp.PermissionOutcome{Cancelled: true}
 	}
-	if !h.o.json {
+	if !h.o.JSON {
 		h.out.printf("   → %s\n", chosen.Name)
 	}
 	return acp.PermissionOutcome{OptionID: chosen.OptionID}

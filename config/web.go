@@ -1,15 +1,10 @@
-package main
+package config
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 
-	"github.com/hermes-acp/hermes-acp/agent"
-	"github.com/hermes-acp/hermes-acp/model"
-	"github.com/hermes-acp/hermes-acp/tools"
 	"github.com/hermes-acp/hermes-acp/web"
 )
 
@@ -24,25 +19,20 @@ type webFileConfig struct {
 	AllowPrivateURLs bool   `yaml:"allow_private_urls"`
 }
 
-// auxiliaryModel is one task's entry under auxiliary: in config.yaml
-// (auxiliary.web_extract): the model that does the side work instead of the
-// main model. With only model set, the main model's endpoint serves it.
-type auxiliaryModel = auxModelConfig
-
-// webConfig is the web tools' configuration, resolved.
-type webConfig struct {
+// Web is the web tools' configuration, resolved.
+type Web struct {
 	Backends     web.Config
 	CharLimit    int
 	NoSummarize  bool
 	AllowPrivate bool
-	Aux          auxiliaryModel // auxiliary.web_extract
+	Aux          AuxModel // auxiliary.web_extract
 }
 
 // webSettings resolves the web section; env reads the environment and
 // $HERMES_HOME/.env (the backends' credentials live there in hermes).
-func webSettings(c *config, fc *fileConfig, env func(string) string) {
+func webSettings(c *Config, fc *fileConfig, env func(string) string) {
 	w := fc.Web
-	c.Web = webConfig{
+	c.Web = Web{
 		Backends: web.Config{
 			Backend: w.Backend, SearchBackend: w.SearchBackend, ExtractBackend: w.ExtractBackend,
 			Getenv: env,
@@ -74,59 +64,6 @@ func webSettings(c *config, fc *fileConfig, env func(string) string) {
 }
 
 // policy is the URL policy of the web tools.
-func (w webConfig) policy() *web.Policy {
+func (w Web) Policy() *web.Policy {
 	return &web.Policy{AllowPrivate: w.AllowPrivate}
-}
-
-// tools returns the web tools' dependencies for one session; save keeps a
-// long page's full text for the session's read_file.
-func (w webConfig) tools(summarize func(context.Context, string, string) (string, error), save func(id, content string) (string, error)) *tools.Web {
-	return &tools.Web{
-		Backends:    w.Backends,
-		Policy:      w.policy(),
-		CharLimit:   w.CharLimit,
-		NoSummarize: w.NoSummarize,
-		Summarize:   summarize,
-		SaveResult:  save,
-	}
-}
-
-// webSummarizer returns how web_extract asks a model for a summary: the
-// auxiliary.web_extract model (its own endpoint when base_url is set, else
-// the main model's endpoint), else the main model. Nil when there is no
-// usable model: pages are then cut instead.
-func webSummarizer(cfg config, setup agent.ModelSetup, log *slog.Logger) func(context.Context, string, string) (string, error) {
-	p, name := setup.Provider, setup.Name
-	aux := cfg.Web.Aux
-	if aux.Model != "" {
-		name = aux.Model
-		if aux.BaseURL != "" {
-			wire := model.WireOpenAI
-			if strings.EqualFold(aux.Provider, model.WireAnthropic) {
-				wire = model.WireAnthropic
-			}
-			ap, err := model.New(model.Config{Provider: wire, Model: aux.Model, BaseURL: aux.BaseURL,
-				APIKey: aux.APIKey, Timeout: cfg.ModelTimeout, Log: log})
-			if err != nil {
-				log.Warn("auxiliary.web_extract model not usable; web_extract cuts long pages instead", "error", err)
-				return nil
-			}
-			p = ap
-		}
-	}
-	if p == nil || name == "" || name == "script" {
-		// No model, or the scripted test model (its replies are the test's).
-		return nil
-	}
-	return func(ctx context.Context, instructions, text string) (string, error) {
-		reply, err := p.Stream(ctx, model.Request{
-			Model:     name,
-			Messages:  []model.Message{{Role: model.RoleSystem, Content: instructions}, {Role: model.RoleUser, Content: text}},
-			MaxTokens: 4000,
-		}, func(model.Delta) {})
-		if err != nil {
-			return "", err
-		}
-		return reply.Text, nil
-	}
 }

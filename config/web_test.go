@@ -1,16 +1,9 @@
-package main
+package config
 
 import (
-	"bytes"
-	"context"
-	"log/slog"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
-
-	"github.com/hermes-acp/hermes-acp/agent"
-	"github.com/hermes-acp/hermes-acp/model/modeltest"
 )
 
 func TestWebConfig(t *testing.T) {
@@ -20,7 +13,7 @@ func TestWebConfig(t *testing.T) {
 			"auxiliary:\n  web_extract:\n    model: cheap-model\n    base_url: http://aux/v1\n",
 		".env": "SEARXNG_URL=http://127.0.0.1:8888\nFIRECRAWL_API_KEY=fc-key\n",
 	})
-	c := loadConfig(envMap(map[string]string{"HERMES_HOME": home}), "", "")
+	c := Load(envMap(map[string]string{"HERMES_HOME": home}), "", "")
 	if len(c.Problems) > 0 || slices.ContainsFunc(c.Ignored, func(k string) bool { return strings.HasPrefix(k, "web") || strings.HasPrefix(k, "auxiliary") }) {
 		t.Fatalf("problems %q, ignored %q; want none about web", c.Problems, c.Ignored)
 	}
@@ -34,12 +27,12 @@ func TestWebConfig(t *testing.T) {
 	if b, err := w.Backends.ExtractBackendName(); b != "firecrawl" || err != nil {
 		t.Errorf("extract backend = %q, %v; want firecrawl from web.backend", b, err)
 	}
-	if !w.policy().AllowPrivate {
+	if !w.Policy().AllowPrivate {
 		t.Error("the policy does not allow private addresses")
 	}
 
 	// HERMES_ALLOW_PRIVATE_URLS=false wins over the file, as in hermes.
-	c = loadConfig(envMap(map[string]string{"HERMES_HOME": home, "HERMES_ALLOW_PRIVATE_URLS": "false"}), "", "")
+	c = Load(envMap(map[string]string{"HERMES_HOME": home, "HERMES_ALLOW_PRIVATE_URLS": "false"}), "", "")
 	if c.Web.AllowPrivate {
 		t.Error("HERMES_ALLOW_PRIVATE_URLS=false did not refuse private addresses")
 	}
@@ -50,7 +43,7 @@ func TestWebConfigProblems(t *testing.T) {
 	home := writeHome(t, map[string]string{
 		"config.yaml": "web:\n  search_backend: bing\n  extract_backend: tavily\n  extract_char_limit: 500\n  allow_private_urls: maybe\n",
 	})
-	c := loadConfig(envMap(map[string]string{"HERMES_HOME": home}), "", "")
+	c := Load(envMap(map[string]string{"HERMES_HOME": home}), "", "")
 	for _, want := range []string{
 		"web.extract_char_limit: 500 is below the minimum of 2000 characters; using 2000",
 		"web.extract_backend is tavily but TAVILY_API_KEY is not set",
@@ -63,67 +56,5 @@ func TestWebConfigProblems(t *testing.T) {
 	}
 	if c.Web.CharLimit != 2000 || c.Web.AllowPrivate {
 		t.Errorf("web config = %+v; want the minimum limit and no private addresses", c.Web)
-	}
-}
-
-// TestToolsCmdSaysWhyWebSearchIsUnavailable: `hermes-acp tools` names what
-// to set when no search backend is configured, and offers web_search once
-// one is.
-func TestToolsCmdSaysWhyWebSearchIsUnavailable(t *testing.T) {
-	t.Setenv("HERMES_HOME", t.TempDir())
-	for _, k := range []string{"SEARXNG_URL", "BRAVE_SEARCH_API_KEY", "TAVILY_API_KEY", "EXA_API_KEY", "FIRECRAWL_API_KEY", "FIRECRAWL_API_URL"} {
-		t.Setenv(k, "")
-	}
-	row := func() string {
-		var out, errOut bytes.Buffer
-		if code := runToolsCmd(nil, &out, &errOut); code != 0 {
-			t.Fatalf("hermes-acp tools = %d: %s", code, errOut.String())
-		}
-		for _, line := range strings.Split(out.String(), "\n") {
-			if strings.HasPrefix(line, "web_search ") {
-				return strings.Join(strings.Fields(line), " ")
-			}
-		}
-		t.Fatalf("no web_search row:\n%s", out.String())
-		return ""
-	}
-	if got := row(); !strings.Contains(got, "web_search web no unavailable: no search backend: set SEARXNG_URL") {
-		t.Errorf("without a backend: %q", got)
-	}
-	t.Setenv("BRAVE_SEARCH_API_KEY", "key")
-	if got := row(); got != "web_search web yes available" {
-		t.Errorf("with BRAVE_SEARCH_API_KEY: %q", got)
-	}
-}
-
-func TestWebSummarizerUsesTheAuxiliaryModel(t *testing.T) {
-	t.Parallel()
-	var got []modeltest.Request
-	var mu sync.Mutex
-	srv := modeltest.StartOptions(modeltest.Options{Errorf: t.Errorf, Respond: func(r modeltest.Request) modeltest.Turn {
-		mu.Lock()
-		got = append(got, r)
-		mu.Unlock()
-		return modeltest.Turn{Text: []string{"## Summary\n", "Channels connect goroutines."}}
-	}})
-	defer srv.Close()
-	var cfg config
-	cfg.Web.Aux = auxiliaryModel{Model: "cheap-model", BaseURL: srv.URL(), APIKey: "k"}
-	summarize := webSummarizer(cfg, agent.ModelSetup{}, slog.New(slog.DiscardHandler))
-	if summarize == nil {
-		t.Fatal("no summariser with auxiliary.web_extract set")
-	}
-	out, err := summarize(context.Background(), "Summarise the page.", "Title: Channels\n\nCONTENT TO PROCESS:\nlong text")
-	if err != nil || out != "## Summary\nChannels connect goroutines." {
-		t.Fatalf("summarize = %q, %v", out, err)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(got) != 1 || got[0].Model != "cheap-model" || len(got[0].Messages) != 2 ||
-		got[0].Messages[0].Role != "system" || got[0].Messages[0].Content != "Summarise the page." || len(got[0].Tools) != 0 {
-		t.Errorf("the model was asked %+v", got)
-	}
-	if webSummarizer(config{}, agent.ModelSetup{}, slog.New(slog.DiscardHandler)) != nil {
-		t.Error("a summariser without any model: pages would never be cut")
 	}
 }

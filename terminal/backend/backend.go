@@ -1,112 +1,64 @@
-package main
-
-// terminal backends (issue 18): terminal.backend, terminal.docker.* and the
-// per-session selection of where the terminal tool runs commands.
+// Package backend chooses where a session's terminal commands run: this
+// machine, a Docker container (terminal/docker) or an SSH host
+// (terminal/ssh). A [Set] is the agent's offer — the backends configured,
+// the default, and the shared connection of each (the docker daemon) — and
+// [Set.ForSession] gives a session the environment it chose, created on
+// first use and closed with the session. The composition root owns the Set
+// and calls Close when the agent exits.
+package backend
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/hermes-acp/hermes-acp/agent"
+	"github.com/hermes-acp/hermes-acp/terminal"
 	"github.com/hermes-acp/hermes-acp/terminal/docker"
 	sshenv "github.com/hermes-acp/hermes-acp/terminal/ssh"
-	"github.com/hermes-acp/hermes-acp/tools"
+	"github.com/hermes-acp/hermes-acp/workspace"
 )
 
-// defaultDockerImage is hermes-agent's default terminal.docker_image.
-const defaultDockerImage = "nikolaik/python-nodejs:python3.11-nodejs20"
-
-// dockerFileConfig is terminal.docker of config.yaml.
-type dockerFileConfig struct {
-	Image   string  `yaml:"image"`
-	Network string  `yaml:"network"` // default none
-	CPUs    float64 `yaml:"cpus"`
-	Memory  string  `yaml:"memory"` // 512m, 2g, or bytes
-	User    string  `yaml:"user"`   // default the user's uid:gid
-	Host    string  `yaml:"host"`   // default DOCKER_HOST
+// Options say which backends are offered. The zero value offers this
+// machine alone.
+type Options struct {
+	// Default is terminal.backend, a new session's choice: "local",
+	// "docker" or "ssh"; one not offered (or "") is "local".
+	Default string
+	// Docker is the docker backend's settings; nil: docker is not offered.
+	Docker *docker.Config
+	// SSH is the ssh backend's settings; nil: ssh is not offered.
+	SSH *sshenv.Config
+	// Log receives the clean-up and connection notes; nil discards.
+	Log *slog.Logger
 }
 
-// dockerSettings are the docker backend's settings after defaults.
-type dockerSettings struct {
-	Configured bool // any terminal.docker key was set
-	Config     docker.Config
+// Backend is an environment other than this machine that runs a
+// session's commands (a Docker container, an SSH host).
+type Backend interface {
+	terminal.Environment
+	// Name is the backend's config name ("docker", "ssh").
+	Name() string
+	// Describe says where commands run, for the editor.
+	Describe() string
 }
 
-// terminalBackendConfig reads terminal.backend and terminal.docker.*.
-func terminalBackendConfig(c *config, fc *fileConfig) {
-	t := fc.Terminal
-	switch b := strings.ToLower(strings.TrimSpace(t.Backend)); b {
-	case "", "local":
-		c.TerminalBackend = "local"
-	case "docker", "ssh":
-		c.TerminalBackend = b
-	default:
-		c.problem(fmt.Sprintf("terminal.backend: %q is not local, docker or ssh; using local", t.Backend))
-		c.TerminalBackend = "local"
-	}
-	d := t.Docker
-	c.Docker.Configured = d != (dockerFileConfig{}) || t.DockerImage != "" || t.ContainerCPU != 0 || t.ContainerMemory != 0
-	cfg := docker.Config{Image: firstNonEmpty(strings.TrimSpace(d.Image), strings.TrimSpace(t.DockerImage), defaultDockerImage), Network: d.Network, User: d.User, Host: d.Host}
-	switch cpus := firstNonZero(d.CPUs, t.ContainerCPU); {
-	case cpus > 0:
-		cfg.CPUs = cpus
-	case cpus < 0:
-		c.problem(fmt.Sprintf("terminal.docker.cpus: %g is not a number of CPUs above 0; no limit", cpus))
-	}
-	if d.Memory != "" {
-		n, err := parseMemory(d.Memory)
-		if err != nil {
-			c.problem(fmt.Sprintf("terminal.docker.memory: %q is not a size like 512m or 2g; no limit", d.Memory))
-		}
-		cfg.Memory = n
-	} else if t.ContainerMemory > 0 {
-		cfg.Memory = t.ContainerMemory << 20
-	}
-	c.Docker.Config = cfg
+// Session is what ForSession needs of a session (agent.Env has it).
+type Session interface {
+	SessionID() string
+	Workspace() *workspace.Workspace
+	// TerminalBackend is the session's current choice ("local", …).
+	TerminalBackend() string
+	// OnClose runs f when the session closes.
+	OnClose(f func())
 }
 
-func firstNonZero(v ...float64) float64 {
-	for _, f := range v {
-		if f != 0 {
-			return f
-		}
-	}
-	return 0
-}
-
-// parseMemory reads 512m, 2g, 1024k or a number of bytes.
-func parseMemory(s string) (int64, error) {
-	s = strings.ToLower(strings.TrimSpace(s))
-	s = strings.TrimSuffix(s, "b")
-	mult := int64(1)
-	if n := len(s); n > 0 {
-		switch s[n-1] {
-		case 'k':
-			mult = 1 << 10
-		case 'm':
-			mult = 1 << 20
-		case 'g':
-			mult = 1 << 30
-		}
-		if mult > 1 {
-			s = s[:n-1]
-		}
-	}
-	n, err := strconv.ParseFloat(s, 64)
-	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("bad size %q", s)
-	}
-	return int64(n * float64(mult)), nil
-}
-
-// backends is the agent's terminal backends: the names offered and the
-// shared connection of each (the docker daemon).
-type backends struct {
+// Set is the agent's terminal backends: the names offered and the shared
+// connection of each (the docker daemon). It is safe for concurrent use.
+type Set struct {
 	names   []string
 	def     string
 	docker  *docker.Manager // nil when docker is not offered
@@ -115,20 +67,21 @@ type backends struct {
 	cleanup sync.Once
 }
 
-// newBackends offers local, plus docker when it is terminal.backend or
-// configured, and ssh when it is terminal.backend or terminal.ssh.host is set.
-func newBackends(cfg config, log *slog.Logger) *backends {
+// New offers local, plus docker and ssh when o has their settings.
+// Nothing is contacted before a check or a command.
+func New(o Options) *Set {
+	log := o.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	b := &backends{names: []string{"local"}, def: cfg.TerminalBackend, log: log}
-	if cfg.TerminalBackend == "docker" || cfg.Docker.Configured {
+	b := &Set{names: []string{"local"}, def: o.Default, log: log}
+	if o.Docker != nil {
 		b.names = append(b.names, "docker")
-		b.docker = docker.NewManager(cfg.Docker.Config)
+		b.docker = docker.NewManager(*o.Docker)
 	}
-	if cfg.SSH.On || cfg.SSH.Config.Host != "" {
+	if o.SSH != nil {
 		b.names = append(b.names, "ssh")
-		c := cfg.SSH.Config
+		c := *o.SSH
 		b.ssh = &c
 	}
 	if b.def == "" || (b.def == "docker" && b.docker == nil) || (b.def == "ssh" && b.ssh == nil) {
@@ -137,22 +90,23 @@ func newBackends(cfg config, log *slog.Logger) *backends {
 	return b
 }
 
-// agentOptions is what the agent needs to offer and check the backends.
-func (b *backends) agentOptions() agent.TerminalBackends {
-	return agent.TerminalBackends{Names: b.names, Default: b.def, Check: b.check, Describe: b.describe}
-}
+// Names are the offered backends, "local" first.
+func (b *Set) Names() []string { return b.names }
 
-// describe says how a backend runs commands: for docker, where the
+// Default is a new session's backend.
+func (b *Set) Default() string { return b.def }
+
+// Describe says how a backend runs commands: for docker, where the
 // daemon is and whether the workspace is mounted or copied.
-func (b *backends) describe(name string) string {
+func (b *Set) Describe(name string) string {
 	if name == "docker" && b.docker != nil {
 		return b.docker.Mode()
 	}
 	return ""
 }
 
-// check reports why a backend cannot run commands now.
-func (b *backends) check(ctx context.Context, name string) error {
+// Check reports why a backend cannot run commands now.
+func (b *Set) Check(ctx context.Context, name string) error {
 	switch name {
 	case "local":
 		return nil
@@ -172,9 +126,9 @@ func (b *backends) check(ctx context.Context, name string) error {
 	return fmt.Errorf("terminal backend %q is not available in this build", name)
 }
 
-// start removes, in the background, the leftover containers of crashed
+// Start removes, in the background, the leftover containers of crashed
 // agents when docker is offered.
-func (b *backends) start() {
+func (b *Set) Start() {
 	if b.docker != nil {
 		go b.removeLeftovers()
 	}
@@ -183,7 +137,7 @@ func (b *backends) start() {
 // removeLeftovers removes the containers of hermes-acp processes that
 // died without removing them (once: at start, or at the first docker
 // command if that comes first).
-func (b *backends) removeLeftovers() {
+func (b *Set) removeLeftovers() {
 	b.cleanup.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
@@ -197,14 +151,15 @@ func (b *backends) removeLeftovers() {
 	})
 }
 
-// forSession returns tools.Deps.TerminalBackend for env's session: the
-// backend the session chose, its container created on first use and
-// removed when the session closes.
-func (b *backends) forSession(env *agent.Env) func() (tools.TerminalBackend, error) {
+// ForSession returns the environment of env's session: called before
+// every command, it gives the backend the session chose now (nil, nil for
+// this machine), the container created on first use and removed, like the
+// ssh connection, when the session closes.
+func (b *Set) ForSession(env Session) func() (Backend, error) {
 	var mu sync.Mutex
 	var dockerEnv *docker.Env
-	var sshEnv tools.TerminalBackend
-	return func() (tools.TerminalBackend, error) {
+	var sshEnv Backend
+	return func() (Backend, error) {
 		switch name := env.TerminalBackend(); name {
 		case "local":
 			return nil, nil
@@ -245,8 +200,8 @@ func (b *backends) forSession(env *agent.Env) func() (tools.TerminalBackend, err
 	}
 }
 
-// close removes every container still running (the agent exits).
-func (b *backends) close() {
+// Close removes every container still running (the agent exits).
+func (b *Set) Close() {
 	if b.docker != nil {
 		if err := b.docker.Close(); err != nil {
 			b.log.Warn("remove docker containers", "error", err)
@@ -254,10 +209,10 @@ func (b *backends) close() {
 	}
 }
 
-// status is `hermes-acp tools`'s line about the terminal backend.
-func (b *backends) status(ctx context.Context) string {
+// Status is `hermes-acp tools`'s line about the terminal backend.
+func (b *Set) Status(ctx context.Context) string {
 	s := "Terminal backend: " + b.def
-	if how := b.describe(b.def); how != "" {
+	if how := b.Describe(b.def); how != "" {
 		s += " [" + how + "]"
 	}
 	if len(b.names) > 1 {
@@ -265,8 +220,32 @@ func (b *backends) status(ctx context.Context) string {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	if err := b.check(ctx, b.def); err != nil {
+	if err := b.Check(ctx, b.def); err != nil {
 		return s + "; unavailable: " + err.Error()
 	}
 	return s + "; available"
+}
+
+// sshBackend is the ssh terminal backend of a session.
+type sshBackend struct{ *sshenv.Env }
+
+func (sshBackend) Name() string { return "ssh" }
+
+// newSSHBackend opens (lazily: no connection before the first command)
+// the ssh environment of env's session, closed with the session.
+func newSSHBackend(cfg sshenv.Config, env Session, log *slog.Logger) (Backend, error) {
+	if cfg.Host == "" {
+		return nil, errors.New("ssh is not configured: set terminal.ssh.host")
+	}
+	roots := env.Workspace().Roots()
+	if len(roots) == 0 {
+		return nil, errors.New("the session has no workspace folder to copy to the ssh host")
+	}
+	e, err := sshenv.New(cfg, roots[0], sshenv.Options{Log: log})
+	if err != nil {
+		return nil, err
+	}
+	env.OnClose(func() { _ = e.Close() })
+	log.Info("terminal commands run over ssh", "where", e.Describe())
+	return sshBackend{e}, nil
 }
