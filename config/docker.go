@@ -30,7 +30,10 @@ type DockerSettings struct {
 	Config     docker.Config
 }
 
-// terminalBackendConfig reads terminal.backend and terminal.docker.*.
+// terminalBackendConfig reads terminal.backend and terminal.docker.*. A
+// backend hermes-acp does not have is kept (lower-cased): the session's
+// commands and scripts are refused with backend.Unsupported, never run
+// here instead.
 func terminalBackendConfig(c *Config, fc *fileConfig) {
 	t := fc.Terminal
 	switch b := strings.ToLower(strings.TrimSpace(t.Backend)); b {
@@ -39,8 +42,8 @@ func terminalBackendConfig(c *Config, fc *fileConfig) {
 	case "docker", "ssh":
 		c.TerminalBackend = b
 	default:
-		c.problem(fmt.Sprintf("terminal.backend: %q is not local, docker or ssh; using local", t.Backend))
-		c.TerminalBackend = "local"
+		c.problem("terminal.backend: " + backend.Unsupported(b).Error())
+		c.TerminalBackend = b
 	}
 	d := t.Docker
 	c.Docker.Configured = d != (dockerFileConfig{}) || t.DockerImage != "" || t.ContainerCPU != 0 || t.ContainerMemory != 0

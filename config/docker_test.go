@@ -2,6 +2,7 @@ package config
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -34,9 +35,14 @@ terminal:
 		t.Errorf("hermes's flat keys = %+v, want alpine:3, 2 CPUs, 1 GiB, network default", d)
 	}
 
-	home = writeHome(t, map[string]string{"config.yaml": "terminal:\n  backend: kubernetes\n  docker:\n    memory: lots\n"})
+	// A backend hermes-acp does not have is kept, to be refused: never
+	// silently local.
+	home = writeHome(t, map[string]string{"config.yaml": "terminal:\n  backend: Kubernetes\n  docker:\n    memory: lots\n"})
 	c = Load(envMap(map[string]string{"HERMES_HOME": home}), "", "")
-	if c.TerminalBackend != "local" || c.Docker.Config.Memory != 0 || len(c.Problems) != 2 {
-		t.Errorf("bad values: backend %q memory %d problems %q; want local, no limit, two problems", c.TerminalBackend, c.Docker.Config.Memory, c.Problems)
+	if c.TerminalBackend != "kubernetes" || c.Docker.Config.Memory != 0 || len(c.Problems) != 2 {
+		t.Errorf("bad values: backend %q memory %d problems %q; want kubernetes, no limit, two problems", c.TerminalBackend, c.Docker.Config.Memory, c.Problems)
+	}
+	if len(c.Problems) == 2 && (!strings.Contains(c.Problems[0], `"kubernetes"`) || !strings.Contains(c.Problems[0], "refused")) {
+		t.Errorf("problem %q does not say the backend's commands are refused", c.Problems[0])
 	}
 }

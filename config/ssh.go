@@ -6,10 +6,12 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/hermes-acp/hermes-acp/terminal/backend"
 	sshenv "github.com/hermes-acp/hermes-acp/terminal/ssh"
 )
 
@@ -71,9 +73,16 @@ func sshConfig(c *Config, fc *fileConfig, env func(string) string) {
 	if d := s.RemoteDir; d != "" && d != "~" && !strings.HasPrefix(d, "/") && !strings.HasPrefix(d, "~/") {
 		c.problem(fmt.Sprintf("terminal.ssh.remote_dir: %q is not an absolute path (or ~/…) on the ssh host", d))
 	}
-	// hermes-agent's TERMINAL_ENV chooses the backend when the file does not.
-	if strings.TrimSpace(fc.Terminal.Backend) == "" && strings.EqualFold(strings.TrimSpace(env("TERMINAL_ENV")), "ssh") {
-		c.TerminalBackend = "ssh"
+	// hermes-agent's TERMINAL_ENV chooses the backend when the file does
+	// not; one hermes-acp does not have refuses commands, as in the file.
+	if te := strings.ToLower(strings.TrimSpace(env("TERMINAL_ENV"))); strings.TrimSpace(fc.Terminal.Backend) == "" && te != "" {
+		switch {
+		case slices.Contains(backend.Supported, te):
+			c.TerminalBackend = te
+		default:
+			c.problem("TERMINAL_ENV: " + backend.Unsupported(te).Error())
+			c.TerminalBackend = te
+		}
 	}
 	c.SSH.On = c.TerminalBackend == "ssh"
 	if c.SSH.On && c.SSH.Config.Host == "" {

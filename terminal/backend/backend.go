@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -56,6 +57,31 @@ type Session interface {
 	OnClose(f func())
 }
 
+// Supported are the terminal backends hermes-acp has.
+var Supported = []string{"local", "docker", "ssh"}
+
+// hermesBackends are hermes-agent's terminal backends that hermes-acp does
+// not have, with what they are, for the refusal's words.
+var hermesBackends = map[string]string{
+	"modal":          "hermes-agent's Modal cloud sandbox",
+	"managed_modal":  "hermes-agent's managed Modal sandbox",
+	"singularity":    "hermes-agent's Singularity/Apptainer container",
+	"daytona":        "hermes-agent's Daytona workspace",
+	"vercel_sandbox": "hermes-agent's Vercel sandbox",
+}
+
+// Unsupported is why commands and scripts are refused when the configured
+// terminal.backend is not one hermes-acp has: they must not run on this
+// machine instead of where the user asked.
+func Unsupported(name string) error {
+	what := "not a terminal backend hermes-acp knows"
+	if w, ok := hermesBackends[name]; ok {
+		what = w + ", which hermes-acp does not support"
+	}
+	return fmt.Errorf("the terminal backend %q is %s, so commands and scripts are refused rather than run on this machine; "+
+		"set terminal.backend to local, docker or ssh in config.yaml (or choose another Terminal option in the session)", name, what)
+}
+
 // Set is the agent's terminal backends: the names offered and the shared
 // connection of each (the docker daemon). It is safe for concurrent use.
 type Set struct {
@@ -67,7 +93,9 @@ type Set struct {
 	cleanup sync.Once
 }
 
-// New offers local, plus docker and ssh when o has their settings.
+// New offers local, plus docker and ssh when o has their settings, plus
+// o.Default when it is a backend hermes-acp does not have (it refuses every
+// command, see [Unsupported]).
 // Nothing is contacted before a check or a command.
 func New(o Options) *Set {
 	log := o.Log
@@ -84,8 +112,13 @@ func New(o Options) *Set {
 		c := *o.SSH
 		b.ssh = &c
 	}
-	if b.def == "" || (b.def == "docker" && b.docker == nil) || (b.def == "ssh" && b.ssh == nil) {
+	switch {
+	case b.def == "" || (b.def == "docker" && b.docker == nil) || (b.def == "ssh" && b.ssh == nil):
 		b.def = "local"
+	case !slices.Contains(Supported, b.def):
+		// Offered, so that the session's Terminal option shows it (and
+		// the user can switch away from it); it refuses every command.
+		b.names = append(b.names, b.def)
 	}
 	return b
 }
@@ -123,7 +156,7 @@ func (b *Set) Check(ctx context.Context, name string) error {
 		// unknown host key (with its fingerprint) is said here.
 		return sshenv.Check(ctx, *b.ssh, sshenv.Options{})
 	}
-	return fmt.Errorf("terminal backend %q is not available in this build", name)
+	return Unsupported(name)
 }
 
 // Start removes, in the background, the leftover containers of crashed
@@ -195,7 +228,7 @@ func (b *Set) ForSession(env Session) func() (Backend, error) {
 			}
 			return sshEnv, nil
 		default:
-			return nil, fmt.Errorf("terminal backend %q is not available in this build", name)
+			return nil, Unsupported(name)
 		}
 	}
 }
