@@ -23,6 +23,7 @@ import (
 
 	"github.com/hermes-acp/hermes-acp/registry"
 	"github.com/hermes-acp/hermes-acp/terminal"
+	"github.com/hermes-acp/hermes-acp/tools/internal/pycmd"
 )
 
 // execute_code runs a Python script that calls the session's tools, as
@@ -108,6 +109,55 @@ func (c CodeExecutionConfig) maxToolCalls() int {
 // the parent call), and returns the text the model would have read: the
 // tool's JSON result.
 type CallToolFunc func(ctx context.Context, parentCallID, name string, args json.RawMessage) (string, error)
+
+// ScriptApprover decides whether an execute_code script may run: the
+// danger check of every command a static look finds in it, the session's
+// mode and standing approvals, and when needed the user's answer to a
+// permission request shown on tool call callID. The agent implements it
+// over ACP; tests use fakes.
+type ScriptApprover interface {
+	ApproveScript(ctx context.Context, callID string, req ScriptRequest) CommandDecision
+}
+
+// ScriptRequest is a script the model wants to run.
+type ScriptRequest struct {
+	Code string
+	// Commands are the commands it runs, in source order, as a static
+	// look at the source finds them (tools/internal/pycmd).
+	Commands []ScriptCommand
+	// Workdir is where it runs (the workspace, or its own folder in
+	// strict mode); Where names the terminal backend ("" for this
+	// machine).
+	Workdir, Where string
+}
+
+// ScriptCommand is one command a script runs, or may run unseen.
+type ScriptCommand struct {
+	Line int
+	// Call is what runs it ("os.system", "subprocess.run",
+	// "hermes_tools.terminal"), or what hides commands ("exec").
+	Call string
+	// Text is the command, readable (a part known only at run time as
+	// {its source}); Check is it with such parts as one shell word, for
+	// the danger check. Both "" when nothing of it is known.
+	Text, Check string
+	// Hidden: not written as literals; Why says what hides it.
+	Hidden bool
+	Why    string
+	// Tool: it goes through hermes_tools.terminal, which approves it
+	// again when the script calls it.
+	Tool bool
+}
+
+// scriptCommands are the commands pycmd finds in code.
+func scriptCommands(code string) []ScriptCommand {
+	found := pycmd.Scan(code)
+	out := make([]ScriptCommand, len(found))
+	for i, c := range found {
+		out[i] = ScriptCommand{Line: c.Line, Call: c.Call, Text: c.Text, Check: c.Check, Hidden: c.Hidden, Why: c.Why, Tool: c.Tool}
+	}
+	return out
+}
 
 // sandboxTools are the tools a script may call, in hermes's stub order.
 var sandboxTools = []string{"patch", "read_file", "search_files", "terminal", "web_extract", "web_search", "write_file"}
@@ -215,14 +265,13 @@ func runExecuteCode(ctx context.Context, s *session, call *registry.Call, p *exe
 	if err != nil {
 		return codeError(err.Error(), 0, 0), nil
 	}
-	if s.Commands == nil {
-		return codeError("Scripts cannot run in this session: it has no command approval (the agent did not set one up).", 0, 0), nil
+	if s.Scripts == nil {
+		return codeError("Scripts cannot run in this session: it has no script approval (the agent did not set one up).", 0, 0), nil
 	}
-	// The script is approved as the command that runs it: the
-	// dangerous-command patterns see its whole text (os.system("rm -rf
-	// /") is caught as the command would be), and a policy that asks for
-	// commands asks for it.
-	d := s.Commands.ApproveCommand(ctx, call.ID, CommandRequest{Command: "python3 - <<'PY'\n" + code + "\nPY", Workdir: s.Workspace.Cwd()})
+	// The script is approved like a command: every command it runs is
+	// danger-checked, one it hides asks, and the session's policy for
+	// scripts applies (the default mode asks for each).
+	d := s.Scripts.ApproveScript(ctx, call.ID, ScriptRequest{Code: code, Commands: scriptCommands(code), Workdir: s.Workspace.Cwd()})
 	if !d.Allowed {
 		msg := d.Message
 		if msg == "" {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,23 +24,28 @@ import (
 // in agent/), recording each call.
 type codeEnv struct {
 	*termEnv
-	mu    sync.Mutex
-	calls []string // "parent name args"
+	mu      sync.Mutex
+	calls   []string // "parent name args"
+	scripts []ScriptRequest
+	decide  func(ScriptRequest) CommandDecision
 }
 
 type codeEnvOptions struct {
-	Files   map[string]string
-	Config  CodeExecutionConfig
-	Term    TerminalConfig
-	Decide  func(CommandRequest) CommandDecision
-	Enabled func(string) bool
+	Files  map[string]string
+	Config CodeExecutionConfig
+	Term   TerminalConfig
+	Decide func(CommandRequest) CommandDecision // the commands of hermes_tools.terminal
+	// DecideScript approves scripts (nil allows them).
+	DecideScript func(ScriptRequest) CommandDecision
+	Enabled      func(string) bool
 }
 
 func newCodeEnv(t testing.TB, o codeEnvOptions) *codeEnv {
 	t.Helper()
 	te := newTermEnv(t, termEnvOptions{Files: o.Files, Config: o.Term, Decide: o.Decide})
-	e := &codeEnv{termEnv: te}
+	e := &codeEnv{termEnv: te, decide: o.DecideScript}
 	d := te.sess.Deps
+	d.Scripts = e
 	d.CodeExecution = o.Config
 	if d.CodeExecution.Python == "" {
 		d.CodeExecution.Python = testPython()
@@ -64,6 +70,16 @@ func newCodeEnv(t testing.TB, o codeEnvOptions) *codeEnv {
 	}
 	te.sess = newSession(d)
 	return e
+}
+
+func (e *codeEnv) ApproveScript(_ context.Context, _ string, req ScriptRequest) CommandDecision {
+	e.mu.Lock()
+	e.scripts = append(e.scripts, req)
+	e.mu.Unlock()
+	if e.decide == nil {
+		return CommandDecision{Allowed: true}
+	}
+	return e.decide(req)
 }
 
 func (e *codeEnv) Calls() []string {
@@ -319,29 +335,32 @@ print(os.environ.get("OPENROUTER_API_KEY"), os.environ.get("GITHUB_TOKEN"), os.e
 	}
 }
 
-// The script text is approved as a command; a denial runs nothing.
+// The script is approved before it runs, with the commands a static look
+// finds in it; a denial runs nothing of it.
 func TestExecuteCodeApproval(t *testing.T) {
 	t.Parallel()
 	needPython(t)
-	e := newCodeEnv(t, codeEnvOptions{Decide: func(r CommandRequest) CommandDecision {
-		if strings.Contains(r.Command, "rm -rf") {
-			return CommandDecision{Message: "BLOCKED: User denied this command."}
-		}
-		return CommandDecision{Allowed: true}
+	e := newCodeEnv(t, codeEnvOptions{DecideScript: func(r ScriptRequest) CommandDecision {
+		return CommandDecision{Message: "BLOCKED: User denied this script."}
 	}})
 	marker := e.Abs("ran")
-	r, m := e.run(t, t.Context(), fmt.Sprintf("import os\nopen(%q, 'w').close()\nos.system('rm -rf /tmp/nothing-here')\n", marker))
-	if !r.IsError || m["status"] != "error" || m["error"] != "BLOCKED: User denied this command." {
+	code := fmt.Sprintf("import os, subprocess\nopen(%q, 'w').close()\nos.system('rm -rf /tmp/nothing-here')\nsubprocess.run(['ls', d])\n", marker)
+	r, m := e.run(t, t.Context(), code)
+	if !r.IsError || m["status"] != "error" || m["error"] != "BLOCKED: User denied this script." {
 		t.Errorf("result = %s, want the denial", r.Encode())
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Errorf("the denied script ran")
 	}
 	e.mu.Lock()
-	req := e.requests[0]
+	req := e.scripts[0]
 	e.mu.Unlock()
-	if !strings.Contains(req.Command, "os.system('rm -rf /tmp/nothing-here')") || req.Workdir != e.Root {
-		t.Errorf("approval request = %+v, want the script's text in the workspace", req)
+	want := []ScriptCommand{
+		{Line: 3, Call: "os.system", Text: "rm -rf /tmp/nothing-here", Check: "rm -rf /tmp/nothing-here"},
+		{Line: 4, Call: "subprocess.run", Text: "ls {d}", Check: "ls ${HERMES_PY_VALUE}", Hidden: true, Why: "parts of the command are computed at run time"},
+	}
+	if req.Code != code || req.Workdir != e.Root || !slices.Equal(req.Commands, want) {
+		t.Errorf("approval request = %+v, want the script in the workspace with its commands %+v", req, want)
 	}
 }
 
