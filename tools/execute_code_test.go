@@ -1,9 +1,11 @@
 package tools
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -472,5 +474,105 @@ func TestExecuteCodeTitleAndPreview(t *testing.T) {
 	}
 	if got := executeCodePreview(args); got != "```python\n"+args["code"].(string)+"\n```" {
 		t.Errorf("preview = %q", got)
+	}
+}
+
+// The tools token is in no environment: the module reads it from a file
+// beside it and removes the file; the calls still work.
+func TestExecuteCodeTokenNotInEnvironment(t *testing.T) {
+	t.Parallel()
+	needPython(t)
+	e := newCodeEnv(t, codeEnvOptions{Files: map[string]string{"a.txt": "alpha\n"}})
+	r, m := e.run(t, t.Context(), `
+import os, hermes_tools
+from hermes_tools import read_file
+here = os.path.dirname(hermes_tools.__file__)
+print(sorted(k for k in os.environ if "TOKEN" in k), os.path.exists(os.path.join(here, ".rpc-token")), len(hermes_tools._token) >= 32)
+print(read_file("a.txt")["content"])
+`)
+	if r.IsError || m["output"] != "[] False True\n1|alpha" {
+		t.Errorf("result = %s, want no token variable, the token file gone, and the call served", r.Encode())
+	}
+}
+
+// The socket serves only the script's own processes: another process
+// connecting with the right token is refused (the cross-session attack,
+// where a second session's script found the socket and the token).
+func TestRPCServesOnlyTheScriptsProcesses(t *testing.T) {
+	t.Parallel()
+	if !peerCheck {
+		t.Skip("peer credentials are not checked on this system")
+	}
+	called := make(chan string, 1)
+	callTool := func(_ context.Context, _, name string, _ json.RawMessage) (string, error) {
+		called <- name
+		return `{"ok":true}`, nil
+	}
+	ask := func(t *testing.T, root int) string {
+		t.Helper()
+		dir := t.TempDir()
+		srv, err := startRPC(t.Context(), filepath.Join(dir, "rpc.sock"), "tok", "call-1", []string{"read_file"}, 5, callTool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer srv.close()
+		srv.root.Store(int64(root))
+		srv.startOne.Do(func() { close(srv.started) })
+		c, err := net.Dial("unix", srv.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if _, err := c.Write([]byte(`{"tool":"read_file","args":{"path":"a"},"token":"tok"}` + "\n")); err != nil {
+			t.Fatal(err)
+		}
+		line, _ := bufio.NewReader(c).ReadString('\n')
+		return line
+	}
+	// This process is the "script": served.
+	if got := ask(t, os.Getpid()); !strings.Contains(got, "ok") {
+		t.Errorf("the script's own connection got %q", got)
+	}
+	if name := <-called; name != "read_file" {
+		t.Errorf("called %q", name)
+	}
+	// Another process is the script: this one is refused, token or not.
+	other := exec.Command("sleep", "30")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = other.Process.Kill(); _ = other.Wait() }()
+	if got := ask(t, other.Process.Pid); !strings.Contains(got, "Refused: this socket serves only the execute_code script") {
+		t.Errorf("a connection from outside the script got %q, want the refusal", got)
+	}
+	select {
+	case name := <-called:
+		t.Errorf("the refused connection ran %s", name)
+	default:
+	}
+}
+
+func TestDescendantOf(t *testing.T) {
+	t.Parallel()
+	if !peerCheck {
+		t.Skip("not on this system")
+	}
+	child := exec.Command("sleep", "30")
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = child.Process.Kill(); _ = child.Wait() }()
+	for _, c := range []struct {
+		pid, root int
+		want      bool
+	}{
+		{child.Process.Pid, os.Getpid(), true},
+		{os.Getpid(), os.Getpid(), true},
+		{os.Getpid(), child.Process.Pid, false},
+		{1, child.Process.Pid, false},
+	} {
+		if got, err := descendantOf(c.pid, c.root); got != c.want || err != nil {
+			t.Errorf("descendantOf(%d, %d) = %v, %v; want %v", c.pid, c.root, got, err, c.want)
+		}
 	}
 }
