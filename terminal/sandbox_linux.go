@@ -52,15 +52,24 @@ func (s *Sandbox) probe() Confinement {
 	}
 	dir, err := os.MkdirTemp("", "hermes-sandbox-probe-")
 	if err != nil {
-		return s.landlockConfinement("no temporary folder to test the namespace sandbox in: " + err.Error())
+		return s.landlockConfinement("there is no temporary folder to try the namespace sandbox in: " + err.Error())
 	}
 	defer os.RemoveAll(dir)
-	r, err := startNSServer(s, viewSetup{Scratch: dir, Empty: ""})
-	if err != nil {
-		return s.landlockConfinement(err.Error())
+	for _, d := range []string{"tmp", "scratch", "run"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o700); err != nil {
+			return s.landlockConfinement("there is no temporary folder to try the namespace sandbox in: " + err.Error())
+		}
 	}
-	r.close()
-	return Confinement{Kind: KindNamespaces}
+	v, err := s.viewFor(dir, s.WritableDirs(nil))
+	if err == nil {
+		var r *nsRunner
+		if r, err = startNSServer(s, v); err == nil {
+			r.close()
+			<-r.done
+			return Confinement{Kind: KindNamespaces}
+		}
+	}
+	return s.landlockConfinement(err.Error())
 }
 
 // fallbackKind returns the confinement when no namespace sandbox is to be
@@ -77,22 +86,22 @@ func (s *Sandbox) fallbackKind() (Confinement, bool) {
 		check = usernsUsable
 	}
 	if err := check(); err != nil {
-		return s.landlockConfinement(err.Error()), true
+		return s.landlockConfinement("user namespaces are unavailable: " + err.Error()), true
 	}
 	return Confinement{}, false
 }
 
-// landlockConfinement is the Landlock-only fallback, or none when the
-// kernel has no Landlock either.
+// landlockConfinement is the Landlock-only fallback for reason, or none
+// when the kernel has no Landlock either.
 func (s *Sandbox) landlockConfinement(reason string) Confinement {
 	if LandlockABI() == 0 {
-		return Confinement{Kind: KindNone, Reason: "user namespaces are unavailable (" + reason + ") and the kernel has no Landlock"}
+		return Confinement{Kind: KindNone, Reason: reason + ", and the kernel has no Landlock"}
 	}
 	gaps := landlockGaps
 	if LandlockABI() < 6 {
 		gaps = append(gaps[:len(gaps):len(gaps)], "signals to other processes of your user (Landlock before ABI 6 cannot scope them)")
 	}
-	return Confinement{Kind: KindLandlock, Reason: "user namespaces are unavailable (" + reason + ")", Gaps: gaps}
+	return Confinement{Kind: KindLandlock, Reason: reason, Gaps: gaps}
 }
 
 // usernsUsable checks the switches that disable unprivileged user

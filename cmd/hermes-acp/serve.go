@@ -136,8 +136,9 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		Delegation:       agent.DelegationOptions(cfg.Delegation),
 		TerminalBackends: agent.TerminalBackends{Names: termBackends.Names(), Default: termBackends.Default(),
 			Check: termBackends.Check, Describe: termBackends.Describe}, // terminal backends (issue 18)
-		Notices: append(startNotices(cfg, setup), nonEmpty(sandboxNotice)...),
-		Log:     log,
+		SandboxStatus: func() string { return termCfg.Sandbox.Confinement().Summary() },
+		Notices:       append(startNotices(cfg, setup), nonEmpty(sandboxNotice)...),
+		Log:           log,
 	})
 	// perf: collect the start-up garbage (the packages' initialisers, the
 	// tool table) and finish sweeping before the first request, so that an
@@ -246,9 +247,10 @@ func terminalSettings(cfg config.Config, exe func() (string, error)) (tools.Term
 		DefaultTimeout:       cfg.TerminalTimeout,
 		MaxForegroundTimeout: cfg.TerminalMaxForeground,
 		MaxOutputChars:       cfg.ToolOutputMaxChars,
-		Environ:              terminal.Environ{Block: nonEmpty(cfg.APIKeySource)},
+		Environ:              terminal.Environ{Block: nonEmpty(cfg.APIKeySource), Passthrough: cfg.EnvPassthrough},
 	}
-	sb := &terminal.Sandbox{Writable: cfg.SandboxWritable, HermesHome: cfg.Home, Unconfined: cfg.SandboxOff}
+	sb := &terminal.Sandbox{Writable: cfg.SandboxWritable, Hidden: cfg.SandboxHidden, HermesHome: cfg.Home,
+		Unconfined: cfg.SandboxOff, LandlockOnly: cfg.SandboxLandlock, SharedTmp: cfg.SharedTmp, Limits: cfg.Limits}
 	if home, err := os.UserHomeDir(); err == nil {
 		for _, c := range workspace.CredentialPlaces(home) {
 			sb.Credentials = append(sb.Credentials, c.Path)

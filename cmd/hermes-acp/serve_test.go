@@ -10,6 +10,7 @@ import (
 
 	"github.com/hermes-acp/hermes-acp/agent"
 	"github.com/hermes-acp/hermes-acp/config"
+	"github.com/hermes-acp/hermes-acp/terminal"
 )
 
 // TestTerminalSettingsSandbox: every command runs in the sandbox — with
@@ -31,6 +32,15 @@ func TestTerminalSettingsSandbox(t *testing.T) {
 	tc, notice = terminalSettings(cfg, func() (string, error) { return "", errors.New("gone") })
 	if tc.Sandbox == nil || tc.Sandbox.Exe != "" || !strings.Contains(notice, "cannot find its own binary") {
 		t.Errorf("without the binary: sandbox %+v, notice %q", tc.Sandbox, notice)
+	}
+	// The sandbox's other keys reach it.
+	more := cfg
+	more.SandboxLandlock, more.SharedTmp, more.SandboxHidden, more.EnvPassthrough = true, true, []string{"~/keys"}, []string{"GH_TOKEN"}
+	more.Limits = terminal.Limits{Processes: 500}
+	tc, _ = terminalSettings(more, exe)
+	if !tc.Sandbox.LandlockOnly || !tc.Sandbox.SharedTmp || !slices.Equal(tc.Sandbox.Hidden, []string{"~/keys"}) ||
+		tc.Sandbox.Limits.Processes != 500 || tc.Environ.Blocked("GH_TOKEN") {
+		t.Errorf("configured: sandbox %+v, environ %+v; want landlock, a shared /tmp, ~/keys hidden, 500 processes and GH_TOKEN kept", tc.Sandbox, tc.Environ)
 	}
 	cfg.SandboxOff = true
 	if tc, notice = terminalSettings(cfg, exe); tc.Sandbox == nil || !tc.Sandbox.Unconfined || notice != "" {
