@@ -137,7 +137,9 @@ func (e *Env) ApproveCommand(ctx context.Context, callID string, req CommandRequ
 		back()
 		return allowed(ApprovedOnce)
 	case optCmdSession:
-		s.approveForSession(pending)
+		for _, r := range pending {
+			s.approveForSession(r.Key)
+		}
 		back()
 		return allowed(ApprovedSession)
 	case optCmdAlways:
@@ -226,16 +228,14 @@ func (a commandAsk) options() []acp.PermissionOption {
 		acp.PermissionOption{OptionID: optCmdDenyAlways, Name: "Deny always", Kind: acp.RejectAlways})
 }
 
-// approveForSession records that the session allows the dangers of rules
-// for the rest of its life (each danger on its own: a later command with
+// approveForSession records that the session allows the danger key for
+// the rest of its life (each danger on its own: a later command with
 // another danger still asks).
-func (s *Session) approveForSession(rules []danger.Rule) {
+func (s *Session) approveForSession(key string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, r := range rules {
-		if !slices.Contains(s.cmdApproved, r.Key) {
-			s.cmdApproved = append(s.cmdApproved, r.Key)
-		}
+	if !slices.Contains(s.cmdApproved, key) {
+		s.cmdApproved = append(s.cmdApproved, key)
 	}
 }
 

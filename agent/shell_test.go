@@ -118,7 +118,7 @@ func TestCommandApprovalOptionsAndRequest(t *testing.T) {
 	if p.ToolCall.Title == nil || *p.ToolCall.Title != cmd {
 		t.Errorf("permission title = %v, want the command %q", p.ToolCall.Title, cmd)
 	}
-	if got := permissionText(p); got != "Needs approval: recursive delete." {
+	if got := commandPermissionText(p); got != "Needs approval: recursive delete." {
 		t.Errorf("permission content = %q, want the reason alone", got)
 	}
 	if d := rec.last(t); !d.Allowed || d.Approval != agent.ApprovedOnce {
@@ -139,7 +139,7 @@ func TestCommandApprovalOptionsAndRequest(t *testing.T) {
 	perms = h.editor.Permissions()
 	last := perms[len(perms)-1]
 	wantText := "Needs approval:\n- recursive delete\n- git force push (rewrites remote history)"
-	if got := permissionText(last); got != wantText {
+	if got := commandPermissionText(last); got != wantText {
 		t.Errorf("compound content = %q, want %q", got, wantText)
 	}
 	if last.ToolCall.Title == nil || *last.ToolCall.Title != compound {
@@ -153,12 +153,12 @@ func TestCommandApprovalOptionsAndRequest(t *testing.T) {
 	if last.ToolCall.Title == nil || len(*last.ToolCall.Title) > 120 || !strings.HasSuffix(*last.ToolCall.Title, "...") {
 		t.Errorf("long title = %v, want it cut to 120 characters", last.ToolCall.Title)
 	}
-	if got := permissionText(last); strings.Count(got, long) != 1 || !strings.HasPrefix(got, "Needs approval: recursive delete.") {
+	if got := commandPermissionText(last); strings.Count(got, long) != 1 || !strings.HasPrefix(got, "Needs approval: recursive delete.") {
 		t.Errorf("long content = %q, want the reason and the whole command once", got)
 	}
 }
 
-func permissionText(p acp.RequestPermissionRequest) string {
+func commandPermissionText(p acp.RequestPermissionRequest) string {
 	if len(p.ToolCall.Content) != 1 || p.ToolCall.Content[0].Content == nil || p.ToolCall.Content[0].Content.Text == nil {
 		return fmt.Sprintf("%+v", p.ToolCall.Content)
 	}
@@ -333,7 +333,7 @@ func TestEveryDangerCounts(t *testing.T) {
 	if len(perms) != 2 {
 		t.Fatalf("permission requests = %d, want 2: the force push is another danger", len(perms))
 	}
-	if got := permissionText(perms[1]); got != "Needs approval: git force push (rewrites remote history)." {
+	if got := commandPermissionText(perms[1]); got != "Needs approval: git force push (rewrites remote history)." {
 		t.Errorf("second request = %q, want only the force push", got)
 	}
 	// An allowlist entry covers only its own danger too.
