@@ -59,6 +59,7 @@ type CommandApproval struct {
 type allowlist struct {
 	entries []string
 	save    func(entry string) error
+	remove  func(entry string) error
 }
 
 // ApproveCommand decides whether a command may run (hermes's
@@ -264,6 +265,28 @@ func (a *Agent) addToAllowlist(entry string) {
 		a.log.Warn("could not save the command allowlist; the approval holds until the agent exits", "entry", entry, "error", err)
 		a.notice(fmt.Sprintf("Could not save %q to command_allowlist in the configuration file (%v): the approval holds until the agent exits.", entry, err))
 	}
+}
+
+// removeFromAllowlist removes entry from the command allowlist of every
+// session and from the configuration file. It reports whether the agent
+// held the entry.
+func (a *Agent) removeFromAllowlist(entry string) (bool, error) {
+	a.mu.Lock()
+	i := slices.Index(a.allow.entries, entry)
+	if i >= 0 {
+		a.allow.entries = slices.Delete(slices.Clone(a.allow.entries), i, i+1)
+	}
+	remove := a.allow.remove
+	a.mu.Unlock()
+	if i < 0 {
+		return false, nil
+	}
+	if remove != nil {
+		if err := remove(entry); err != nil {
+			return true, err
+		}
+	}
+	return true, nil
 }
 
 // clipTitle keeps a title under about maxTitle characters.

@@ -387,3 +387,57 @@ func TestCommandHardlineAndModes(t *testing.T) {
 		t.Errorf("dont_ask: permission requests = %d, want 1", n)
 	}
 }
+
+// TestAllowlistCommand: /allowlist lists the stored entries with what each
+// covers, /context shows them, and /allowlist remove takes one out of every
+// session and out of the configuration file; the command asks again.
+func TestAllowlistCommand(t *testing.T) {
+	var removed []string
+	rec := &approvalRecorder{}
+	h := newHarness(t, runModel(), harnessOptions{bound: rec.tools(), opts: agent.Options{
+		CommandAllowlist: []string{"rm -rf build/*", "recursive delete", "git push --force origin main"},
+		RemoveAllowlist:  func(e string) error { removed = append(removed, e); return nil },
+	}, perm: func(context.Context, *acp.RequestPermissionRequest) acp.PermissionOutcome {
+		return acp.PermissionOutcome{OptionID: "deny"}
+	}})
+	sid := h.newSession("")
+	h.prompt(sid, "/allowlist")
+	txt := agentText(h, sid)
+	for _, want := range []string{
+		"Command allowlist (3)",
+		"1. `rm -rf build/*` — matching commands, for: recursive delete",
+		"2. `recursive delete` — every command with this danger",
+		"3. `git push --force origin main` — this exact command, for: git force push (rewrites remote history)",
+	} {
+		if !strings.Contains(txt, want) {
+			t.Errorf("/allowlist = %q, want it to hold %q", txt, want)
+		}
+	}
+	h.prompt(sid, "/context")
+	if txt := agentText(h, sid); !strings.Contains(txt, "Command allowlist (3): `rm -rf build/*`, `recursive delete`, `git push --force origin main`") {
+		t.Errorf("/context = %q, want the entries", txt[strings.LastIndex(txt, "Conversation:"):])
+	}
+	h.prompt(sid, "rm -rf src")
+	if d := rec.last(t); !d.Allowed || d.Approval != agent.ApprovedAllowlist {
+		t.Fatalf("rm -rf src with the key allowed = %+v", d)
+	}
+	h.prompt(sid, "/allowlist remove 2")
+	if !slices.Equal(removed, []string{"recursive delete"}) {
+		t.Errorf("removed from the file = %q", removed)
+	}
+	if txt := agentText(h, sid); !strings.Contains(txt, "Removed `recursive delete` from the command allowlist") {
+		t.Errorf("reply = %q", txt)
+	}
+	h.prompt(sid, "rm -rf src")
+	if d := rec.last(t); d.Allowed || len(h.editor.Permissions()) != 1 {
+		t.Errorf("rm -rf src after the removal = %+v, want it to ask (and be denied)", d)
+	}
+	h.prompt(sid, "/allowlist remove `rm -rf build/*`")
+	h.prompt(sid, "/allowlist remove 9")
+	if txt := agentText(h, sid); !strings.Contains(txt, "There is no entry 9: the command allowlist has 1.") {
+		t.Errorf("reply to a bad number = %q", txt)
+	}
+	if !slices.Equal(removed, []string{"recursive delete", "rm -rf build/*"}) {
+		t.Errorf("removed = %q", removed)
+	}
+}

@@ -65,6 +65,32 @@ func IsKey(s string) bool {
 	return ok
 }
 
+// Kinds of allowlist entries (EntryRules).
+const (
+	EntryKey     = "danger"
+	EntryCommand = "command"
+	EntryPattern = "pattern"
+)
+
+// EntryRules says what an allowlist entry is (EntryKey, EntryCommand or
+// EntryPattern) and the keys of the rules it covers in the commands it
+// matches (for a command: the rules of that command; for a pattern: those
+// of its text up to the first wildcard).
+func EntryRules(entry string) (kind string, keys []string) {
+	e := strings.TrimSpace(entry)
+	switch {
+	case IsKey(e):
+		return EntryKey, []string{CanonicalKey(e)}
+	case strings.ContainsAny(e, "*?["):
+		lit := strings.TrimSpace(e[:strings.IndexAny(e, "*?[")])
+		if lit == "" {
+			return EntryPattern, nil
+		}
+		return EntryPattern, Check(lit).Keys()
+	}
+	return EntryCommand, Check(e).Keys()
+}
+
 // entryCovers returns the keys entry e covers for command (whose verdict
 // is v).
 func entryCovers(e, command string, v Verdict) []string {
