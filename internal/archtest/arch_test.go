@@ -25,7 +25,7 @@ var allowed = map[string][]string{
 	"workspace":            {"internal/diff"},
 	"lint":                 {"internal/diff"},
 	"tools/internal/fuzzy": {"internal/diff"},
-	"tools":                {"registry", "workspace", "lint", "internal/diff", "tools/internal/fuzzy", "tools/internal/v4a", "tools/internal/search", "terminal", "web", "skills", "browser"},
+	"tools":                {"registry", "workspace", "lint", "internal/diff", "tools/internal/fuzzy", "tools/internal/v4a", "tools/internal/search", "tools/internal/pycmd", "terminal", "web", "skills", "browser"},
 	"terminal":             {"workspace"},
 	"mcp":                  {"registry"},
 	"memory":               {},
@@ -44,6 +44,8 @@ var allowed = map[string][]string{
 	// fuzzy matcher are the only module packages they may use.
 	"tools/internal/v4a":    {"internal/diff", "tools/internal/fuzzy"},
 	"tools/internal/search": {"internal/diff", "tools/internal/fuzzy"},
+	// issue 24: the commands a Python script runs, by a static look (pure).
+	"tools/internal/pycmd": {},
 
 	// agent's internal packages (one concern each), below agent.
 	"agent/internal/store":       {"model"},
