@@ -127,13 +127,17 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		ApprovalsOff:     cfg.ApprovalsOff,
 		CommandAllowlist: cfg.Allowlist,
 		SaveAllowlist:    func(entry string) error { return config.SaveAllowlistEntry(cfg.File, entry) },
-		LintRefuse:       cfg.LintRefuse,
-		ApprovalTimeout:  cfg.ApprovalTimeout,
-		MaxModelCalls:    cfg.MaxTurns,
-		FSTimeout:        cfg.FSTimeout,
-		HermesHome:       cfg.Home,
-		MCPServers:       mcpServers(cfg.MCPServers),
-		Delegation:       agent.DelegationOptions(cfg.Delegation),
+		RemoveAllowlist: func(entry string) error {
+			_, err := config.RemoveAllowlistEntry(cfg.File, entry)
+			return err
+		},
+		LintRefuse:      cfg.LintRefuse,
+		ApprovalTimeout: cfg.ApprovalTimeout,
+		MaxModelCalls:   cfg.MaxTurns,
+		FSTimeout:       cfg.FSTimeout,
+		HermesHome:      cfg.Home,
+		MCPServers:      mcpServers(cfg.MCPServers),
+		Delegation:      agent.DelegationOptions(cfg.Delegation),
 		TerminalBackends: agent.TerminalBackends{Names: termBackends.Names(), Default: termBackends.Default(),
 			Check: termBackends.Check, Describe: termBackends.Describe}, // terminal backends (issue 18)
 		SandboxStatus: func() string { return termCfg.Sandbox.Confinement().Summary() },
