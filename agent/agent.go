@@ -137,6 +137,9 @@ type Options struct {
 	// TerminalBackends (issue 18) are the terminal backends sessions can
 	// choose from; zero: local only, no config option.
 	TerminalBackends TerminalBackends
+	// SandboxStatus says how commands on this machine are confined (the
+	// terminal sandbox's summary), for /context; nil says nothing.
+	SandboxStatus func() string
 	// SkillsIndex (issue #14) returns the skill index of a new session's
 	// system prompt (the skills it can load, one line each), or "" for none.
 	// It is called once when the session opens, after its tools are bound,
