@@ -516,8 +516,7 @@ func TestRPCServesOnlyTheScriptsProcesses(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer srv.close()
-		srv.root.Store(int64(root))
-		srv.startOne.Do(func() { close(srv.started) })
+		srv.set(root)
 		c, err := net.Dial("unix", srv.path)
 		if err != nil {
 			t.Fatal(err)
