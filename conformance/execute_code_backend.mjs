@@ -7,7 +7,7 @@
 //     PID 1, or its folder on the ssh host) and whether any variable holds a
 //     token; the editor sees "Ran in <backend>", the file is in the
 //     workspace here afterwards, the calls are shown under the script.
-//   timeout: a script that starts `sleep 4242` and loops is killed at
+//   timeout: a script that starts a sleep and loops is killed at
 //     code_execution.timeout (3 s); nothing of it is left running.
 //
 // Usage:
@@ -43,9 +43,11 @@ print("pid1:", open("/proc/1/cmdline", "rb").read().replace(b"\\0", b" ").decode
 print("tokens:", [k for k in os.environ if "TOKEN" in k])
 `;
 
+// A duration no other test's sleep has, to find this one's in /proc.
+const nap = `8${process.pid}.${Date.now() % 100000}`;
 const loop = `
 import subprocess
-subprocess.Popen(["sleep", "4242"])
+subprocess.Popen(["sleep", "${nap}"])
 while True:
     pass
 `;
@@ -90,10 +92,10 @@ try {
       turn = await runTurn(session, "timeout", prompt("timeout", "execute_code", { code: loop }));
       const rt = resultOf(turn, "timeout");
       check(rt?.status === "timeout" && String(rt.error).includes("timed out after 3s"), `timeout: ${show(rt)}`);
-      let left = processesWith("sleep 4242");
+      let left = processesWith(`sleep ${nap}`);
       for (let i = 0; i < 40 && left.length > 0; i++) {
         await new Promise((res) => setTimeout(res, 50)); // a killed process is reaped asynchronously
-        left = processesWith("sleep 4242");
+        left = processesWith(`sleep ${nap}`);
       }
       check(left.length === 0, `timeout: left running: ${show(left)}`);
       note("timeout: the looping script was killed at code_execution.timeout with the process it started");
