@@ -363,7 +363,17 @@ type scriptRun struct {
 // socket) is private to the user, and the socket serves only the script's
 // processes.
 func (s *session) runLocalScript(ctx context.Context, python string, job scriptJob) (scriptRun, error) {
-	dir, err := os.MkdirTemp("", "hermes-exec-")
+	// The script's folder: in the session's scratch folder when commands
+	// run in a sandbox (the one folder of this machine's temporary ones
+	// that the sandbox shows, at the same path).
+	parent := ""
+	if s.sandbox != nil {
+		var err error
+		if parent, err = s.sandbox.Scratch(); err != nil {
+			return scriptRun{}, fmt.Errorf("could not prepare the sandbox: %w", err)
+		}
+	}
+	dir, err := os.MkdirTemp(parent, "hermes-exec-")
 	if err != nil {
 		return scriptRun{}, fmt.Errorf("could not create the script's folder: %w", err)
 	}
@@ -387,7 +397,7 @@ func (s *session) runLocalScript(ctx context.Context, python string, job scriptJ
 	if s.CodeExecution.Mode == "strict" {
 		cwd = dir
 	}
-	env := &terminal.Local{Sandbox: s.Terminal.Sandbox, Roots: s.Workspace.Roots(), Env: scrubEnv(os.Environ(), dir, srv.path)}
+	env := &terminal.Local{Sandbox: s.sandbox, Environ: terminal.Environ{Base: scrubEnv(os.Environ(), dir, srv.path)}}
 	command := "exec " + shellQuote(python) + " " + shellQuote(script) + " 2>" + shellQuote(stderrPath)
 	res, err := terminal.Run(ctx, scriptEnv{env, srv.set}, terminal.Spec{Command: command, Dir: cwd},
 		terminal.RunOptions{Timeout: job.timeout, MaxChars: maxCodeStdoutChars})

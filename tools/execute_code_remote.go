@@ -67,6 +67,13 @@ func (s *session) runRemoteScript(ctx context.Context, backend TerminalBackend, 
 	defer r.stop()
 	files, _ := json.Marshal(map[string]any{"files": scriptFiles(job)})
 	if err := r.send(string(files)); err != nil {
+		// A relay that ended at once (no python3 there) closed its stdin
+		// first: say why it ended rather than that it could not be reached.
+		select {
+		case <-r.donec:
+			return scriptRun{}, fmt.Errorf("%s: %w", backend.Describe(), r.why())
+		case <-time.After(relayEndWait):
+		}
 		return scriptRun{}, fmt.Errorf("could not reach the script's relay in %s: %w", backend.Describe(), err)
 	}
 	dir, err := r.ready(ctx)

@@ -39,7 +39,7 @@ func newBackendCodeEnv(t testing.TB, files map[string]string, path string) (*cod
 		path = filepath.Dir(testPython()) + ":" + os.Getenv("PATH")
 	}
 	b := &scriptBackend{}
-	b.Local.Env = []string{"PATH=" + path, "TMPDIR=" + tmp, "HOME=" + t.TempDir(), "LANG=C.UTF-8"}
+	b.Local.Environ.Base = []string{"PATH=" + path, "TMPDIR=" + tmp, "HOME=" + t.TempDir(), "LANG=C.UTF-8"}
 	d := e.sess.Deps
 	d.TerminalBackend = func() (TerminalBackend, error) { return b, nil }
 	e.sess = newSession(d)

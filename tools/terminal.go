@@ -90,9 +90,12 @@ type TerminalConfig struct {
 	// MaxOutputChars is tool_output.max_bytes: the characters of output a
 	// result keeps (0: 50 000).
 	MaxOutputChars int
-	// Sandbox, when set, runs every command under it
-	// (terminal.sandbox: workspace-write on a kernel with Landlock).
+	// Sandbox, when set, runs every command on this machine in it: each
+	// session in its own (terminal.sandbox; Unconfined when off).
 	Sandbox *terminal.Sandbox
+	// Environ builds the environment of commands run on this machine:
+	// the agent's secrets removed (terminal.env_passthrough keeps some).
+	Environ terminal.Environ
 }
 
 func (c TerminalConfig) defaultTimeout() time.Duration {
@@ -137,6 +140,9 @@ type terminalResult struct {
 	Approval        string `json:"approval,omitempty"`
 	ExitCodeMeaning string `json:"exit_code_meaning,omitempty"`
 	PTYNote         string `json:"pty_note,omitempty"`
+	// Sandbox, in the session's first command result, says that the
+	// sandbox is weaker than the namespace sandbox, and why.
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // terminalBackgroundResult is terminal's answer for a background start.
@@ -149,12 +155,14 @@ type terminalBackgroundResult struct {
 	Approval         string `json:"approval,omitempty"`
 	PTYNote          string `json:"pty_note,omitempty"`
 	NotifyOnComplete bool   `json:"notify_on_complete,omitempty"`
+	Sandbox          string `json:"sandbox,omitempty"`
 }
 
 // terminalRenderData is what Render shows of a foreground command.
 type terminalRenderData struct {
 	Output   string
 	ExitCode int
+	Sandbox  string // the session's first result: a weaker sandbox
 	Backend  string // where it ran when not here (issue 18), else ""
 }
 
@@ -215,18 +223,34 @@ func runTerminal(ctx context.Context, s *session, call *registry.Call, p *termin
 		if err != nil {
 			return registry.Failed(terminalResult{Output: "", ExitCode: -1, Error: "Failed to start background process: " + err.Error()}), nil
 		}
+		note := s.sandboxNote(backend)
 		return registry.Result{Value: terminalBackgroundResult{
 			Output: "Background process started" + backendNote(backend), SessionID: b.ID, PID: b.PID, ExitCode: 0,
-			Approval: approval, PTYNote: ptyNote, NotifyOnComplete: p.NotifyOnComplete,
-		}, Data: terminalRenderData{Backend: describe(backend)}}, nil
+			Approval: approval, PTYNote: ptyNote, NotifyOnComplete: p.NotifyOnComplete, Sandbox: note,
+		}, Data: terminalRenderData{Backend: describe(backend), Sandbox: note}}, nil
 	}
 
 	var output string
 	var code int
+	spec := terminal.Spec{Command: command, Dir: dir, PTY: pty}
+	var editorArgv []string
+	release := func() {}
 	if local, ok := env.(*terminal.Local); ok && s.Terminals != nil && !pty {
+		argv, rel, err := local.EditorArgv(spec)
+		switch {
+		case err == nil:
+			editorArgv, release = argv, rel
+		case errors.Is(err, terminal.ErrNoHelper):
+			// Run it here instead, streamed.
+		default:
+			return registry.Failed(terminalResult{Output: "", ExitCode: -1, Error: fmt.Sprintf("Command execution failed: %v", err)}), nil
+		}
+	}
+	if editorArgv != nil {
 		out, err := s.Terminals.Run(ctx, call.ID, TerminalCommand{
-			Argv: local.Argv(command), Dir: dir, OutputByteLimit: 4 * cfg.maxChars(), Timeout: timeout,
+			Argv: editorArgv, Dir: dir, OutputByteLimit: 4 * cfg.maxChars(), Timeout: timeout,
 		})
+		release()
 		if err != nil {
 			return registry.Failed(terminalResult{Output: "", ExitCode: -1, Error: fmt.Sprintf("Command execution failed: %v", err)}), nil
 		}
@@ -237,8 +261,7 @@ func runTerminal(ctx context.Context, s *session, call *registry.Call, p *termin
 		if s.Output != nil {
 			sink = func(chunk []byte) { s.Output.Output(call.ID, chunk) }
 		}
-		res, err := terminal.Run(ctx, env, terminal.Spec{Command: command, Dir: dir, PTY: pty},
-			terminal.RunOptions{Timeout: timeout, MaxChars: cfg.maxChars(), Sink: sink})
+		res, err := terminal.Run(ctx, env, spec, terminal.RunOptions{Timeout: timeout, MaxChars: cfg.maxChars(), Sink: sink})
 		if err != nil {
 			return registry.Failed(terminalResult{Output: "", ExitCode: -1, Error: fmt.Sprintf("Command execution failed%s: %v", backendNote(backend), err)}), nil
 		}
@@ -246,9 +269,10 @@ func runTerminal(ctx context.Context, s *session, call *registry.Call, p *termin
 	}
 	output = terminal.Redact(strings.TrimSpace(terminal.StripANSI(output)), command)
 	meaning := terminal.ExitMeaning(command, code)
-	r := terminalResult{Output: output, ExitCode: code, Approval: approval, ExitCodeMeaning: meaning, PTYNote: ptyNote}
+	note := s.sandboxNote(backend)
+	r := terminalResult{Output: output, ExitCode: code, Approval: approval, ExitCodeMeaning: meaning, PTYNote: ptyNote, Sandbox: note}
 	res := registry.Result{Value: r, IsError: code != 0 && !strings.Contains(meaning, "not an error"),
-		Data: terminalRenderData{Output: output, ExitCode: code, Backend: describe(backend)}}
+		Data: terminalRenderData{Output: output, ExitCode: code, Backend: describe(backend), Sandbox: note}}
 	if code != 0 && cfg.Sandbox != nil && terminal.LooksRefused(output) {
 		res.Hint = "[Hint: " + terminal.SandboxHint + "]"
 	}
@@ -342,7 +366,7 @@ func (s *session) commandDir(workdir string) (dir, msg string) {
 // between SIGTERM and SIGKILL: they are all killed when the agent exits,
 // which waits less than a second.
 func (s *session) localEnv(background bool) *terminal.Local {
-	l := &terminal.Local{Sandbox: s.Terminal.Sandbox, Roots: s.Workspace.Roots()}
+	l := &terminal.Local{Sandbox: s.sandbox, Environ: s.Terminal.Environ}
 	if background {
 		l.KillGrace = backgroundKillGrace
 	}
@@ -365,6 +389,15 @@ func (s *session) terminalEnv(background bool) (env terminal.Environment, backen
 		}
 	}
 	return s.localEnv(background), nil, ""
+}
+
+// sandboxNote is, for the session's first command run here, what the
+// model and the user must know of a sandbox weaker than the namespace one.
+func (s *session) sandboxNote(backend TerminalBackend) string {
+	if backend != nil || s.sandbox == nil {
+		return ""
+	}
+	return s.sandbox.Note()
 }
 
 // backendNote is " in <where>" for a command run by a backend, else "".
@@ -454,13 +487,21 @@ func terminalPreview(args map[string]any) string {
 func terminalRender(args map[string]any, r registry.Result) string {
 	switch v := r.Value.(type) {
 	case terminalBackgroundResult:
-		if data, _ := r.Data.(terminalRenderData); data.Backend != "" {
-			return fmt.Sprintf("Background process `%s` started in %s", v.SessionID, data.Backend)
+		data, _ := r.Data.(terminalRenderData)
+		warn := ""
+		if data.Sandbox != "" {
+			warn = "⚠️ " + data.Sandbox + "\n\n"
 		}
-		return fmt.Sprintf("Background process `%s` started (pid %d)", v.SessionID, v.PID)
+		if data.Backend != "" {
+			return fmt.Sprintf("%sBackground process `%s` started in %s", warn, v.SessionID, data.Backend)
+		}
+		return fmt.Sprintf("%sBackground process `%s` started (pid %d)", warn, v.SessionID, v.PID)
 	case terminalResult:
 		data, _ := r.Data.(terminalRenderData)
 		var b strings.Builder
+		if data.Sandbox != "" {
+			fmt.Fprintf(&b, "⚠️ %s\n\n", data.Sandbox)
+		}
 		if data.Backend != "" {
 			fmt.Fprintf(&b, "Ran in %s\n\n", data.Backend)
 		}

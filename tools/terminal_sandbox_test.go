@@ -40,7 +40,7 @@ func TestTerminalSandboxHint(t *testing.T) {
 	e := newTermEnv(t, termEnvOptions{Config: TerminalConfig{Sandbox: &terminal.Sandbox{Exe: exe}}})
 	target := filepath.Join(outside, "x")
 	r, m := e.call(t, "terminal", map[string]any{"command": "touch " + target})
-	if !r.IsError || m["exit_code"] != 1.0 || !strings.Contains(m["output"].(string), "Permission denied") ||
+	if !r.IsError || m["exit_code"] != 1.0 || !terminal.LooksRefused(m["output"].(string)) ||
 		!strings.Contains(r.Hint, "terminal.sandbox_writable") {
 		t.Errorf("refused write = %s (hint %q), want a failure with the sandbox hint", r.Encode(), r.Hint)
 	}

@@ -12,7 +12,7 @@ import (
 type commandApprover struct{ env *agent.Env }
 
 func (c commandApprover) ApproveCommand(ctx context.Context, callID string, req tools.CommandRequest) tools.CommandDecision {
-	d := c.env.ApproveCommand(ctx, callID, req.Command)
+	d := c.env.ApproveCommand(ctx, callID, agent.CommandRequest{Command: req.Command, Workdir: req.Workdir})
 	return tools.CommandDecision{Allowed: d.Allowed, Message: d.Message, Hardline: d.Hardline, Approval: d.Approval, Description: d.Description}
 }
 
