@@ -397,7 +397,7 @@ func (s *session) runLocalScript(ctx context.Context, python string, job scriptJ
 	if s.CodeExecution.Mode == "strict" {
 		cwd = dir
 	}
-	env := &terminal.Local{Sandbox: s.sandbox, Environ: terminal.Environ{Base: scrubEnv(os.Environ(), dir, srv.path)}}
+	env := &terminal.Local{Sandbox: s.sandbox, Environ: scriptEnviron(s.Terminal.Environ, dir, srv.path)}
 	command := "exec " + shellQuote(python) + " " + shellQuote(script) + " 2>" + shellQuote(stderrPath)
 	res, err := terminal.Run(ctx, scriptEnv{env, srv.set}, terminal.Spec{Command: command, Dir: cwd},
 		terminal.RunOptions{Timeout: job.timeout, MaxChars: maxCodeStdoutChars})
@@ -463,16 +463,35 @@ var (
 	hermesEnvAllow  = []string{"HERMES_HOME", "HERMES_PROFILE", "HERMES_CONFIG", "HERMES_ENV"}
 )
 
-// scrubEnv is hermes's child environment: variables whose name holds a
-// secret word are dropped; of the rest only safe prefixes and a few
-// HERMES_ names stay; the socket and the module folder are added (not the
-// token: any process that may read /proc/PID/environ would have it).
-func scrubEnv(environ []string, dir, sock string) []string {
+// scriptEnviron builds a script's environment from the commands' builder
+// cmd: hermes's child environment (scrubEnv) as the base, then the
+// commands' rules over it (hermes-agent's secret list, the variables the
+// configuration reads keys from); terminal.env_passthrough keeps its
+// variables for scripts as for commands.
+func scriptEnviron(cmd terminal.Environ, dir, sock string) terminal.Environ {
+	base := cmd.Base
+	if base == nil {
+		base = os.Environ()
+	}
+	cmd.Base = scrubEnv(base, dir, sock, cmd.Passthrough)
+	return cmd
+}
+
+// scrubEnv is hermes's child environment: variables named in passthrough
+// stay; of the others, those whose name holds a secret word are dropped,
+// and of the rest only safe prefixes and a few HERMES_ names stay; the
+// socket and the module folder are added (not the token: any process that
+// may read /proc/PID/environ would have it).
+func scrubEnv(environ []string, dir, sock string, passthrough []string) []string {
 	var out []string
 	pythonPath := dir
 	for _, kv := range environ {
 		k, v, _ := strings.Cut(kv, "=")
 		up := strings.ToUpper(k)
+		if k != "PYTHONPATH" && slices.ContainsFunc(passthrough, func(p string) bool { return strings.EqualFold(p, k) }) {
+			out = append(out, kv)
+			continue
+		}
 		if slices.ContainsFunc(secretWords, func(w string) bool { return strings.Contains(up, w) }) {
 			continue
 		}
