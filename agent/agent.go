@@ -93,6 +93,12 @@ type Options struct {
 	// ApprovalsOff makes new sessions start in dont_ask mode and approves
 	// every command but the hardline floor's (approvals.mode: off).
 	ApprovalsOff bool
+	// Network and Credentials are terminal.network and
+	// terminal.credentials: whether a command run in the terminal sandbox
+	// may have the machine's network, and the credential places, when it
+	// asks for them — GrantAsk ("", the default: the user is asked with
+	// the command), GrantOn (every command has them) or GrantOff (never).
+	Network, Credentials string
 	// CommandAllowlist is command_allowlist: commands (exact or globs),
 	// prefixes and danger keys the user always allows.
 	CommandAllowlist []string

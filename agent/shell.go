@@ -38,6 +38,15 @@ type CommandRequest struct {
 	// Workdir is the folder it runs in (absolute, inside the workspace);
 	// "" for the session's working folder.
 	Workdir string
+	// Network and Credentials: the model asks to run it with the
+	// machine's network, and with the credential places (the terminal
+	// sandbox's grants; see agent/grants.go). The danger check adds the
+	// needs of the programs it knows.
+	Network, Credentials bool
+	// ConfinesNetwork and ConfinesCredentials say which grants mean
+	// something where the command runs (false for a Docker or SSH
+	// backend and with the sandbox off): the others are never asked for.
+	ConfinesNetwork, ConfinesCredentials bool
 }
 
 // CommandApproval is the decision on a command (see [Env.ApproveCommand]).
@@ -52,6 +61,12 @@ type CommandApproval struct {
 	// Description names the dangers found, joined ("recursive delete; git
 	// force push (rewrites remote history)"); "" when none.
 	Description string
+	// Network and Credentials are the sandbox grants the command runs
+	// with; Asked says the user was asked for them, and GrantNote what
+	// the model must know of one it wanted and does not have.
+	Network, Credentials bool
+	Asked                bool
+	GrantNote            string
 }
 
 // allowlist is the agent's command_allowlist: the configuration's entries
@@ -73,6 +88,13 @@ type allowlist struct {
 // timeout (approvals.timeout), a cancelled turn, an unknown answer or a
 // failed request deny. The session's mode never waives the check: dont_ask
 // is about edits.
+//
+// The same request asks for the terminal sandbox's grants the command
+// wants (req's, and the needs of the programs the danger check knows:
+// git push, npm install …) unless terminal.network / terminal.credentials
+// decide them (on, off), the session allows them already, or approvals are
+// off (see agent/grants.go): "Run with the network" once or for the
+// session, "Run without", or "Deny".
 func (e *Env) ApproveCommand(ctx context.Context, callID string, req CommandRequest) CommandApproval {
 	s := e.s
 	command := req.Command
@@ -85,28 +107,42 @@ func (e *Env) ApproveCommand(ctx context.Context, callID string, req CommandRequ
 		s.log.Warn("command refused by the hardline floor", "session", s.id, "finding", v.Reasons())
 		return CommandApproval{Hardline: true, Message: danger.HardlineMessage(v), Description: v.Reasons()}
 	}
-	if !v.Dangerous {
-		return CommandApproval{Allowed: true}
+	wanted := v.Needs.Or(danger.Needs{Network: req.Network, Credentials: req.Credentials})
+	wanted = danger.Needs{Network: wanted.Network && req.ConfinesNetwork, Credentials: wanted.Credentials && req.ConfinesCredentials}
+	granted, wantGrants, note := s.commandGrants(wanted)
+	granted = danger.Needs{Network: granted.Network && req.ConfinesNetwork, Credentials: granted.Credentials && req.ConfinesCredentials}
+	allowedWith := func(how string, g danger.Needs) CommandApproval {
+		d := CommandApproval{Allowed: true, Approval: how, Network: g.Network, Credentials: g.Credentials, GrantNote: note}
+		if how != "" {
+			d.Description = v.Reasons()
+		}
+		return d
 	}
-	allowed := func(how string) CommandApproval {
-		return CommandApproval{Allowed: true, Approval: how, Description: v.Reasons()}
+	allowed := func(how string) CommandApproval { return allowedWith(how, granted) }
+	// how the dangers are covered without asking ("" when none)
+	how := ""
+	var pending []danger.Rule
+	switch {
+	case !v.Dangerous:
+	case s.a.opts.ApprovalsOff:
+		how = ApprovedOff
+	default:
+		entries := s.a.allowlistEntries()
+		s.mu.Lock()
+		sessionKeys := slices.Clone(s.cmdApproved)
+		s.mu.Unlock()
+		if len(danger.Uncovered(command, v, entries, nil)) == 0 {
+			how = ApprovedAllowlist
+		} else if pending = danger.Uncovered(command, v, entries, sessionKeys); len(pending) == 0 {
+			how = ApprovedSession
+		}
 	}
-	if s.a.opts.ApprovalsOff {
-		return allowed(ApprovedOff)
-	}
-	entries := s.a.allowlistEntries()
-	if len(danger.Uncovered(command, v, entries, nil)) == 0 {
-		return allowed(ApprovedAllowlist)
-	}
-	s.mu.Lock()
-	sessionKeys := slices.Clone(s.cmdApproved)
-	s.mu.Unlock()
-	pending := danger.Uncovered(command, v, entries, sessionKeys)
-	if len(pending) == 0 {
-		return allowed(ApprovedSession)
+	if len(pending) == 0 && !wantGrants.Any() {
+		return allowed(how)
 	}
 
 	ask := newCommandAsk(command, v, pending)
+	ask.grants = wantGrants
 	if t := s.tracker(callID); t != nil {
 		t.announce(acp.StatusPending, nil, nil)
 	}
@@ -133,22 +169,47 @@ func (e *Env) ApproveCommand(ctx context.Context, callID string, req CommandRequ
 			t.restoreTitle(acp.StatusInProgress)
 		}
 	}
+	// how a dangerous command is approved by the answer
+	answered := func(h string) string {
+		if len(pending) == 0 {
+			return how
+		}
+		return h
+	}
+	with := granted.Or(wantGrants)
 	switch res.Outcome.OptionID {
 	case optCmdOnce:
 		back()
-		return allowed(ApprovedOnce)
+		d := allowedWith(answered(ApprovedOnce), with)
+		d.Asked = wantGrants.Any()
+		return d
 	case optCmdSession:
 		for _, r := range pending {
 			s.approveForSession(r.Key)
 		}
+		s.grantForSession(wantGrants)
 		back()
-		return allowed(ApprovedSession)
+		d := allowedWith(answered(ApprovedSession), with)
+		d.Asked = wantGrants.Any()
+		return d
+	case optCmdWithout:
+		if !wantGrants.Any() {
+			return denied
+		}
+		back()
+		d := allowedWith(answered(ApprovedOnce), granted)
+		d.Asked = true
+		d.GrantNote = strings.TrimSpace(d.GrantNote + " The user allowed the command without " + grantWords(wantGrants) + ".")
+		return d
 	case optCmdAlways:
+		if wantGrants.Any() {
+			return denied // not offered with grants
+		}
 		s.a.addToAllowlist(strings.TrimSpace(command))
 		back()
 		return allowed(ApprovedAlways)
 	case optCmdPrefix:
-		if ask.prefix == "" {
+		if ask.prefix == "" || wantGrants.Any() {
 			return denied
 		}
 		s.a.addToAllowlist(ask.prefix)
@@ -168,6 +229,8 @@ type commandAsk struct {
 	command string
 	pending []danger.Rule
 	prefix  string // "" when none is offered
+	// grants are the sandbox grants asked for with it (agent/grants.go).
+	grants danger.Needs
 }
 
 func newCommandAsk(command string, v danger.Verdict, pending []danger.Rule) commandAsk {
@@ -187,13 +250,21 @@ const maxTitle = 120
 func (a commandAsk) toolCall(callID string) acp.ToolCallUpdate {
 	title := clipTitle(a.command)
 	var b strings.Builder
-	if len(a.pending) == 1 {
+	switch len(a.pending) {
+	case 0:
+	case 1:
 		b.WriteString("Needs approval: " + a.pending[0].Key + ".")
-	} else {
+	default:
 		b.WriteString("Needs approval:")
 		for _, r := range a.pending {
 			b.WriteString("\n- " + r.Key)
 		}
+	}
+	if a.grants.Any() {
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(grantText(a.grants))
 	}
 	if title != strings.Join(strings.Fields(a.command), " ") {
 		b.WriteString("\n\n```sh\n" + a.command + "\n```")
@@ -202,19 +273,29 @@ func (a commandAsk) toolCall(callID string) acp.ToolCallUpdate {
 	for i, r := range a.pending {
 		reasons[i] = r.Key
 	}
+	raw := map[string]any{"command": a.command, "reasons": reasons}
+	if a.grants.Network {
+		raw["network"] = true
+	}
+	if a.grants.Credentials {
+		raw["credentials"] = true
+	}
 	return acp.ToolCallUpdate{
 		ToolCallID: callID,
 		Title:      &title,
 		Kind:       acp.KindExecute,
 		Status:     acp.StatusPending,
 		Content:    []acp.ToolCallContent{acp.TextContentItem(b.String())},
-		RawInput:   map[string]any{"command": a.command, "reasons": reasons},
+		RawInput:   raw,
 	}
 }
 
 // options are hermes's answers, with "always allow" narrowed to the exact
 // command, plus the prefix entry when there is one.
 func (a commandAsk) options() []acp.PermissionOption {
+	if a.grants.Any() {
+		return a.grantOptions()
+	}
 	options := []acp.PermissionOption{
 		{OptionID: optCmdOnce, Name: "Allow once", Kind: acp.AllowOnce},
 		// ACP has no session kind; hermes marks it allow_always too.
@@ -227,6 +308,25 @@ func (a commandAsk) options() []acp.PermissionOption {
 	return append(options,
 		acp.PermissionOption{OptionID: optCmdDeny, Name: "Deny", Kind: acp.RejectOnce},
 		acp.PermissionOption{OptionID: optCmdDenyAlways, Name: "Deny always", Kind: acp.RejectAlways})
+}
+
+// grantOptions are the answers of a request that asks for sandbox grants
+// (with dangers or without): with them once or for the session, without
+// them, or not at all. "Always" entries are not offered: the allowlist
+// covers dangers, and terminal.network or terminal.credentials: on grants
+// for good.
+func (a commandAsk) grantOptions() []acp.PermissionOption {
+	w := grantWords(a.grants)
+	once, session, without := "Run with "+w, "Run with "+w+" for this session", "Run without "+w
+	if len(a.pending) > 0 {
+		once, session, without = "Allow once, with "+w, "Allow for this session, with "+w, "Allow once, without "+w
+	}
+	return []acp.PermissionOption{
+		{OptionID: optCmdOnce, Name: once, Kind: acp.AllowOnce},
+		{OptionID: optCmdSession, Name: session, Kind: acp.AllowAlways},
+		{OptionID: optCmdWithout, Name: without, Kind: acp.AllowOnce},
+		{OptionID: optCmdDeny, Name: "Deny", Kind: acp.RejectOnce},
+	}
 }
 
 // approveForSession records that the session allows the danger key for

@@ -88,7 +88,7 @@ func (s *Session) terminalStatus(ctx context.Context) string {
 	check := s.a.opts.TerminalBackends.Check
 	sandbox := ""
 	if st := s.a.opts.SandboxStatus; st != nil {
-		sandbox = "\nSandbox: " + st()
+		sandbox = "\nSandbox: " + st() + s.grantStatus()
 	}
 	if check == nil || name == "local" {
 		return fmt.Sprintf("\nTerminal: `%s`.", name) + sandbox

@@ -81,6 +81,8 @@ type fileConfig struct {
 		SandboxHidden        []string `yaml:"sandbox_hidden"`         // more hidden places
 		PrivateTmp           *bool    `yaml:"private_tmp"`            // a /tmp per session (default true)
 		EnvPassthrough       []string `yaml:"env_passthrough"`        // secret variables commands keep
+		Network              string   `yaml:"network"`                // ask (default) | on | off
+		Credentials          string   `yaml:"credentials"`            // ask (default) | on | off
 		Limits               struct {
 			Processes    *int   `yaml:"processes"`     // per session (default 4096)
 			AddressSpace string `yaml:"address_space"` // per process: bytes, 512M, 4G, unlimited (default)
@@ -228,6 +230,9 @@ type Config struct {
 	SharedTmp             bool
 	EnvPassthrough        []string
 	Limits                terminal.Limits
+	// terminal.network and terminal.credentials: "ask" (the default),
+	// "on" or "off".
+	TerminalNetwork, TerminalCredentials string
 	// terminal backends (issue 18): terminal.backend and terminal.docker.*.
 	TerminalBackend string
 	Docker          DockerSettings

@@ -8,8 +8,8 @@ import (
 )
 
 // sandboxConfig reads the sandbox's terminal.* keys beside
-// terminal.sandbox: sandbox_hidden, private_tmp, env_passthrough and
-// limits. A bad value is a problem that keeps the default.
+// terminal.sandbox: sandbox_hidden, private_tmp, env_passthrough, network,
+// credentials and limits. A bad value is a problem that keeps the default.
 func sandboxConfig(c *Config, fc *fileConfig) {
 	t := fc.Terminal
 	for _, d := range t.SandboxHidden {
@@ -30,6 +30,22 @@ func sandboxConfig(c *Config, fc *fileConfig) {
 			c.EnvPassthrough = append(c.EnvPassthrough, n)
 		}
 	}
+	grant := func(key, v string) string {
+		switch v = strings.ToLower(strings.TrimSpace(v)); v {
+		case "", "ask":
+			return "ask"
+		case "on", "off":
+			return v
+		case "true", "yes":
+			return "on"
+		case "false", "no":
+			return "off"
+		}
+		c.problem(fmt.Sprintf("terminal.%s: %q is not ask, on or off; using ask", key, v))
+		return "ask"
+	}
+	c.TerminalNetwork = grant("network", t.Network)
+	c.TerminalCredentials = grant("credentials", t.Credentials)
 	l := t.Limits
 	if p := l.Processes; p != nil {
 		switch {

@@ -42,6 +42,26 @@ terminal:
 		}
 	}
 
+	if c.TerminalNetwork != "ask" || c.TerminalCredentials != "ask" {
+		t.Errorf("network %q credentials %q, want the default ask", c.TerminalNetwork, c.TerminalCredentials)
+	}
+	for _, tc := range []struct{ yaml, net, creds string }{
+		{"network: on\n  credentials: off", "on", "off"},
+		{"network: true\n  credentials: no", "on", "off"},
+		{"network: ask\n  credentials: on", "ask", "on"},
+	} {
+		home := writeHome(t, map[string]string{"config.yaml": "terminal:\n  " + tc.yaml + "\n"})
+		c := Load(envMap(map[string]string{"HERMES_HOME": home}), "", "")
+		if c.TerminalNetwork != tc.net || c.TerminalCredentials != tc.creds || len(c.Problems) != 0 {
+			t.Errorf("%q: network %q credentials %q problems %q, want %s %s", tc.yaml, c.TerminalNetwork, c.TerminalCredentials, c.Problems, tc.net, tc.creds)
+		}
+	}
+	home = writeHome(t, map[string]string{"config.yaml": "terminal:\n  network: sometimes\n"})
+	c = Load(envMap(map[string]string{"HERMES_HOME": home}), "", "")
+	if c.TerminalNetwork != "ask" || len(c.Problems) != 1 || !strings.Contains(c.Problems[0], "terminal.network") {
+		t.Errorf("bad network: %q, problems %q; want ask and the problem named", c.TerminalNetwork, c.Problems)
+	}
+
 	home = writeHome(t, map[string]string{"config.yaml": "terminal:\n  limits:\n    processes: 10\n    file_size: lots\n    address_space: unlimited\n"})
 	c = Load(envMap(map[string]string{"HERMES_HOME": home}), "", "")
 	if c.Limits.Processes != 301 || c.Limits.FileSize != 0 || c.Limits.AddressSpace != -1 || len(c.Problems) != 2 {

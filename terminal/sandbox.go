@@ -419,5 +419,48 @@ func LooksRefused(output string) bool {
 	return false
 }
 
+// NetworkHint is added to the result of a failed command that ran without
+// the network and whose output looks like it needed it.
+const NetworkHint = "Commands run in a sandbox without network (only the session's own loopback). " +
+	"If this command needs the network, run it again with network=true: the user is asked to allow it."
+
+// CredentialsHint is added to the result of a failed command that ran
+// without the credentials and whose output looks like it needed them.
+const CredentialsHint = "The sandbox hides the credential folders (~/.ssh, ~/.aws, ~/.config/gh, ~/.netrc, ~/.git-credentials …) from commands. " +
+	"If this command needs them, run it again with credentials=true (and network=true): the user is asked to allow it."
+
+// LooksOffline reports whether output shows a command failing for want of
+// the network: name resolution, unreachable networks, refused or timed
+// out connections to other hosts.
+func LooksOffline(output string) bool {
+	return containsAny(strings.ToLower(output), []string{
+		"could not resolve host", "temporary failure in name resolution", "name or service not known",
+		"network is unreachable", "no address associated with hostname", "getaddrinfo", "enotfound", "eai_again",
+		"failed to resolve", "nodename nor servname", "dial tcp: lookup", "no such host", "could not resolve hostname",
+		"failed to establish a new connection", "connection timed out", "network unreachable",
+		"unable to resolve host", "unable to access 'http",
+	})
+}
+
+// LooksUnauthenticated reports whether output shows a command failing for
+// want of the user's credentials.
+func LooksUnauthenticated(output string) bool {
+	return containsAny(strings.ToLower(output), []string{
+		"permission denied (publickey", "could not read username", "could not read password",
+		"authentication failed", "unable to locate credentials", "no credentials", "not logged in",
+		"you are not logged in", "gh auth login", "need to authenticate",
+		"host key verification failed", "could not open a connection to your authentication agent",
+	})
+}
+
+func containsAny(s string, subs []string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
 // uidString is this process's user id.
 func uidString() string { return strconv.Itoa(os.Getuid()) }

@@ -131,7 +131,7 @@ func buildView(v viewSetup) (*view, error) {
 	}
 	if keys, _ := filepath.Glob(hostKeys); len(keys) > 0 {
 		for _, k := range keys {
-			addHide(k, true)
+			addHide(k, false) // the machine's, never the user's to grant
 		}
 	}
 	if v.HideSockets {

@@ -56,6 +56,19 @@ var _ = register(registry.Entry{
 				"description": "Run in pseudo-terminal (PTY) mode for interactive CLI tools like Codex, Claude Code, or Python REPL. Default: false.",
 				"default":     false,
 			},
+			"network": map[string]any{
+				"type": "boolean",
+				"description": "Run with network access. Commands run in a sandbox without network (only a loopback of this session's own, " +
+					"shared by its commands); set true for installs, downloads, git fetch/push and the like — the user is asked. " +
+					"With it the command uses the machine's network and loopback instead. Default: false.",
+				"default": false,
+			},
+			"credentials": map[string]any{
+				"type": "boolean",
+				"description": "Run with the user's credential folders visible (~/.ssh, ~/.aws, ~/.config/gh, ~/.netrc …), which the sandbox hides; " +
+					"set true for git push over SSH, cloud CLIs and the like — the user is asked. Default: false.",
+				"default": false,
+			},
 			"notify_on_complete": map[string]any{
 				"type":        "boolean",
 				"description": "When true (and background=true), you'll be notified when the process finishes. Background processes that exit by themselves are always announced; this flag is kept for compatibility.",
@@ -128,6 +141,8 @@ type terminalParams struct {
 	Workdir          string `json:"workdir"`
 	PTY              bool   `json:"pty"`
 	NotifyOnComplete bool   `json:"notify_on_complete"`
+	Network          bool   `json:"network"`
+	Credentials      bool   `json:"credentials"`
 }
 
 // terminalResult is terminal's answer for a command that ran (or was
@@ -143,6 +158,9 @@ type terminalResult struct {
 	// Sandbox, in the session's first command result, says that the
 	// sandbox is weaker than the namespace sandbox, and why.
 	Sandbox string `json:"sandbox,omitempty"`
+	// Grants says what the command ran with beyond the sandbox's defaults
+	// (the network, credentials), or why not what it asked for.
+	Grants string `json:"grants,omitempty"`
 }
 
 // terminalBackgroundResult is terminal's answer for a background start.
@@ -156,6 +174,7 @@ type terminalBackgroundResult struct {
 	PTYNote          string `json:"pty_note,omitempty"`
 	NotifyOnComplete bool   `json:"notify_on_complete,omitempty"`
 	Sandbox          string `json:"sandbox,omitempty"`
+	Grants           string `json:"grants,omitempty"`
 }
 
 // terminalRenderData is what Render shows of a foreground command.
@@ -201,7 +220,12 @@ func runTerminal(ctx context.Context, s *session, call *registry.Call, p *termin
 	if s.Commands == nil {
 		return refused("blocked", "Commands cannot run in this session: it has no command approval (the agent did not set one up)."), nil
 	}
-	d := s.Commands.ApproveCommand(ctx, call.ID, CommandRequest{Command: command, Workdir: dir, Background: p.Background})
+	env, backend, msg := s.terminalEnv(p.Background)
+	if msg != "" {
+		return refused("error", msg), nil
+	}
+	d := s.Commands.ApproveCommand(ctx, call.ID, CommandRequest{Command: command, Workdir: dir, Background: p.Background,
+		Network: p.Network, Credentials: p.Credentials, Confines: s.confines(backend)})
 	if !d.Allowed {
 		msg := d.Message
 		if msg == "" {
@@ -214,25 +238,23 @@ func runTerminal(ctx context.Context, s *session, call *registry.Call, p *termin
 	if pty && terminal.NeedsPipedStdin(command) {
 		pty, ptyNote = false, terminal.PTYDisabledNote
 	}
-	env, backend, msg := s.terminalEnv(p.Background)
-	if msg != "" {
-		return refused("error", msg), nil
-	}
+	grants := grantsNote(d, backend, p.Network || p.Credentials)
 	if p.Background {
-		b, err := s.procs.Start(context.WithoutCancel(ctx), env, terminal.Spec{Command: command, Dir: dir, PTY: pty, Stdin: true}, p.NotifyOnComplete)
+		b, err := s.procs.Start(context.WithoutCancel(ctx), env, terminal.Spec{Command: command, Dir: dir, PTY: pty, Stdin: true,
+			Network: d.Network, Credentials: d.Credentials}, p.NotifyOnComplete)
 		if err != nil {
 			return registry.Failed(terminalResult{Output: "", ExitCode: -1, Error: "Failed to start background process: " + err.Error()}), nil
 		}
 		note := s.sandboxNote(backend)
 		return registry.Result{Value: terminalBackgroundResult{
 			Output: "Background process started" + backendNote(backend), SessionID: b.ID, PID: b.PID, ExitCode: 0,
-			Approval: approval, PTYNote: ptyNote, NotifyOnComplete: p.NotifyOnComplete, Sandbox: note,
+			Approval: approval, PTYNote: ptyNote, NotifyOnComplete: p.NotifyOnComplete, Sandbox: note, Grants: grants,
 		}, Data: terminalRenderData{Backend: describe(backend), Sandbox: note}}, nil
 	}
 
 	var output string
 	var code int
-	spec := terminal.Spec{Command: command, Dir: dir, PTY: pty}
+	spec := terminal.Spec{Command: command, Dir: dir, PTY: pty, Network: d.Network, Credentials: d.Credentials}
 	var editorArgv []string
 	release := func() {}
 	if local, ok := env.(*terminal.Local); ok && s.Terminals != nil && !pty {
@@ -270,13 +292,56 @@ func runTerminal(ctx context.Context, s *session, call *registry.Call, p *termin
 	output = terminal.Redact(strings.TrimSpace(terminal.StripANSI(output)), command)
 	meaning := terminal.ExitMeaning(command, code)
 	note := s.sandboxNote(backend)
-	r := terminalResult{Output: output, ExitCode: code, Approval: approval, ExitCodeMeaning: meaning, PTYNote: ptyNote, Sandbox: note}
+	r := terminalResult{Output: output, ExitCode: code, Approval: approval, ExitCodeMeaning: meaning, PTYNote: ptyNote, Sandbox: note, Grants: grants}
 	res := registry.Result{Value: r, IsError: code != 0 && !strings.Contains(meaning, "not an error"),
 		Data: terminalRenderData{Output: output, ExitCode: code, Backend: describe(backend), Sandbox: note}}
-	if code != 0 && cfg.Sandbox != nil && terminal.LooksRefused(output) {
-		res.Hint = "[Hint: " + terminal.SandboxHint + "]"
+	if code != 0 && cfg.Sandbox != nil && backend == nil {
+		res.Hint = sandboxHint(output, d)
 	}
 	return res, nil
+}
+
+// sandboxHint is the hint of a failed command run in the sandbox whose
+// output looks like the sandbox refused it something: the network or the
+// credentials it ran without (retry asking for them), or a write.
+func sandboxHint(output string, d CommandDecision) string {
+	switch {
+	case !d.Network && terminal.LooksOffline(output):
+		return "[Hint: " + terminal.NetworkHint + "]"
+	case !d.Credentials && terminal.LooksUnauthenticated(output):
+		return "[Hint: " + terminal.CredentialsHint + "]"
+	case terminal.LooksRefused(output):
+		return "[Hint: " + terminal.SandboxHint + "]"
+	}
+	return ""
+}
+
+// grantsNote tells the model what a command ran with beyond the sandbox's
+// defaults on this machine when it asked (wanted) or the user was asked,
+// or why not what it asked for.
+func grantsNote(d CommandDecision, backend TerminalBackend, wanted bool) string {
+	if backend != nil || (!wanted && !d.Asked && d.GrantNote == "") {
+		return ""
+	}
+	var with []string
+	if d.Network {
+		with = append(with, "the network")
+	}
+	if d.Credentials {
+		with = append(with, "the credentials")
+	}
+	note := ""
+	if len(with) > 0 {
+		note = "Ran with " + strings.Join(with, " and ")
+		if d.Asked {
+			note += " (allowed by the user)"
+		}
+		note += "."
+	}
+	if d.GrantNote != "" {
+		note = strings.TrimSpace(note + " " + d.GrantNote)
+	}
+	return note
 }
 
 // approvalNote is hermes's approval field for a command that needed one.
@@ -398,6 +463,24 @@ func (s *session) sandboxNote(backend TerminalBackend) string {
 		return ""
 	}
 	return s.sandbox.Note()
+}
+
+// confines says what the sandbox withholds from a command that runs on
+// backend (nil: this machine) unless the user grants it: nothing on a
+// Docker or SSH backend or with the sandbox off; the network in every
+// sandbox here; the credentials where the sandbox hides them (not under
+// Landlock alone).
+func (s *session) confines(backend TerminalBackend) Confines {
+	if backend != nil || s.sandbox == nil {
+		return Confines{}
+	}
+	switch s.sandbox.Confinement().Kind {
+	case terminal.KindNamespaces, terminal.KindSeatbelt:
+		return Confines{Network: true, Credentials: true}
+	case terminal.KindLandlock:
+		return Confines{Network: true}
+	}
+	return Confines{}
 }
 
 // backendNote is " in <where>" for a command run by a backend, else "".

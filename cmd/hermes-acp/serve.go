@@ -125,6 +125,8 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		Toolsets:         cfg.Toolsets,
 		DisabledToolsets: cfg.Disabled,
 		ApprovalsOff:     cfg.ApprovalsOff,
+		Network:          cfg.TerminalNetwork,     // terminal sandbox grants (issue 24)
+		Credentials:      cfg.TerminalCredentials, // terminal sandbox grants (issue 24)
 		CommandAllowlist: cfg.Allowlist,
 		SaveAllowlist:    func(entry string) error { return config.SaveAllowlistEntry(cfg.File, entry) },
 		RemoveAllowlist: func(entry string) error {
@@ -253,11 +255,16 @@ func terminalSettings(cfg config.Config, exe func() (string, error)) (tools.Term
 		MaxOutputChars:       cfg.ToolOutputMaxChars,
 		Environ:              terminal.Environ{Block: nonEmpty(cfg.APIKeySource), Passthrough: cfg.EnvPassthrough},
 	}
-	sb := &terminal.Sandbox{Writable: cfg.SandboxWritable, Hidden: cfg.SandboxHidden, HermesHome: cfg.Home,
+	sb := &terminal.Sandbox{Writable: cfg.SandboxWritable, Hidden: slices.Clone(cfg.SandboxHidden), HermesHome: cfg.Home,
 		Unconfined: cfg.SandboxOff, LandlockOnly: cfg.SandboxLandlock, SharedTmp: cfg.SharedTmp, Limits: cfg.Limits}
-	if home, err := os.UserHomeDir(); err == nil {
-		for _, c := range workspace.CredentialPlaces(home) {
+	// The user's credential places a command may be granted; the
+	// system's (/etc/shadow, the sudoers files) are never shown.
+	home, _ := os.UserHomeDir()
+	for _, c := range workspace.CredentialPlaces(home) {
+		if home != "" && strings.HasPrefix(c.Path, home+string(os.PathSeparator)) {
 			sb.Credentials = append(sb.Credentials, c.Path)
+		} else {
+			sb.Hidden = append(sb.Hidden, c.Path)
 		}
 	}
 	tc.Sandbox = sb

@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -38,9 +40,17 @@ func TestTerminalSettingsSandbox(t *testing.T) {
 	more.SandboxLandlock, more.SharedTmp, more.SandboxHidden, more.EnvPassthrough = true, true, []string{"~/keys"}, []string{"GH_TOKEN"}
 	more.Limits = terminal.Limits{Processes: 500}
 	tc, _ = terminalSettings(more, exe)
-	if !tc.Sandbox.LandlockOnly || !tc.Sandbox.SharedTmp || !slices.Equal(tc.Sandbox.Hidden, []string{"~/keys"}) ||
+	if !tc.Sandbox.LandlockOnly || !tc.Sandbox.SharedTmp || len(tc.Sandbox.Hidden) == 0 || tc.Sandbox.Hidden[0] != "~/keys" ||
 		tc.Sandbox.Limits.Processes != 500 || tc.Environ.Blocked("GH_TOKEN") {
 		t.Errorf("configured: sandbox %+v, environ %+v; want landlock, a shared /tmp, ~/keys hidden, 500 processes and GH_TOKEN kept", tc.Sandbox, tc.Environ)
+	}
+	// The user's credential places are the grantable ones; the system's
+	// are always hidden.
+	if !slices.Contains(tc.Sandbox.Hidden, "/etc/shadow") || slices.Contains(tc.Sandbox.Credentials, "/etc/shadow") {
+		t.Errorf("hidden %q, credentials %q: want /etc/shadow always hidden", tc.Sandbox.Hidden, tc.Sandbox.Credentials)
+	}
+	if home, err := os.UserHomeDir(); err == nil && !slices.Contains(tc.Sandbox.Credentials, filepath.Join(home, ".ssh")) {
+		t.Errorf("credentials %q, want ~/.ssh grantable", tc.Sandbox.Credentials)
 	}
 	cfg.SandboxOff = true
 	if tc, notice = terminalSettings(cfg, exe); tc.Sandbox == nil || !tc.Sandbox.Unconfined || notice != "" {

@@ -28,7 +28,7 @@ import (
 )
 
 // Verdict is the classification of one command string. The zero Verdict
-// (Rules nil) is a command that runs without asking.
+// (Rules nil, no Needs) is a command that runs without asking.
 //
 // Rules lists every rule the command triggers, each once, by its approval
 // key: the floor's first, then those that ask, in the rule table's order
@@ -45,6 +45,10 @@ type Verdict struct {
 	Dangerous bool
 	// Rules are the rules the command triggers.
 	Rules []Rule
+	// Needs are what its programs usually need of the terminal sandbox
+	// (the network, the credentials): the user is asked for them with
+	// the command, whether or not it is dangerous.
+	Needs Needs
 }
 
 // Rule is one rule a command triggers.
@@ -133,6 +137,7 @@ func (o Options) Check(command string) Verdict {
 		v.Hardline = v.Hardline || hard
 	}
 	v.Dangerous = len(v.Rules) > 0
+	v.Needs = c.needs
 	return v
 }
 

@@ -33,6 +33,8 @@ type check struct {
 	// runs are the files the command runs as scripts, judged against
 	// writes once the whole command has been read.
 	runs []run
+	// needs are what its programs ask of the sandbox (grants.go).
+	needs Needs
 }
 
 // unknownContent stands for a written file whose content is not known.
@@ -933,6 +935,7 @@ func (w *walker) inputs(redirs []*syntax.Redirect) (in string, bodies []string, 
 
 func (w *walker) checkView(v *view) {
 	t := w.c.t
+	w.c.needs = w.c.needs.Or(needsOf(v))
 	for i := range t.hardline {
 		if t.hardline[i].kind == kindCmd && strings.HasPrefix(v.s, t.hardline[i].prefix) && t.hardline[i].re.MatchString(v.s) {
 			w.c.hit[t.hardKey[i]] = true
