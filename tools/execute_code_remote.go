@@ -31,11 +31,11 @@ import (
 //go:embed execute_code_relay.py
 var relaySource string
 
-// ScriptBackend is a TerminalBackend that can run execute_code scripts:
+// helperStarter is a TerminalBackend that can run execute_code scripts:
 // besides commands, it starts helpers — commands that copy nothing of the
 // workspace there or back — in the same place (terminal/docker and
 // terminal/ssh have it).
-type ScriptBackend interface {
+type helperStarter interface {
 	StartHelper(ctx context.Context, s terminal.Spec) (terminal.Process, error)
 }
 
@@ -50,7 +50,7 @@ const relayEndWait = 15 * time.Second
 // runRemoteScript runs job on backend: the relay first (its folder ready),
 // then the script, then the relay's stderr and cleanup.
 func (s *session) runRemoteScript(ctx context.Context, backend TerminalBackend, job scriptJob) (scriptRun, error) {
-	sb, ok := backend.(ScriptBackend)
+	sb, ok := backend.(helperStarter)
 	if !ok {
 		return scriptRun{}, fmt.Errorf("execute_code cannot run on %s: the backend runs no helper for the script's tool calls", backend.Describe())
 	}
