@@ -173,6 +173,30 @@ func TestSandboxDevices(t *testing.T) {
 	}
 }
 
+// TestSandboxCapabilities: a command has no capability in any set and no
+// way to gain one (no_new_privs), whoever the agent runs as, and a
+// set-user-id program does not change that.
+func TestSandboxCapabilities(t *testing.T) {
+	t.Parallel()
+	b := newNSBox(t, nil)
+	for _, cmd := range []string{"grep -E '^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs):' /proc/self/status", "sh -c \"grep -E '^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs):' /proc/self/status\""} {
+		res := b.sh(t, cmd)
+		want := "CapInh:\t0000000000000000\nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\nCapAmb:\t0000000000000000\nNoNewPrivs:\t1\n"
+		if res.Output != want {
+			t.Errorf("%s = %q, want no capabilities and no_new_privs", cmd, res.Output)
+		}
+	}
+	// Root inside cannot undo the view: no mount over the workspace, no
+	// unmount of the command's /proc.
+	if err := os.WriteFile(filepath.Join(b.root, "marker"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := b.sh(t, "mount -t tmpfs none . 2>/dev/null && echo mounted; umount -l /proc 2>/dev/null && echo unmounted; ls; test -e /proc/self/status && echo proc")
+	if res.Output != "marker\nproc\n" {
+		t.Errorf("mount and umount in the sandbox = %q, want both refused", res.Output)
+	}
+}
+
 // TestSandboxHidden: $HERMES_HOME and the credential places are not
 // visible unless a command is granted credentials; the agent's secrets
 // are not in the environment.
@@ -513,7 +537,7 @@ func TestSandboxAsNobody(t *testing.T) {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(t.Context(), bin, "-test.run", "^TestSandbox(Files|Devices|Hidden|Processes|Network|Limits|Kill|PTY|Fallback)$", "-test.v", "-test.count=1")
+	cmd := exec.CommandContext(t.Context(), bin, "-test.run", "^TestSandbox(Files|Devices|Capabilities|Hidden|Processes|Network|Limits|Kill|PTY|Fallback)$", "-test.v", "-test.count=1")
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + home,
 		"TMPDIR=" + tmp, "HERMES_SANDBOX_NOBODY=1", "LANG=C.UTF-8"}
