@@ -74,7 +74,7 @@ func newNSBox(t *testing.T, mod func(*Sandbox)) *nsBox {
 	ss := b.sb.NewSession([]string{b.root})
 	t.Cleanup(func() { ss.Close() })
 	b.l = &Local{Sandbox: ss, Environ: Environ{Base: env}}
-	if c := ss.Confinement(); c.Kind != KindNamespaces && !b.sb.LandlockOnly && b.sb.userns == nil {
+	if c := ss.Confinement(); c.Kind != KindNamespaces && !b.sb.LandlockOnly && b.sb.userns == nil && b.sb.ptraceScope == nil {
 		t.Fatalf("the sandbox fell back to %+v although user namespaces are enabled", c)
 	}
 	return b
@@ -498,6 +498,31 @@ func TestSandboxFallback(t *testing.T) {
 	}
 }
 
+// TestSandboxFallbackNoPtrace: where Yama forbids ptrace
+// (kernel.yama.ptrace_scope 3, forced here), commands cannot be stopped at
+// their exec, which the namespace sandbox needs: they run under Landlock
+// alone, the reason and the late limits are said, and the limits still
+// apply.
+func TestSandboxFallbackNoPtrace(t *testing.T) {
+	t.Parallel()
+	b := newNSBox(t, func(s *Sandbox) {
+		s.ptraceScope = func() int { return 3 }
+		s.Limits = Limits{FileSize: 1 << 20}
+	})
+	c := b.l.Sandbox.Confinement()
+	if c.Kind != KindLandlock || !strings.Contains(c.Reason, "kernel.yama.ptrace_scope is 3") ||
+		!strings.Contains(strings.Join(c.Gaps, "; "), "before its resource limits are set") {
+		t.Fatalf("Confinement = %+v, want the Landlock fallback naming ptrace_scope and the late limits", c)
+	}
+	if res := b.sh(t, "touch "+filepath.Join(b.sibling, "x")); res.ExitCode == 0 {
+		t.Errorf("write outside = %+v, want it refused", res)
+	}
+	// The limit is set just after the start: ask once it surely is.
+	if res := b.sh(t, "sleep 0.5; ulimit -f"); res.Output != "1024\n" {
+		t.Errorf("ulimit -f = %+v, want 1024 (1 MiB)", res)
+	}
+}
+
 // TestSandboxAsNobody runs the sandbox tests again as an unprivileged user
 // (65534) in a copy of the test binary that user can run.
 func TestSandboxAsNobody(t *testing.T) {
@@ -537,7 +562,7 @@ func TestSandboxAsNobody(t *testing.T) {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(t.Context(), bin, "-test.run", "^TestSandbox(Files|Devices|Capabilities|Hidden|Processes|Network|Limits|Kill|PTY|Fallback)$", "-test.v", "-test.count=1")
+	cmd := exec.CommandContext(t.Context(), bin, "-test.run", "^TestSandbox(Files|Devices|Capabilities|Hidden|Processes|Network|Limits|Kill|PTY|Fallback|FallbackNoPtrace)$", "-test.v", "-test.count=1")
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + home,
 		"TMPDIR=" + tmp, "HERMES_SANDBOX_NOBODY=1", "LANG=C.UTF-8"}
