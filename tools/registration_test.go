@@ -31,6 +31,7 @@ var registrationHelperFiles = []string{
 	"encoding.go", // binary files and text encodings for the editing tools
 	"commands.go", // the command tools' seams to the session
 	"browser.go",  // what the browser_* tools share
+	"cdpfiles.go", // the file checks of browser_cdp
 }
 
 // registration is one top-level `var _ = register(registry.Entry{...}, handle(run))`.

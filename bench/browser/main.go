@@ -188,7 +188,7 @@ type ours struct {
 
 func newOurs(exe string) *ours {
 	set := browser.NewSet(browser.Options{Executable: exe, IdleTimeout: -1})
-	return &ours{set: set, b: set.New(nil)}
+	return &ours{set: set, b: set.New()}
 }
 
 func (o *ours) close() { o.set.Close() }

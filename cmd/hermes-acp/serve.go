@@ -55,7 +55,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		log.Error("register built-in tools", "error", err)
 		return 1
 	}
-	browsers := browser.NewSet(browser.Options{Executable: cfg.BrowserExecutable, IdleTimeout: cfg.BrowserIdleTimeout, Log: log})
+	browsers := browser.NewSet(browser.Options{Executable: cfg.BrowserExecutable, IdleTimeout: cfg.BrowserIdleTimeout, Policy: browserPolicy(cfg), Log: log})
 	defer browsers.Close() // no browser outlives the agent
 	resultChars, turnChars := registry.BudgetForContextWindow(cfg.ContextLength)
 	termCfg, sandboxNotice := terminalSettings(cfg, terminal.LandlockABI, os.Executable)
@@ -94,7 +94,6 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 				FetchImage: fetchImage,
 				// browser
 				Browsers:      browsers,
-				BrowserURL:    browserURLPolicy(env.Workspace(), cfg.BrowserAllowPrivate),
 				ApproveCDP:    env.ApproveCDP,
 				BrowserVision: vision,
 				// terminal backends (issue 18)

@@ -22,6 +22,9 @@ type webFileConfig struct {
 	ExtractCharLimit int    `yaml:"extract_char_limit"`
 	ExtractSummarize *bool  `yaml:"extract_summarize"`
 	AllowPrivateURLs bool   `yaml:"allow_private_urls"`
+	// Deny is web.deny: address ranges, addresses, hosts and *.domains
+	// refused for the web tools, vision and the browser.
+	Deny []string `yaml:"deny"`
 }
 
 // auxiliaryModel is one task's entry under auxiliary: in config.yaml
@@ -35,6 +38,7 @@ type webConfig struct {
 	CharLimit    int
 	NoSummarize  bool
 	AllowPrivate bool
+	Deny         web.DenyList   // web.deny
 	Aux          auxiliaryModel // auxiliary.web_extract
 }
 
@@ -57,6 +61,11 @@ func webSettings(c *config, fc *fileConfig, env func(string) string) {
 	case "0", "false", "no":
 		c.Web.AllowPrivate = false
 	}
+	deny, err := web.ParseDeny(w.Deny)
+	if err != nil {
+		c.problem(err.Error() + "; those entries are ignored, the others apply")
+	}
+	c.Web.Deny = deny
 	switch n := w.ExtractCharLimit; {
 	case n == 0:
 	case n < 2000:
@@ -73,9 +82,17 @@ func webSettings(c *config, fc *fileConfig, env func(string) string) {
 	}
 }
 
-// policy is the URL policy of the web tools.
+// policy is the URL policy of the web tools and vision.
 func (w webConfig) policy() *web.Policy {
-	return &web.Policy{AllowPrivate: w.AllowPrivate}
+	return &web.Policy{AllowPrivate: w.AllowPrivate, Deny: w.Deny}
+}
+
+// browserPolicy is the URL policy of every request of the browser: the web
+// tools' rules (web.deny included) except that loopback is allowed (local
+// dev servers are the main use in an editor) and browser.allow_private_urls
+// widens it to private addresses.
+func browserPolicy(cfg config) *web.Policy {
+	return &web.Policy{AllowLoopback: true, AllowPrivate: cfg.BrowserAllowPrivate, Setting: "browser.allow_private_urls", Deny: cfg.Web.Deny}
 }
 
 // tools returns the web tools' dependencies for one session; save keeps a
