@@ -136,6 +136,10 @@ type Web struct {
 	// Policy checks every URL web_extract fetches; nil is the strict
 	// default (public addresses only).
 	Policy *web.Policy
+	// Decoder turns the HTML and PDF pages web_extract fetches into text
+	// under the request's budgets (nil: web.InProcess; the agent gives a
+	// web.Isolated that runs it in a child process with a memory budget).
+	Decoder web.Decoder
 	// CharLimit is web.extract_char_limit, the default char_limit of
 	// web_extract (0: 15 000).
 	CharLimit int

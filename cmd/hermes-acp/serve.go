@@ -63,6 +63,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		log.Warn("terminal sandbox unavailable", "reason", sandboxNotice)
 	}
 	summarize := webSummarizer(cfg, setup, log) // web
+	decoder := webDecoder(log)
 	termBackends := newBackends(cfg, log)       // terminal backends (issue 18)
 	defer termBackends.close()
 	termBackends.start()
@@ -86,7 +87,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 				RefuseNewLintErrors: env.RefuseNewLintErrors(),
 				SavedResult:         env.SavedResult,
 				Enabled:             env.Enabled,
-				Web:                 cfg.Web.tools(summarize, env.SaveResult),
+				Web:                 cfg.Web.tools(summarize, env.SaveResult, decoder),
 				// terminal
 				Terminal: termCfg,
 				// vision

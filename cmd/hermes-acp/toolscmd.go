@@ -31,7 +31,7 @@ func runToolsCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	// web: the web tools' availability depends on the configuration
 	// (web_search needs a search backend): list them bound to it.
-	webTools, _ := tools.Bind(tools.Deps{Web: cfg.Web.tools(nil, nil)})
+	webTools, _ := tools.Bind(tools.Deps{Web: cfg.Web.tools(nil, nil, nil)})
 	for _, e := range webTools {
 		if e.Toolset == "web" {
 			if err := reg.Register(e); err != nil {
