@@ -32,6 +32,9 @@ var registrationHelperFiles = []string{
 	"commands.go", // the command tools' seams to the session
 	"browser.go",  // what the browser_* tools share
 	"cdpfiles.go", // the file checks of browser_cdp
+	// execute_code's check of who connected to its tool socket, per system
+	"execute_code_peer_linux.go",
+	"execute_code_peer_other.go",
 }
 
 // registration is one top-level `var _ = register(registry.Entry{...}, handle(run))`.

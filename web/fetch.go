@@ -259,4 +259,3 @@ func findTitle(n *html.Node) string {
 	}
 	return ""
 }
-

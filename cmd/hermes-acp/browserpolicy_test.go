@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hermes-acp/hermes-acp/browser"
+	"github.com/hermes-acp/hermes-acp/config"
 	"github.com/hermes-acp/hermes-acp/web"
 )
 
@@ -22,7 +23,7 @@ func TestBrowserPolicy(t *testing.T) {
 	}
 	deny := web.MustParseDeny("127.0.0.2/32", "*.intranet.example")
 	check := func(allowPrivate bool) func(context.Context, string) error {
-		b := browser.NewSet(browser.Options{Policy: browserPolicy(config{BrowserAllowPrivate: allowPrivate, Web: webConfig{Deny: deny}})}).New()
+		b := browser.NewSet(browser.Options{Policy: config.Config{BrowserAllowPrivate: allowPrivate, Web: config.Web{Deny: deny}}.BrowserPolicy()}).New()
 		t.Cleanup(b.Close)
 		return b.CheckURL
 	}
