@@ -23,8 +23,9 @@ import (
 // the request's context ends (its timeout, the turn's cancellation), and
 // whose output is cut at a size.
 const (
-	// DefaultDecodeMemory is the data a decoder process may use
-	// (RLIMIT_DATA); the Go heap's soft limit is three quarters of it.
+	// DefaultDecodeMemory is the data a decoder process may use beyond
+	// what its runtime mapped to start (RLIMIT_DATA, see limitMemory); the
+	// Go heap's soft limit is three quarters of it.
 	DefaultDecodeMemory = 512 << 20
 	// DefaultMaxText is the most text a decode returns, in bytes.
 	DefaultMaxText = 4 << 20
@@ -208,7 +209,7 @@ func (d Isolated) Decode(ctx context.Context, job DecodeJob, body []byte) (Decod
 			return res, nil
 		}
 		return Decoded{}, fmt.Errorf("decode %s: %w", job.Kind, ctx.Err())
-	case strings.Contains(msg, "out of memory") || strings.Contains(msg, "cannot allocate memory"):
+	case outOfMemory(msg):
 		what := fmt.Sprintf("the %s decoder ran out of its %s memory budget", strings.ToUpper(job.Kind), sizeText(job.Memory))
 		if job.Kind == KindPDF && res.Content != "" {
 			res.Cut = what + fmt.Sprintf(" after %s of text", sizeText(int64(len(res.Content))))
@@ -282,6 +283,14 @@ func finish(bw *bufio.Writer, stderr io.Writer, cut string, err error) int {
 		fmt.Fprintf(stderr, "cut: %s\n", cut)
 	}
 	return 0
+}
+
+// outOfMemory says whether a decoder's stderr tells of running out of its
+// memory limit: the Go runtime's fatal error, a failed mapping, or the race
+// detector's runtime failing to map its own metadata (test binaries).
+func outOfMemory(stderr string) bool {
+	return strings.Contains(stderr, "out of memory") || strings.Contains(stderr, "cannot allocate memory") ||
+		strings.Contains(stderr, "ThreadSanitizer failed to allocate")
 }
 
 // limitedBuffer keeps the first max bytes written to it.
