@@ -64,6 +64,10 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 	}
 	summarize := webSummarizer(cfg, setup, log) // web
 	termBackends := newBackends(cfg, log)       // terminal backends (issue 18)
+	goTypes, goTypesOff := goTypesChecker(false, log)
+	if goTypes != nil {
+		defer goTypes.Close() // after the agent: no check outlives it
+	}
 	defer termBackends.close()
 	termBackends.start()
 	ag := agent.New(agent.Options{
@@ -84,6 +88,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 				Lint:                env,
 				Linter:              env.Linter(),
 				RefuseNewLintErrors: env.RefuseNewLintErrors(),
+				Types:               typeChecker{env},
 				SavedResult:         env.SavedResult,
 				Enabled:             env.Enabled,
 				Web:                 cfg.Web.tools(summarize, env.SaveResult),
@@ -122,6 +127,8 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		CommandAllowlist: cfg.Allowlist,
 		SaveAllowlist:    func(entry string) error { return saveAllowlistEntry(cfg.File, entry) },
 		LintRefuse:       cfg.LintRefuse,
+		GoTypes:          goTypes,
+		GoTypesOff:       goTypesOff,
 		ApprovalTimeout:  cfg.ApprovalTimeout,
 		MaxModelCalls:    cfg.MaxTurns,
 		FSTimeout:        cfg.FSTimeout,
