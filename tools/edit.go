@@ -94,8 +94,8 @@ func editTypes(env *session, callID string, changes []workspace.Change, lints []
 type noTypeCheck struct{}
 
 func (noTypeCheck) Wrote(_ workspace.Path, _ []byte, res lint.Result) lint.Result { return res }
-func (noTypeCheck) Removed(workspace.Path)                                          {}
-func (noTypeCheck) Done()                                                           {}
+func (noTypeCheck) Removed(workspace.Path)                                        {}
+func (noTypeCheck) Done()                                                         {}
 
 // editChange is the proposal for replacing the text of p (old, when it
 // exists) by new. Both are decoded text (see editText), so the diff shows
