@@ -203,6 +203,14 @@ func runExecuteCode(ctx context.Context, s *session, call *registry.Call, p *exe
 			"To run shell commands, use terminal(command=...) instead."), nil
 	}
 	cfg := s.CodeExecution
+	if s.TerminalBackend != nil {
+		// Scripts run where commands run: a backend that cannot run
+		// commands (an unsupported terminal.backend, an unreachable
+		// host) refuses the script rather than running it here.
+		if _, err := s.TerminalBackend(); err != nil {
+			return codeError("Script not run: the terminal backend is unavailable: "+err.Error(), 0, 0), nil
+		}
+	}
 	python, err := s.codePython(cfg)
 	if err != nil {
 		return codeError(err.Error(), 0, 0), nil

@@ -17,10 +17,12 @@ import (
 	"github.com/hermes-acp/hermes-acp/acp"
 	"github.com/hermes-acp/hermes-acp/agent"
 	"github.com/hermes-acp/hermes-acp/browser"
+	"github.com/hermes-acp/hermes-acp/config"
 	"github.com/hermes-acp/hermes-acp/mcp"
 	"github.com/hermes-acp/hermes-acp/model"
 	"github.com/hermes-acp/hermes-acp/registry"
 	"github.com/hermes-acp/hermes-acp/terminal"
+	"github.com/hermes-acp/hermes-acp/terminal/backend"
 	"github.com/hermes-acp/hermes-acp/tools"
 )
 
@@ -42,11 +44,11 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		return 2
 	}
 	defer closeLog()
-	cfg := loadConfig(os.Getenv, o.model, o.baseURL)
+	cfg := config.Load(os.Getenv, o.model, o.baseURL)
 	if cfg.FileErr != nil {
 		log.Warn("configuration problem", "error", cfg.FileErr)
 	}
-	if note := ignoredNote(cfg.File, cfg.Ignored); note != "" {
+	if note := config.IgnoredNote(cfg.File, cfg.Ignored); note != "" {
 		log.Info(note)
 	}
 	setup := modelSetup(cfg, o.record, log)
@@ -63,22 +65,24 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		log.Warn("terminal sandbox unavailable", "reason", sandboxNotice)
 	}
 	summarize := webSummarizer(cfg, setup, log) // web
-	termBackends := newBackends(cfg, log)       // terminal backends (issue 18)
+	backendOpts := cfg.Backends()
+	backendOpts.Log = log
+	termBackends := backend.New(backendOpts) // terminal backends (issue 18)
+	defer termBackends.Close()
+	termBackends.Start()
 	goTypes, goTypesOff := goTypesChecker(false, log)
 	if goTypes != nil {
 		defer goTypes.Close() // after the agent: no check outlives it
 	}
-	defer termBackends.close()
-	termBackends.start()
 	ag := agent.New(agent.Options{
 		Version: buildVersion(),
 		Model:   setup,
 		ReloadModel: func() (agent.ModelSetup, error) {
-			return modelSetup(loadConfig(os.Getenv, o.model, o.baseURL), o.record, log), nil
+			return modelSetup(config.Load(os.Getenv, o.model, o.baseURL), o.record, log), nil
 		},
 		Registry: reg,
 		BindTools: func(env *agent.Env) ([]registry.Entry, []registry.Hook) {
-			vision, fetchImage := visionDeps(env, cfg.Web.policy()) // cmd/hermes-acp/vision.go
+			vision, fetchImage := visionDeps(env, cfg.Web.Policy()) // cmd/hermes-acp/vision.go
 			d := tools.Deps{
 				Skills:              skillLibrary(cfg, env), // skills (issue #14)
 				Workspace:           env.Workspace(),
@@ -91,7 +95,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 				Types:               typeChecker{env},
 				SavedResult:         env.SavedResult,
 				Enabled:             env.Enabled,
-				Web:                 cfg.Web.tools(summarize, env.SaveResult),
+				Web:                 webTools(cfg.Web, summarize, env.SaveResult),
 				// terminal
 				Terminal: termCfg,
 				// vision
@@ -103,10 +107,11 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 				ApproveCDP:    env.ApproveCDP,
 				BrowserVision: vision,
 				// terminal backends (issue 18)
-				TerminalBackend: termBackends.forSession(env),
+				TerminalBackend: sessionBackend(termBackends.ForSession(env)),
 				// execute_code (issue #16)
-				CallTool:      env.CallTool,
-				CodeExecution: cfg.CodeExecution,
+				CallTool: env.CallTool,
+				CodeExecution: tools.CodeExecutionConfig{Mode: cfg.CodeExecution.Mode, Timeout: cfg.CodeExecution.Timeout,
+					MaxToolCalls: cfg.CodeExecution.MaxToolCalls},
 			}
 			commandDeps(&d, env)
 			// ssh (issue 18) — TEMPORARY until the backend selection lands:
@@ -125,7 +130,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		DisabledToolsets: cfg.Disabled,
 		ApprovalsOff:     cfg.ApprovalsOff,
 		CommandAllowlist: cfg.Allowlist,
-		SaveAllowlist:    func(entry string) error { return saveAllowlistEntry(cfg.File, entry) },
+		SaveAllowlist:    func(entry string) error { return config.SaveAllowlistEntry(cfg.File, entry) },
 		LintRefuse:       cfg.LintRefuse,
 		GoTypes:          goTypes,
 		GoTypesOff:       goTypesOff,
@@ -134,10 +139,11 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		FSTimeout:        cfg.FSTimeout,
 		HermesHome:       cfg.Home,
 		MCPServers:       mcpServers(cfg.MCPServers),
-		Delegation:       cfg.Delegation,
-		TerminalBackends: termBackends.agentOptions(), // terminal backends (issue 18)
-		Notices:          append(startNotices(cfg, setup), nonEmpty(sandboxNotice)...),
-		Log:              log,
+		Delegation:       agent.DelegationOptions(cfg.Delegation),
+		TerminalBackends: agent.TerminalBackends{Names: termBackends.Names(), Default: termBackends.Default(),
+			Check: termBackends.Check, Describe: termBackends.Describe}, // terminal backends (issue 18)
+		Notices: append(startNotices(cfg, setup), nonEmpty(sandboxNotice)...),
+		Log:     log,
 	})
 	// perf: collect the start-up garbage (the packages' initialisers, the
 	// tool table) and finish sweeping before the first request, so that an
@@ -190,7 +196,7 @@ func declaredTools(log *slog.Logger, browserExe string) (*registry.Registry, err
 
 // modelSetup builds the model provider from the configuration. A missing or
 // broken model is not fatal: the agent explains it when prompted.
-func modelSetup(cfg config, record string, log *slog.Logger) agent.ModelSetup {
+func modelSetup(cfg config.Config, record string, log *slog.Logger) agent.ModelSetup {
 	setup := agent.ModelSetup{Name: cfg.Model, Choices: cfg.ModelChoices, ContextWindow: cfg.ContextLength,
 		CompressionThreshold: cfg.CompressAt, CompressionOff: cfg.CompressOff}
 	visionSetup(&setup, cfg, log) // cmd/hermes-acp/vision.go
@@ -238,7 +244,7 @@ func modelSetup(cfg config, record string, log *slog.Logger) agent.ModelSetup {
 // settings. The sandbox is on unless terminal.sandbox is off; where the
 // kernel has no Landlock (abi returns 0) or the binary cannot be found,
 // commands run without it and notice says so, once, in the chat.
-func terminalSettings(cfg config, abi func() int, exe func() (string, error)) (tools.TerminalConfig, string) {
+func terminalSettings(cfg config.Config, abi func() int, exe func() (string, error)) (tools.TerminalConfig, string) {
 	tc := tools.TerminalConfig{
 		DefaultTimeout:       cfg.TerminalTimeout,
 		MaxForegroundTimeout: cfg.TerminalMaxForeground,
@@ -271,8 +277,8 @@ func nonEmpty(s string) []string {
 // startNotices are the configuration problems to show in the chat once.
 // Without a model they are already part of the explanation every prompt
 // gets (setup.Problem), so they are not repeated.
-func startNotices(cfg config, setup agent.ModelSetup) []string {
-	if n := cfg.configNotice(); n != "" && setup.Provider != nil {
+func startNotices(cfg config.Config, setup agent.ModelSetup) []string {
+	if n := cfg.Notice(); n != "" && setup.Provider != nil {
 		return []string{n}
 	}
 	return nil
@@ -281,7 +287,7 @@ func startNotices(cfg config, setup agent.ModelSetup) []string {
 // mcpServers turns the config file's mcp_servers into the agent's list,
 // sorted by name, without the servers marked enabled: false. A server with a
 // url is a streamable HTTP server; otherwise it is started with its command.
-func mcpServers(cfg map[string]mcpServerConfig) []mcp.Server {
+func mcpServers(cfg map[string]config.MCPServer) []mcp.Server {
 	var out []mcp.Server
 	for _, name := range slices.Sorted(maps.Keys(cfg)) {
 		c := cfg[name]
@@ -306,4 +312,16 @@ func mcpServers(cfg map[string]mcpServerConfig) []mcp.Server {
 		out = append(out, srv)
 	}
 	return out
+}
+
+// sessionBackend adapts a session's backend choice to the terminal tool's
+// seam (the same interface, named by tools).
+func sessionBackend(pick func() (backend.Backend, error)) func() (tools.TerminalBackend, error) {
+	return func() (tools.TerminalBackend, error) {
+		b, err := pick()
+		if b == nil {
+			return nil, err
+		}
+		return b, err
+	}
 }

@@ -4,12 +4,13 @@ import (
 	"path/filepath"
 
 	"github.com/hermes-acp/hermes-acp/agent"
+	"github.com/hermes-acp/hermes-acp/config"
 	"github.com/hermes-acp/hermes-acp/skills"
 	"github.com/hermes-acp/hermes-acp/workspace"
 )
 
 // skillLibrary is the skills library of a session (issue #14).
-func skillLibrary(cfg config, env *agent.Env) *skills.Library {
+func skillLibrary(cfg config.Config, env *agent.Env) *skills.Library {
 	return skills.New(skillOptions(cfg, env.Workspace().Roots()))
 }
 
@@ -17,7 +18,7 @@ func skillLibrary(cfg config, env *agent.Env) *skills.Library {
 // the project's .hermes/skills in each root (unless
 // skills.project_discovery is false), $HERMES_HOME/skills, and
 // skills.external_dirs; skills.disabled hides skills.
-func skillOptions(cfg config, roots []string) skills.Options {
+func skillOptions(cfg config.Config, roots []string) skills.Options {
 	var project []string
 	if !cfg.SkillsProjectOff {
 		for _, root := range roots {
@@ -35,7 +36,7 @@ func skillOptions(cfg config, roots []string) skills.Options {
 
 // skillsIndex is the skill index of a new session's system prompt: the
 // skills it can see, one line each, when it can load them.
-func skillsIndex(cfg config, env *agent.Env) string {
+func skillsIndex(cfg config.Config, env *agent.Env) string {
 	if !env.Enabled("skill_view") {
 		return ""
 	}

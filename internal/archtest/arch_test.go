@@ -65,6 +65,18 @@ var allowed = map[string][]string{
 	// environments.
 	"terminal/wsync":        {"workspace", "internal/diff"},
 	"terminal/ssh/sshdtest": {},
+
+	// The layout after the core redesign (issue #32): main is wiring.
+	// config reads and validates the configuration into values of the
+	// packages it configures (never agent or tools: the composition root
+	// turns a Config into their options); client is the headless ACP
+	// client behind `hermes-acp client`; terminal/backend chooses a
+	// session's terminal environment next to the environments; atomicfile
+	// is the one atomic-write helper, below everything.
+	"config":              {"internal/atomicfile", "model", "registry", "web", "terminal", "terminal/backend", "terminal/docker", "terminal/ssh", "terminal/wsync", "workspace", "internal/diff"},
+	"client":              {"acp", "internal/atomicfile", "internal/diff"},
+	"terminal/backend":    {"terminal", "terminal/docker", "terminal/ssh", "terminal/wsync", "workspace", "internal/diff"},
+	"internal/atomicfile": {},
 }
 
 // thirdParty lists the only packages allowed to import each third-party
@@ -73,7 +85,7 @@ var thirdParty = map[string][]string{
 	"github.com/sourcegraph/jsonrpc2": {"acp"},
 	"github.com/fsnotify/fsnotify":    {"workspace"},
 	"go.lsp.dev/protocol":             {"lint", "tools", "lint/gotypes", "agent/internal/diagnostics"},
-	"gopkg.in/yaml.v3":                {"lint", "model", "cmd/hermes-acp", "skills"},
+	"gopkg.in/yaml.v3":                {"lint", "model", "config", "skills"},
 	"github.com/BurntSushi/toml":      {"lint"},
 	"golang.org/x/mod":                {"lint"},
 	// the Go type check reads export data with gcexportdata; bench/lint
@@ -162,6 +174,28 @@ func TestThirdPartyConfinement(t *testing.T) {
 						t.Errorf("%s imports %s; only %v may", rel, imp, owners)
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestMainIsWiring: cmd/hermes-acp uses the configuration and client
+// packages (it does not grow its own again), and no package imports a
+// command.
+func TestMainIsWiring(t *testing.T) {
+	pkgs := list(t)
+	for _, p := range pkgs {
+		rel := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, mod), "/")
+		if rel == "cmd/hermes-acp" {
+			for _, want := range []string{"config", "client", "terminal/backend"} {
+				if !slices.Contains(p.Imports, mod+"/"+want) {
+					t.Errorf("cmd/hermes-acp does not import %s; configuration, the client and backend selection live there", want)
+				}
+			}
+		}
+		for _, imp := range p.Imports {
+			if strings.HasPrefix(imp, mod+"/cmd/") {
+				t.Errorf("%s imports %s; nothing imports a command", rel, imp)
 			}
 		}
 	}

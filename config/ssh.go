@@ -1,20 +1,18 @@
-package main
+package config
 
 // ssh (issue 18): the terminal.ssh.* settings and, TEMPORARILY until the
 // backend selection (terminal.backend, the docker helper's work) lands, the
 // choice of the SSH environment for terminal.backend: ssh.
 
 import (
-	"errors"
 	"fmt"
-	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/hermes-acp/hermes-acp/agent"
+	"github.com/hermes-acp/hermes-acp/terminal/backend"
 	sshenv "github.com/hermes-acp/hermes-acp/terminal/ssh"
-	"github.com/hermes-acp/hermes-acp/tools"
 )
 
 // sshFileConfig is the terminal.ssh section of config.yaml.
@@ -30,8 +28,8 @@ type sshFileConfig struct {
 	ConnectTimeout int `yaml:"connect_timeout"`
 }
 
-// sshSettings is what the configuration says of the SSH environment.
-type sshSettings struct {
+// SSHSettings is what the configuration says of the SSH environment.
+type SSHSettings struct {
 	// On is terminal.backend: ssh (TEMPORARY: read here until the backend
 	// selection lands).
 	On     bool
@@ -42,7 +40,7 @@ type sshSettings struct {
 // terminal.ssh_host, ssh_port, ssh_user, ssh_key, and its TERMINAL_SSH_HOST,
 // TERMINAL_SSH_PORT, TERMINAL_SSH_USER, TERMINAL_SSH_KEY variables, which
 // fill what the file leaves unset) into c.SSH; bad values are problems.
-func sshConfig(c *config, fc *fileConfig, env func(string) string) {
+func sshConfig(c *Config, fc *fileConfig, env func(string) string) {
 	t := fc.Terminal
 	s := t.SSH
 	port := s.Port
@@ -75,36 +73,19 @@ func sshConfig(c *config, fc *fileConfig, env func(string) string) {
 	if d := s.RemoteDir; d != "" && d != "~" && !strings.HasPrefix(d, "/") && !strings.HasPrefix(d, "~/") {
 		c.problem(fmt.Sprintf("terminal.ssh.remote_dir: %q is not an absolute path (or ~/…) on the ssh host", d))
 	}
-	// hermes-agent's TERMINAL_ENV chooses the backend when the file does not.
-	if strings.TrimSpace(fc.Terminal.Backend) == "" && strings.EqualFold(strings.TrimSpace(env("TERMINAL_ENV")), "ssh") {
-		c.TerminalBackend = "ssh"
+	// hermes-agent's TERMINAL_ENV chooses the backend when the file does
+	// not; one hermes-acp does not have refuses commands, as in the file.
+	if te := strings.ToLower(strings.TrimSpace(env("TERMINAL_ENV"))); strings.TrimSpace(fc.Terminal.Backend) == "" && te != "" {
+		switch {
+		case slices.Contains(backend.Supported, te):
+			c.TerminalBackend = te
+		default:
+			c.problem("TERMINAL_ENV: " + backend.Unsupported(te).Error())
+			c.TerminalBackend = te
+		}
 	}
 	c.SSH.On = c.TerminalBackend == "ssh"
 	if c.SSH.On && c.SSH.Config.Host == "" {
 		c.problem("terminal.backend is ssh but terminal.ssh.host is not set; commands will be refused until it is")
 	}
-}
-
-// sshBackend is the ssh terminal backend of a session.
-type sshBackend struct{ *sshenv.Env }
-
-func (sshBackend) Name() string { return "ssh" }
-
-// newSSHBackend opens (lazily: no connection before the first command)
-// the ssh environment of env's session, closed with the session.
-func newSSHBackend(cfg sshenv.Config, env *agent.Env, log *slog.Logger) (tools.TerminalBackend, error) {
-	if cfg.Host == "" {
-		return nil, errors.New("ssh is not configured: set terminal.ssh.host")
-	}
-	roots := env.Workspace().Roots()
-	if len(roots) == 0 {
-		return nil, errors.New("the session has no workspace folder to copy to the ssh host")
-	}
-	e, err := sshenv.New(cfg, roots[0], sshenv.Options{Log: log})
-	if err != nil {
-		return nil, err
-	}
-	env.OnClose(func() { _ = e.Close() })
-	log.Info("terminal commands run over ssh", "where", e.Describe())
-	return sshBackend{e}, nil
 }

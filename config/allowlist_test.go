@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"os"
@@ -16,7 +16,7 @@ func TestSaveAllowlistEntryKeepsTheFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range []string{"recursive delete", "git push *", "recursive delete"} {
-		if err := saveAllowlistEntry(path, e); err != nil {
+		if err := SaveAllowlistEntry(path, e); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -27,7 +27,7 @@ func TestSaveAllowlistEntryKeepsTheFile(t *testing.T) {
 			t.Errorf("the file lost %q:\n%s", want, text)
 		}
 	}
-	c := loadConfig(envMap(map[string]string{"HERMES_HOME": home}), "", "")
+	c := Load(envMap(map[string]string{"HERMES_HOME": home}), "", "")
 	if want := []string{"make test", "recursive delete", "git push *"}; !slices.Equal(c.Allowlist, want) {
 		t.Errorf("allowlist read back = %q, want %q (no duplicates)", c.Allowlist, want)
 	}
@@ -42,10 +42,10 @@ func TestSaveAllowlistEntryKeepsTheFile(t *testing.T) {
 func TestSaveAllowlistEntryNewFileAndRefusals(t *testing.T) {
 	home := filepath.Join(t.TempDir(), "new-home")
 	path := filepath.Join(home, "config.yaml")
-	if err := saveAllowlistEntry(path, "rm *"); err != nil {
+	if err := SaveAllowlistEntry(path, "rm *"); err != nil {
 		t.Fatal(err)
 	}
-	c := loadConfig(envMap(map[string]string{"HERMES_HOME": home}), "", "")
+	c := Load(envMap(map[string]string{"HERMES_HOME": home}), "", "")
 	if !slices.Equal(c.Allowlist, []string{"rm *"}) {
 		t.Errorf("allowlist = %q", c.Allowlist)
 	}
@@ -59,7 +59,7 @@ func TestSaveAllowlistEntryNewFileAndRefusals(t *testing.T) {
 	} {
 		p := filepath.Join(t.TempDir(), "config.yaml")
 		os.WriteFile(p, []byte(content), 0o600)
-		err := saveAllowlistEntry(p, "x")
+		err := SaveAllowlistEntry(p, "x")
 		if err == nil || !strings.Contains(err.Error(), "left as it is") {
 			t.Errorf("%s: err = %v, want a refusal that leaves the file", name, err)
 		}

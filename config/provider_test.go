@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"os"
@@ -22,7 +22,7 @@ func TestHermesExampleConfigLoads(t *testing.T) {
 		t.Fatal(err)
 	}
 	home := writeHome(t, map[string]string{"config.yaml": string(data), ".env": "OPENROUTER_API_KEY=or-key\n"})
-	c := loadConfig(envMap(map[string]string{"HERMES_HOME": home}), "", "")
+	c := Load(envMap(map[string]string{"HERMES_HOME": home}), "", "")
 	if c.FileErr != nil || c.ProviderProblem != "" {
 		t.Fatalf("FileErr %v, problem %q", c.FileErr, c.ProviderProblem)
 	}
@@ -42,7 +42,7 @@ func TestHermesExampleConfigLoads(t *testing.T) {
 	if diff := cmp.Diff(want, c.Ignored); diff != "" {
 		t.Errorf("ignored (-want +got):\n%s", diff)
 	}
-	note := ignoredNote(c.File, c.Ignored)
+	note := IgnoredNote(c.File, c.Ignored)
 	if strings.Contains(note, "\n") || !strings.Contains(note, "ignores them: _config_version, database, runtime") || strings.Contains(note, "main.") || strings.Contains(note, "struct") {
 		t.Errorf("note = %q, want one plain line naming the sections", note)
 	}
@@ -89,7 +89,7 @@ func TestProviderSelection(t *testing.T) {
 			for k, v := range tc.env {
 				env[k] = v
 			}
-			c := loadConfig(envMap(env), tc.flagModel, "")
+			c := Load(envMap(env), tc.flagModel, "")
 			var others []string
 			for w := range c.Others {
 				others = append(others, w)
@@ -102,27 +102,5 @@ func TestProviderSelection(t *testing.T) {
 				t.Errorf("problem = %q, want one containing %q", c.ProviderProblem, tc.problem)
 			}
 		})
-	}
-}
-
-func TestSetupOffersAnthropic(t *testing.T) {
-	t.Parallel()
-	home := writeHome(t, map[string]string{"config.yaml": "model:\n  default: gpt-4.1\n  base_url: http://127.0.0.1:8/v1\n"})
-	var out, errOut strings.Builder
-	in := strings.NewReader("anthropic\n\nclaude-sonnet-4-5\nsk-ant-secret\n")
-	if code := runSetup(in, &out, &errOut, envMap(map[string]string{"HERMES_HOME": home})); code != 0 {
-		t.Fatalf("runSetup = %d, stderr %q", code, errOut.String())
-	}
-	c := loadConfig(envMap(map[string]string{"HERMES_HOME": home}), "", "")
-	if c.Provider != model.WireAnthropic || c.Model != "claude-sonnet-4-5" || c.BaseURL != model.DefaultAnthropicBaseURL ||
-		c.APIKey != "sk-ant-secret" || c.APIKeySource != "ANTHROPIC_API_KEY" {
-		t.Errorf("after setup: wire %q model %q url %q key %q (%s)", c.Provider, c.Model, c.BaseURL, c.APIKey, c.APIKeySource)
-	}
-	env, _ := os.ReadFile(filepath.Join(home, ".env"))
-	if !strings.Contains(string(env), "ANTHROPIC_API_KEY=sk-ant-secret") {
-		t.Errorf(".env = %q", env)
-	}
-	if code := runSetup(strings.NewReader("gemini\n"), &out, &errOut, envMap(map[string]string{"HERMES_HOME": t.TempDir()})); code == 0 {
-		t.Error("setup accepted a provider it cannot use")
 	}
 }

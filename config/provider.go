@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"fmt"
@@ -33,7 +33,7 @@ var openAIProviders = map[string]struct {
 // "wire:" prefix and the environment. A provider hermes-acp cannot talk
 // to sets c.ProviderProblem, which says what to do instead.
 // flagBaseURL is --base-url, which applies to the default model's wire.
-func resolveProvider(c *config, fc *fileConfig, env func(string) string, flagBaseURL string) {
+func resolveProvider(c *Config, fc *fileConfig, env func(string) string, flagBaseURL string) {
 	prov := strings.ToLower(strings.TrimSpace(fc.Model.Provider))
 	c.ProviderSetting = prov
 	wire, _ := model.SplitModel(c.Model)
@@ -163,11 +163,11 @@ func walkKeys(n *yaml.Node, t reflect.Type, prefix string, out *[]string) {
 	}
 }
 
-// ignoredNote is the one-line notice naming the settings of config.yaml
+// IgnoredNote is the one-line notice naming the settings of config.yaml
 // that hermes-acp does not use, or "" when there are none. A hermes-agent
 // config.yaml has many sections for hermes's other front ends; they are
 // harmless, and this says so once.
-func ignoredNote(file string, ignored []string) string {
+func IgnoredNote(file string, ignored []string) string {
 	if len(ignored) == 0 {
 		return ""
 	}

@@ -1,18 +1,17 @@
-package main
+package config
 
 import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/hermes-acp/hermes-acp/registry"
-	"github.com/hermes-acp/hermes-acp/tools"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/hermes-acp/hermes-acp/agent"
+	"github.com/hermes-acp/hermes-acp/registry"
+
 	"github.com/hermes-acp/hermes-acp/model"
 )
 
@@ -31,7 +30,7 @@ type fileConfig struct {
 		Timeout       int      `yaml:"timeout"` // seconds per request
 		// ThinkingBudget enables Anthropic extended thinking (tokens).
 		ThinkingBudget int `yaml:"thinking_budget"`
-		// vision (cmd/hermes-acp/vision.go): false means the model cannot
+		// vision (vision.go): false means the model cannot
 		// see images; supports_vision is hermes's name.
 		Vision         *bool `yaml:"vision"`
 		SupportsVision *bool `yaml:"supports_vision"`
@@ -50,7 +49,7 @@ type fileConfig struct {
 		MaxTurns        int    `yaml:"max_turns"`        // model requests per prompt turn
 		ReasoningEffort string `yaml:"reasoning_effort"` // none | low | medium | high | xhigh
 	} `yaml:"agent"`
-	MCPServers map[string]mcpServerConfig `yaml:"mcp_servers"`
+	MCPServers map[string]MCPServer `yaml:"mcp_servers"`
 	// Compression is hermes's context compression (issue #13).
 	Compression struct {
 		Enabled   *bool   `yaml:"enabled"`   // default true
@@ -116,8 +115,8 @@ type fileConfig struct {
 	// web: the web tools (issue #14), and the auxiliary models of side tasks
 	// keyed by task: auxiliary.web_extract summarises pages (web.go),
 	// auxiliary.vision sees images when model.vision is false (vision.go).
-	Web       webFileConfig             `yaml:"web"`
-	Auxiliary map[string]auxModelConfig `yaml:"auxiliary"`
+	Web       webFileConfig       `yaml:"web"`
+	Auxiliary map[string]AuxModel `yaml:"auxiliary"`
 	// Skills (issue #14) is hermes's skills section.
 	Skills struct {
 		Disabled         []string `yaml:"disabled"`          // skill names hidden from the session
@@ -134,8 +133,8 @@ type fileConfig struct {
 	} `yaml:"browser"`
 }
 
-// mcpServerConfig configures an MCP server in config.yaml (hermes's shape).
-type mcpServerConfig struct {
+// MCPServer configures an MCP server in config.yaml (hermes's shape).
+type MCPServer struct {
 	Command   string            `yaml:"command"`
 	Args      []string          `yaml:"args"`
 	Env       map[string]string `yaml:"env"`
@@ -149,7 +148,7 @@ type mcpServerConfig struct {
 }
 
 // config is the effective configuration after flags, environment and file.
-type config struct {
+type Config struct {
 	Home            string
 	Model           string
 	BaseURL         string
@@ -162,7 +161,7 @@ type config struct {
 	ThinkingBudget  int
 	ReasoningEffort string
 	// Ignored lists the config.yaml settings hermes-acp does not use
-	// ("terminal", "model.streaming"); ignoredNote words them for the log.
+	// ("terminal", "model.streaming"); IgnoredNote words them for the log.
 	Ignored       []string
 	ModelChoices  []string
 	ContextLength int
@@ -178,31 +177,31 @@ type config struct {
 	Disabled        []string
 	LintRefuse      bool
 	MaxTurns        int
-	MCPServers      map[string]mcpServerConfig
+	MCPServers      map[string]MCPServer
 	File            string // config file path
 	FileErr         error  // a config file that exists but is broken (logged)
 	FSTimeout       time.Duration
-	Guardrails      registry.GuardrailConfig  // tool_loop_guardrails
-	Delegation      agent.DelegationOptions   // delegation.*
-	CodeExecution   tools.CodeExecutionConfig // code_execution.* (execute_code, issue #16)
+	Guardrails      registry.GuardrailConfig // tool_loop_guardrails
+	Delegation      Delegation               // delegation.*
+	CodeExecution   CodeExecution            // code_execution.* (execute_code, issue #16)
 	// Web is the web tools' configuration (web.go).
-	Web webConfig
+	Web Web
 	// Skills (issue #14): skills.disabled, skills.project_discovery: false,
 	// skills.external_dirs (absolute, ~ expanded).
 	SkillsDisabled   []string
 	SkillsProjectOff bool
 	SkillsExternal   []string
 	// NoVision is model.vision: false; AuxVision is the auxiliary.vision
-	// model, nil when none is set (cmd/hermes-acp/vision.go).
+	// model, nil when none is set (vision.go).
 	NoVision  bool
-	AuxVision *auxModel
+	AuxVision *AuxEndpoint
 	// browser.*: the browser tools' executable, idle timeout and private
 	// URL opt-in.
 	BrowserExecutable   string
 	BrowserIdleTimeout  time.Duration
 	BrowserAllowPrivate bool
 	// Problems are the file's bad values and syntax errors in plain words,
-	// each naming its key; shown in the chat once (configNotice).
+	// each naming its key; shown in the chat once (Notice).
 	Problems []string
 
 	// terminal: terminal.timeout, terminal.max_foreground_timeout and
@@ -215,27 +214,27 @@ type config struct {
 	SandboxWritable       []string
 	// terminal backends (issue 18): terminal.backend and terminal.docker.*.
 	TerminalBackend string
-	Docker          dockerSettings
+	Docker          DockerSettings
 	// ssh (issue 18): terminal.ssh.* (ssh.go).
-	SSH sshSettings
+	SSH SSHSettings
 }
 
 // problem records a bad value of the config file.
-func (c *config) problem(p string) {
+func (c *Config) problem(p string) {
 	c.Problems = append(c.Problems, p)
 	c.FileErr = errors.Join(c.FileErr, fmt.Errorf("%s: %s", c.File, p))
 }
 
-// configNotice is the chat notice for the file's problems; "" if none.
-func (c *config) configNotice() string {
+// Notice is the chat notice for the file's problems; "" if none.
+func (c *Config) Notice() string {
 	if len(c.Problems) == 0 {
 		return ""
 	}
 	return fmt.Sprintf("Problems in the configuration file %s:\n- %s", c.File, strings.Join(c.Problems, "\n- "))
 }
 
-// hermesHome returns $HERMES_HOME or ~/.hermes.
-func hermesHome(getenv func(string) string) string {
+// Home returns $HERMES_HOME or ~/.hermes.
+func Home(getenv func(string) string) string {
 	if h := getenv("HERMES_HOME"); h != "" {
 		return h
 	}
@@ -246,12 +245,12 @@ func hermesHome(getenv func(string) string) string {
 	return filepath.Join(home, ".hermes")
 }
 
-// loadConfig reads the configuration. Precedence, highest first: flags
+// Load reads the configuration. Precedence, highest first: flags
 // (flagModel, flagBaseURL), environment (HERMES_MODEL, OPENAI_BASE_URL,
 // OPENAI_API_KEY), $HERMES_HOME/config.yaml. $HERMES_HOME/.env fills
 // variables the environment does not set.
-func loadConfig(getenv func(string) string, flagModel, flagBaseURL string) config {
-	home := hermesHome(getenv)
+func Load(getenv func(string) string, flagModel, flagBaseURL string) Config {
+	home := Home(getenv)
 	dotenv := readDotEnv(filepath.Join(home, ".env"))
 	env := func(k string) string {
 		if v := getenv(k); v != "" {
@@ -259,7 +258,7 @@ func loadConfig(getenv func(string) string, flagModel, flagBaseURL string) confi
 		}
 		return dotenv[k]
 	}
-	c := config{Home: home, File: filepath.Join(home, "config.yaml")}
+	c := Config{Home: home, File: filepath.Join(home, "config.yaml")}
 	var fc fileConfig
 	if data, err := os.ReadFile(c.File); err == nil {
 		// Key by key: a bad value leaves its setting at the default and the
@@ -370,7 +369,7 @@ func loadConfig(getenv func(string) string, flagModel, flagBaseURL string) confi
 }
 
 // terminalConfig applies the terminal tool's settings.
-func terminalConfig(c *config, fc *fileConfig) {
+func terminalConfig(c *Config, fc *fileConfig) {
 	t := fc.Terminal
 	switch {
 	case t.Timeout > 0:
@@ -410,9 +409,27 @@ func terminalConfig(c *config, fc *fileConfig) {
 	}
 }
 
+// Delegation is delegate_task's limits (the delegation section); a 0 leaves
+// hermes's default, which the agent applies (agent.DelegationOptions has
+// the same fields).
+type Delegation struct {
+	MaxConcurrent int
+	MaxDepth      int
+	MaxIterations int
+	Model         string
+}
+
+// hermes-agent's delegation defaults, which the messages about bad values
+// name; the agent applies the same ones to a 0.
+const (
+	defaultDelegationMaxConcurrent = 3
+	defaultDelegationMaxDepth      = 1
+	defaultDelegationMaxIterations = 50
+)
+
 // delegationConfig is the delegation section: values below 1 are reported
 // and replaced by hermes's defaults.
-func delegationConfig(c *config, fc fileConfig) agent.DelegationOptions {
+func delegationConfig(c *Config, fc fileConfig) Delegation {
 	d := fc.Delegation
 	limit := func(key string, v, hermesName, def int) int {
 		if v == 0 {
@@ -424,19 +441,27 @@ func delegationConfig(c *config, fc fileConfig) agent.DelegationOptions {
 		}
 		return v
 	}
-	return agent.DelegationOptions{
-		MaxConcurrent: limit("max_concurrent", d.MaxConcurrent, d.MaxConcurrentChildren, agent.DefaultDelegationMaxConcurrent),
-		MaxDepth:      limit("max_depth", d.MaxDepth, d.MaxSpawnDepth, agent.DefaultDelegationMaxDepth),
-		MaxIterations: limit("max_iterations", d.MaxIterations, 0, agent.DefaultDelegationMaxIterations),
+	return Delegation{
+		MaxConcurrent: limit("max_concurrent", d.MaxConcurrent, d.MaxConcurrentChildren, defaultDelegationMaxConcurrent),
+		MaxDepth:      limit("max_depth", d.MaxDepth, d.MaxSpawnDepth, defaultDelegationMaxDepth),
+		MaxIterations: limit("max_iterations", d.MaxIterations, 0, defaultDelegationMaxIterations),
 		Model:         strings.TrimSpace(d.Model),
 	}
 }
 
+// CodeExecution is execute_code's settings (the code_execution section);
+// a 0 or "" leaves hermes's default, which the tool applies.
+type CodeExecution struct {
+	Mode         string        // "project" (default) or "strict"
+	Timeout      time.Duration // 0: 300 seconds
+	MaxToolCalls int           // 0: 50
+}
+
 // codeExecutionConfig is the code_execution section (execute_code, issue
 // #16): a bad value is reported and hermes's default used.
-func codeExecutionConfig(c *config, fc fileConfig) tools.CodeExecutionConfig {
+func codeExecutionConfig(c *Config, fc fileConfig) CodeExecution {
 	x := fc.CodeExecution
-	var out tools.CodeExecutionConfig
+	var out CodeExecution
 	switch m := strings.ToLower(strings.TrimSpace(x.Mode)); m {
 	case "", "project", "strict":
 		out.Mode = m

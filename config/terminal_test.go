@@ -1,7 +1,6 @@
-package main
+package config
 
 import (
-	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -23,7 +22,7 @@ terminal:
 tool_output:
   max_bytes: 20000
 `})
-	c := loadConfig(envMap(map[string]string{"HERMES_HOME": home}), "", "")
+	c := Load(envMap(map[string]string{"HERMES_HOME": home}), "", "")
 	if c.TerminalTimeout != 90*time.Second || c.TerminalMaxForeground != 300*time.Second || c.ToolOutputMaxChars != 20000 || c.SandboxOff {
 		t.Errorf("terminal settings = %v %v %d off=%v, want 90s 300s 20000 on", c.TerminalTimeout, c.TerminalMaxForeground, c.ToolOutputMaxChars, c.SandboxOff)
 	}
@@ -38,37 +37,12 @@ tool_output:
 	}
 
 	home = writeHome(t, map[string]string{"config.yaml": "terminal:\n  sandbox: strict\n  timeout: -5\n"})
-	c = loadConfig(envMap(map[string]string{"HERMES_HOME": home}), "", "")
+	c = Load(envMap(map[string]string{"HERMES_HOME": home}), "", "")
 	if c.SandboxOff || c.TerminalTimeout != 0 || len(c.Problems) != 2 {
 		t.Errorf("bad values: off=%v timeout=%v problems=%q, want the defaults and two problems", c.SandboxOff, c.TerminalTimeout, c.Problems)
 	}
 	home = writeHome(t, map[string]string{"config.yaml": "terminal:\n  sandbox: off\n"})
-	if c = loadConfig(envMap(map[string]string{"HERMES_HOME": home}), "", ""); !c.SandboxOff {
+	if c = Load(envMap(map[string]string{"HERMES_HOME": home}), "", ""); !c.SandboxOff {
 		t.Error("terminal.sandbox: off did not turn the sandbox off")
-	}
-}
-
-// TestTerminalSettingsSandbox: the sandbox is on by default where Landlock
-// exists; without it (or with sandbox off) commands run unsandboxed, and
-// only the first case says so in a notice.
-func TestTerminalSettingsSandbox(t *testing.T) {
-	t.Parallel()
-	exe := func() (string, error) { return "/usr/bin/hermes-acp", nil }
-	cfg := config{TerminalTimeout: time.Minute, SandboxWritable: []string{"/opt/x"}}
-	tc, notice := terminalSettings(cfg, func() int { return 7 }, exe)
-	if notice != "" || tc.Sandbox == nil || tc.Sandbox.Exe != "/usr/bin/hermes-acp" || !slices.Equal(tc.Sandbox.Writable, []string{"/opt/x"}) || tc.DefaultTimeout != time.Minute {
-		t.Errorf("with Landlock: %+v, notice %q; want a sandbox and no notice", tc, notice)
-	}
-	tc, notice = terminalSettings(cfg, func() int { return 0 }, exe)
-	if tc.Sandbox != nil || !strings.Contains(notice, "no Landlock") || !strings.Contains(notice, "terminal.sandbox: off") {
-		t.Errorf("without Landlock: sandbox %v, notice %q; want none and a notice", tc.Sandbox, notice)
-	}
-	tc, notice = terminalSettings(cfg, func() int { return 7 }, func() (string, error) { return "", errors.New("gone") })
-	if tc.Sandbox != nil || !strings.Contains(notice, "cannot find its own binary") {
-		t.Errorf("without the binary: sandbox %v, notice %q", tc.Sandbox, notice)
-	}
-	cfg.SandboxOff = true
-	if tc, notice = terminalSettings(cfg, func() int { return 0 }, exe); tc.Sandbox != nil || notice != "" {
-		t.Errorf("sandbox off: %v %q, want no sandbox and no notice", tc.Sandbox, notice)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"os"
@@ -49,9 +49,9 @@ func TestConfigPrecedence(t *testing.T) {
 			for k, v := range tc.env {
 				env[k] = v
 			}
-			c := loadConfig(envMap(env), tc.flagModel, tc.flagURL)
+			c := Load(envMap(env), tc.flagModel, tc.flagURL)
 			if c.Model != tc.wantModel || c.BaseURL != tc.wantURL || c.APIKey != tc.wantKey || c.APIKeySource != tc.wantKeyFrom {
-				t.Errorf("loadConfig = model %q url %q key %q (%s), want %q %q %q (%s)", c.Model, c.BaseURL, c.APIKey, c.APIKeySource, tc.wantModel, tc.wantURL, tc.wantKey, tc.wantKeyFrom)
+				t.Errorf("Load = model %q url %q key %q (%s), want %q %q %q (%s)", c.Model, c.BaseURL, c.APIKey, c.APIKeySource, tc.wantModel, tc.wantURL, tc.wantKey, tc.wantKeyFrom)
 			}
 			if c.FileErr != nil {
 				t.Errorf("FileErr = %v", c.FileErr)
@@ -66,58 +66,27 @@ func TestConfigPrecedence(t *testing.T) {
 func TestConfigProblemsAreNotFatal(t *testing.T) {
 	t.Parallel()
 	typo := writeHome(t, map[string]string{"config.yaml": "model:\n  default: m\n  defualt: typo\napprovals:\n  mode: sometimes\n"})
-	c := loadConfig(envMap(map[string]string{"HERMES_HOME": typo}), "", "")
+	c := Load(envMap(map[string]string{"HERMES_HOME": typo}), "", "")
 	if c.Model != "m" {
 		t.Errorf("a typo elsewhere discarded model.default: %q", c.Model)
 	}
 	if c.FileErr == nil || !strings.Contains(c.FileErr.Error(), "sometimes") {
 		t.Errorf("FileErr = %v, want the bad approvals.mode named", c.FileErr)
 	}
-	if note := ignoredNote(c.File, c.Ignored); !strings.Contains(note, "ignores them: model.defualt.") {
+	if note := IgnoredNote(c.File, c.Ignored); !strings.Contains(note, "ignores them: model.defualt.") {
 		t.Errorf("ignored note = %q, want the unknown key named", note)
 	}
 	if c.ApprovalsOff {
 		t.Error("an invalid approvals.mode must fall back to manual")
 	}
 	broken := writeHome(t, map[string]string{"config.yaml": "model: [unclosed\n"})
-	c = loadConfig(envMap(map[string]string{"HERMES_HOME": broken, "HERMES_MODEL": "env"}), "", "")
+	c = Load(envMap(map[string]string{"HERMES_HOME": broken, "HERMES_MODEL": "env"}), "", "")
 	if c.FileErr == nil || c.Model != "env" {
 		t.Errorf("broken YAML: model %q err %v; want env model and a reported error", c.Model, c.FileErr)
 	}
-	none := loadConfig(envMap(map[string]string{"HERMES_HOME": t.TempDir()}), "", "")
+	none := Load(envMap(map[string]string{"HERMES_HOME": t.TempDir()}), "", "")
 	if none.FileErr != nil || none.Model != "" {
 		t.Errorf("no config: %+v", none)
-	}
-}
-
-func TestSetupWritesConfigAndKey(t *testing.T) {
-	t.Parallel()
-	home := writeHome(t, map[string]string{
-		"config.yaml": "# my settings\nmodel:\n  default: old-model # keep me\nlint:\n  on_new_errors: refuse\n",
-		".env":        "OTHER=1\nOPENAI_API_KEY=old\n",
-	})
-	var out, errOut strings.Builder
-	in := strings.NewReader("\nhttp://localhost:8080/v1\nqwen2.5-coder\nsecret-key\n")
-	if code := runSetup(in, &out, &errOut, envMap(map[string]string{"HERMES_HOME": home})); code != 0 {
-		t.Fatalf("runSetup = %d, stderr %q", code, errOut.String())
-	}
-	c := loadConfig(envMap(map[string]string{"HERMES_HOME": home}), "", "")
-	if c.Model != "qwen2.5-coder" || c.BaseURL != "http://localhost:8080/v1" || c.APIKey != "secret-key" || !c.LintRefuse {
-		t.Errorf("after setup: %+v", c)
-	}
-	data, _ := os.ReadFile(filepath.Join(home, "config.yaml"))
-	if !strings.Contains(string(data), "# my settings") {
-		t.Errorf("setup dropped comments:\n%s", data)
-	}
-	env, _ := os.ReadFile(filepath.Join(home, ".env"))
-	if !strings.Contains(string(env), "OTHER=1") || strings.Count(string(env), "OPENAI_API_KEY") != 1 {
-		t.Errorf(".env = %q", env)
-	}
-	if fi, _ := os.Stat(filepath.Join(home, ".env")); fi.Mode().Perm() != 0o600 {
-		t.Errorf(".env mode = %v, want 0600", fi.Mode().Perm())
-	}
-	if code := runSetup(strings.NewReader(""), &out, &errOut, envMap(map[string]string{"HERMES_HOME": t.TempDir()})); code == 0 {
-		t.Error("setup with closed stdin succeeded")
 	}
 }
 
@@ -146,7 +115,7 @@ mcp_servers:
     enabled: maybe
 some_hermes_agent_key: {x: 1}
 `})
-	c := loadConfig(envMap(map[string]string{"HERMES_HOME": home}), "", "")
+	c := Load(envMap(map[string]string{"HERMES_HOME": home}), "", "")
 	if c.Model != "file-model" || c.ContextLength != 64000 || !c.ApprovalsOff || c.MaxTurns != 12 ||
 		len(c.Disabled) != 1 || c.Disabled[0] != "web" {
 		t.Errorf("the good keys were not applied: %+v", c)
@@ -168,7 +137,7 @@ some_hermes_agent_key: {x: 1}
 	if diff := cmp.Diff(want, c.Problems); diff != "" {
 		t.Errorf("problems (-want +got):\n%s", diff)
 	}
-	notice := c.configNotice()
+	notice := c.Notice()
 	if !strings.HasPrefix(notice, "Problems in the configuration file "+c.File+":\n- model.choices") {
 		t.Errorf("notice = %q", notice)
 	}

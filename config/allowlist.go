@@ -1,8 +1,7 @@
-package main
+package config
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,20 +9,18 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/hermes-acp/hermes-acp/internal/atomicfile"
 	"gopkg.in/yaml.v3"
-
-	"github.com/hermes-acp/hermes-acp/agent"
-	"github.com/hermes-acp/hermes-acp/tools"
 )
 
 // allowlistMu serialises this process's writes of the configuration file.
 var allowlistMu sync.Mutex
 
-// saveAllowlistEntry adds entry to command_allowlist in the configuration
+// SaveAllowlistEntry adds entry to command_allowlist in the configuration
 // file at path ("allow always"), creating the file or the key when needed.
 // The file is read again just before (another editor's agent may have
 // changed it) and the rest of it is kept: keys, order and comments.
-func saveAllowlistEntry(path, entry string) error {
+func SaveAllowlistEntry(path, entry string) error {
 	allowlistMu.Lock()
 	defer allowlistMu.Unlock()
 	mode := fs.FileMode(0o600)
@@ -84,35 +81,8 @@ func saveAllowlistEntry(path, entry string) error {
 	if err := enc.Close(); err != nil {
 		return fmt.Errorf("save command_allowlist: %w", err)
 	}
-	if err := writeFileAtomic(path, out.Bytes(), mode); err != nil {
+	if err := atomicfile.Write(path, out.Bytes(), mode); err != nil {
 		return fmt.Errorf("save command_allowlist: %w", err)
 	}
 	return nil
-}
-
-// The command tools' seams (tools/commands.go) over a session's agent.Env.
-
-type commandApprover struct{ env *agent.Env }
-
-func (c commandApprover) ApproveCommand(ctx context.Context, callID string, req tools.CommandRequest) tools.CommandDecision {
-	d := c.env.ApproveCommand(ctx, callID, req.Command)
-	return tools.CommandDecision{Allowed: d.Allowed, Message: d.Message, Hardline: d.Hardline, Approval: d.Approval, Description: d.Description}
-}
-
-type editorTerminals struct{ env *agent.Env }
-
-func (e editorTerminals) Run(ctx context.Context, callID string, cmd tools.TerminalCommand) (tools.TerminalOutcome, error) {
-	r, err := e.env.RunInTerminal(ctx, callID, agent.TerminalRun{Argv: cmd.Argv, Dir: cmd.Dir, Env: cmd.Env, OutputByteLimit: cmd.OutputByteLimit, Timeout: cmd.Timeout})
-	return tools.TerminalOutcome{Output: r.Output, Truncated: r.Truncated, ExitCode: r.ExitCode, Signal: r.Signal, TimedOut: r.TimedOut, Cancelled: r.Cancelled}, err
-}
-
-// commandDeps fills the command seams of d for env's session.
-func commandDeps(d *tools.Deps, env *agent.Env) {
-	d.Commands = commandApprover{env}
-	if env.HasTerminals() {
-		d.Terminals = editorTerminals{env}
-	}
-	d.Output = env
-	d.Announce = env.Announce
-	d.OnClose = env.OnClose
 }

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"context"
+
+	"github.com/hermes-acp/hermes-acp/agent"
+	"github.com/hermes-acp/hermes-acp/tools"
+)
+
+// The command tools' seams (tools/commands.go) over a session's agent.Env.
+
+type commandApprover struct{ env *agent.Env }
+
+func (c commandApprover) ApproveCommand(ctx context.Context, callID string, req tools.CommandRequest) tools.CommandDecision {
+	d := c.env.ApproveCommand(ctx, callID, req.Command)
+	return tools.CommandDecision{Allowed: d.Allowed, Message: d.Message, Hardline: d.Hardline, Approval: d.Approval, Description: d.Description}
+}
+
+type editorTerminals struct{ env *agent.Env }
+
+func (e editorTerminals) Run(ctx context.Context, callID string, cmd tools.TerminalCommand) (tools.TerminalOutcome, error) {
+	r, err := e.env.RunInTerminal(ctx, callID, agent.TerminalRun{Argv: cmd.Argv, Dir: cmd.Dir, Env: cmd.Env, OutputByteLimit: cmd.OutputByteLimit, Timeout: cmd.Timeout})
+	return tools.TerminalOutcome{Output: r.Output, Truncated: r.Truncated, ExitCode: r.ExitCode, Signal: r.Signal, TimedOut: r.TimedOut, Cancelled: r.Cancelled}, err
+}
+
+// commandDeps fills the command seams of d for env's session.
+func commandDeps(d *tools.Deps, env *agent.Env) {
+	d.Commands = commandApprover{env}
+	if env.HasTerminals() {
+		d.Terminals = editorTerminals{env}
+	}
+	d.Output = env
+	d.Announce = env.Announce
+	d.OnClose = env.OnClose
+}
