@@ -295,7 +295,7 @@ func (s *Session) goTypesStatus() string {
 		return "\nGo type check: off (no Go toolchain found); Go files get the syntax lint only."
 	}
 	line := fmt.Sprintf("\nGo type check: on (the approval waits up to %s for it)", s.a.goTypesWait())
-	if mem, mods := o.GoTypes.Memory(); mem > 0 {
+	if mem, mods := o.GoTypes.Memory(); mods > 0 {
 		line += fmt.Sprintf("; dependency information of %d module(s) cached, about %.1f MiB", mods, float64(mem)/(1<<20))
 	}
 	line += "."

@@ -70,7 +70,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 	termBackends := backend.New(backendOpts) // terminal backends (issue 18)
 	defer termBackends.Close()
 	termBackends.Start()
-	goTypes, goTypesOff := goTypesChecker(false, log)
+	goTypes, goTypesOff := goTypesChecker(cfg.GoTypesOff, log)
 	if goTypes != nil {
 		defer goTypes.Close() // after the agent: no check outlives it
 	}

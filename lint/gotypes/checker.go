@@ -264,15 +264,19 @@ func (c *Checker) trim(keep *module) {
 	}
 }
 
-// Memory returns the estimated memory of what the Checker keeps, and how
-// many modules it keeps it for: for /context and tests.
+// Memory returns the estimated memory of what the Checker keeps, and for
+// how many modules it holds dependency type information: for /context and
+// tests.
 func (c *Checker) Memory() (bytes int64, modules int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, m := range c.modules {
 		bytes += m.memory()
+		if m.loaded() {
+			modules++
+		}
 	}
-	return bytes, len(c.modules)
+	return bytes, modules
 }
 
 // existingDir returns dir or its nearest existing ancestor (a new package

@@ -127,6 +127,14 @@ func (m *module) memory() int64 {
 	return b + astFactor*m.sourceBytes.Load()
 }
 
+// loaded reports whether the module holds type information read from its
+// dependencies' export data.
+func (m *module) loaded() bool {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.exportBytes > 0
+}
+
 // dir returns the cache of a package directory.
 func (m *module) dir(path string) *pkgDir {
 	m.dirsMu.Lock()

@@ -52,8 +52,9 @@ type TypeRun struct {
 	user    bool              // a re-check after a change on disk: it introduces nothing
 
 	// Guarded by p.tmu.
-	state runState
-	att   *attempt
+	state   runState
+	att     *attempt
+	written map[string][]byte // what Commit said was written
 }
 
 // runState is where a TypeRun is in its life.
@@ -124,23 +125,41 @@ func (p *Publisher) pkg(dir string) *pkgTypes {
 }
 
 // launch starts a check of r, the directory's current run: the package
-// with the baseline against the package after r's changes (as proposed,
-// or as written: the disk). p.tmu must be held.
+// with the baseline against the package after r's changes, as proposed or
+// as written. The files the agent wrote or linted in the directory are
+// laid over the disk in both, as last seen: an editor that wrote them to
+// its buffers may not have saved them yet. p.tmu must be held.
 func (p *Publisher) launch(pt *pkgTypes, r *TypeRun) {
-	e := gotypes.Edit{File: r.file, Before: maps.Clone(pt.pending), After: map[string][]byte{}}
+	e := gotypes.Edit{File: r.file, Before: map[string][]byte{}, After: map[string][]byte{}}
+	p.mu.Lock()
+	for path, content := range p.files {
+		if filepath.Dir(path) == r.dir {
+			e.Before[path], e.After[path] = content, content
+		}
+	}
+	p.mu.Unlock()
+	maps.Copy(e.Before, pt.pending)
 	for path, c := range r.changes {
-		if _, ok := e.Before[path]; !ok {
+		if _, ok := pt.pending[path]; !ok {
 			e.Before[path] = c.Before
 		}
-		if r.state == runProposed {
-			e.After[path] = c.After
+		e.After[path] = c.After
+		if r.state != runProposed {
+			if text, ok := r.written[path]; ok {
+				e.After[path] = text
+			} else {
+				e.After[path] = e.Before[path] // not made
+			}
 		}
 	}
 	ctx, cancel := context.WithCancel(p.ctx)
 	a := &attempt{cancel: cancel, done: make(chan struct{})}
 	r.att = a
 	if !p.goTracked(func() {
+		start := time.Now()
 		res, err := p.checker.Check(ctx, e)
+		p.log.Debug("go type check", "dir", r.dir, "took", time.Since(start), "error", err,
+			"skipped", res.Reason, "introduced", res.IntroducedCount())
 		p.finish(r, a, res, err == nil && ctx.Err() == nil)
 	}) {
 		cancel()
@@ -249,6 +268,7 @@ func (r *TypeRun) Commit(written map[string][]byte) {
 		}
 	}
 	r.state = runCommitted
+	r.written = maps.Clone(written)
 	if len(written) == 0 {
 		r.drop(pt)
 		return
@@ -357,7 +377,7 @@ func (p *Publisher) recheckTypes(abs string, before, after []byte) {
 		return // the agent's check reads the disk anyway
 	}
 	r := &TypeRun{p: p, dir: dir, file: abs, user: true, state: runCommitted,
-		changes: map[string]Change{abs: {Before: before, After: after}}}
+		changes: map[string]Change{abs: {Before: before, After: after}}, written: map[string][]byte{abs: after}}
 	pt.current = r
 	p.launch(pt, r)
 }
