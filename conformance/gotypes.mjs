@@ -35,6 +35,15 @@
 //      new lint errors"; main.go's diagnostics are published again without
 //      it; the tool result's lint status is ok;
 //   4. /context says "Go type check: on".
+// With CONFORMANCE_GO_HOLD set to a file that exists, the go command on
+// the agent's PATH is expected to hold its dependency loads (go list
+// -export) while that file exists (cmd/hermes-acp's test puts such a
+// wrapper first on PATH). Then, first, a second agent on a fresh copy of the
+// workspace plays "held": the same breaking patch while the check cannot
+// finish. The permission request still comes (its summary says "Go type
+// check still running"), the edit is written and the tool result tells the
+// model the check is still running; once the file is removed, the
+// go-types diagnostic is published.
 // Exit status: 0 on success, 1 on any failure, 2 for usage errors.
 
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -137,6 +146,74 @@ function sameDiagnostics(got, want) {
   );
 }
 
+// playHeld is the "held" scenario (see the header).
+async function playHeld(command, args, workdir, hold) {
+  const ws = join(workdir, "held-ws");
+  mkdirSync(ws, { recursive: true });
+  for (const [name, data] of Object.entries(seedFiles)) writeFileSync(join(ws, name), data);
+  const st = steps[1];
+  const scriptPath = join(workdir, "held-script.yaml");
+  writeFileSync(
+    scriptPath,
+    JSON.stringify({
+      replies: [
+        { tool_calls: [{ name: st.tool, id: "call_held", arguments: st.args }] },
+        { expect: { role: "tool", contains: "The Go type check of this edit is still running" }, text: "held ok" },
+      ],
+    }),
+  );
+  const permissions = [];
+  const writes = [];
+  const published = new Published();
+  const app = acp
+    .client({ name: "hermes-acp-gotypes-held" })
+    .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+      permissions.push(params);
+      return { outcome: { outcome: "selected", optionId: "allow" } };
+    })
+    .onNotification(
+      method,
+      (raw) => raw,
+      ({ params }) => published.add(params),
+    );
+  const agentProc = await startAgent(command, [...args, "--model", `script:${scriptPath}`], { transcript: process.env.CONFORMANCE_TRANSCRIPT, label: "held" });
+  try {
+    await app.connectWith(agentProc.stream, async (agent) => {
+      await step(
+        "held: initialize",
+        agent.request(acp.methods.agent.initialize, {
+          protocolVersion: acp.PROTOCOL_VERSION,
+          clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+          clientInfo: { name: "hermes-acp-gotypes-held", version: sdkVersion },
+        }),
+      );
+      const session = await step("held: session/new", agent.buildSession(ws).start());
+      try {
+        const turn = await playTurn(session, agentProc.wire, "held", "held");
+        check(turn.text() === "held ok", `held: the model's reply is ${show(turn.text())}, want "held ok" (its tool result did not say the type check is still running)`);
+        check(update(turn.finalUpdate("call_held"))?.status === "completed", "held: the patch did not complete");
+        if (check(permissions.length === 1, `held: ${permissions.length} permission requests, want 1`)) {
+          const texts = (permissions[0].toolCall?.content ?? []).filter((c) => c.type === "content").map((c) => c.content?.text);
+          check(texts.some((t) => t?.includes("Go type check still running")), `held: the permission request's text ${show(texts)} does not say "Go type check still running"`);
+        }
+        const onDisk = readFileSync(join(ws, "main.go"), "utf8");
+        check(onDisk.includes("undefinedHelper()"), `held: main.go was not written while the check was held: ${show(onDisk)}`);
+        rmSync(hold); // the dependency load goes on
+        const uri = pathToFileURL(join(ws, "main.go")).href;
+        await step(
+          `held: ${method} with the go-types diagnostic once the check can finish`,
+          published.find(0, (n) => n.uri === uri && sameDiagnostics(goTypes(n.diagnostics), st.typeDiagnostics)),
+        );
+        note("held: the approval and the write did not wait for the held check; its diagnostic followed");
+      } finally {
+        session.dispose();
+      }
+    });
+  } finally {
+    await stopAgent(agentProc);
+  }
+}
+
 async function contextText(session, wire, name) {
   return (await playTurn(session, wire, name, "/context")).text();
 }
@@ -151,6 +228,7 @@ async function main() {
   const workdir = given || mkdtempSync(join(tmpdir(), "hermes-acp-gotypes-"));
   let agentProc;
   try {
+    if (process.env.CONFORMANCE_GO_HOLD) await playHeld(command, args, workdir, process.env.CONFORMANCE_GO_HOLD);
     const ws = join(workdir, "ws");
     mkdirSync(ws, { recursive: true });
     for (const [name, data] of Object.entries(seedFiles)) writeFileSync(join(ws, name), data);

@@ -223,15 +223,20 @@ func (c *Checker) module(ctx context.Context, goPath, dir string) (*module, stri
 		c.mu.Unlock()
 		m = nil
 	}
+	if m == nil {
+		vendorDir := filepath.Dir(dm.key)
+		fresh := newModule(dm.key, dm.env, goCmd{path: goPath, env: commandEnv(c.env(), dm.env.GOFLAGS, vendorDir), timeout: c.opts.LoadTimeout}, c.opts)
+		fresh.life, fresh.loads = c.life, &c.loads
+		c.mu.Lock()
+		if m = c.modules[dm.key]; m == nil { // unless another check made it meanwhile
+			m = fresh
+			c.modules[dm.key] = m
+		}
+		c.mu.Unlock()
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.clock++
-	if m = c.modules[dm.key]; m == nil {
-		vendorDir := filepath.Dir(dm.key)
-		m = newModule(dm.key, dm.env, goCmd{path: goPath, env: commandEnv(c.env(), dm.env.GOFLAGS, vendorDir), timeout: c.opts.LoadTimeout}, c.opts)
-		m.life, m.loads = c.life, &c.loads
-		c.modules[dm.key] = m
-	}
 	m.used = c.clock
 	return m, "", nil
 }

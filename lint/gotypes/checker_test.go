@@ -178,3 +178,29 @@ func TestCancelled(t *testing.T) {
 		t.Errorf("Check with a cancelled context = %v, want context.Canceled", err)
 	}
 }
+
+// TestManyEditsStayBounded: a long series of edits of one file does not
+// grow what the checker keeps.
+func TestManyEditsStayBounded(t *testing.T) {
+	t.Parallel()
+	root := module(t, map[string]string{"a.go": "package m\n\nimport \"strings\"\n\nvar A = strings.ToUpper(\"a\")\n"})
+	c := gotypes.New(gotypes.Options{Env: baseEnv()})
+	p := filepath.Join(root, "a.go")
+	edit := func(i int) int64 {
+		content := fmt.Sprintf("package m\n\nimport \"strings\"\n\nvar A = strings.ToUpper(\"a\") + \"%s%04d\"\n", strings.Repeat("x", 1000), i)
+		check(t, c, root, "a.go", content)
+		writeFile(t, p, []byte(content))
+		mem, _ := c.Memory()
+		return mem
+	}
+	var early, late int64
+	for i := range 40 {
+		early = max(early, edit(i))
+	}
+	for i := 40; i < 200; i++ {
+		late = max(late, edit(i))
+	}
+	if late > early+early/4 {
+		t.Errorf("over 160 more edits the checker kept up to ~%d bytes; over the first 40, up to %d", late, early)
+	}
+}

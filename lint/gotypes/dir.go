@@ -407,18 +407,16 @@ func (d *pkgDir) forget(states ...*state) {
 			keep[fileID{f.name, f.hash}] = true
 		}
 	}
-	for id := range d.parsed {
-		if !keep[id] {
-			delete(d.parsed, id)
+	for id, af := range d.parsed {
+		if keep[id] {
+			continue
 		}
-	}
-	var total int64
-	for _, af := range d.parsed {
+		delete(d.parsed, id)
 		if tf := d.m.fset.File(af.Pos()); tf != nil {
-			total += int64(tf.Size())
+			d.m.sourceBytes.Add(-int64(tf.Size()))
+			d.m.fset.RemoveFile(tf) // nothing refers to its positions any more
 		}
 	}
-	d.m.sourceBytes.Store(total) // approximately: other directories' files are counted once they parse again
 }
 
 // imports returns the import paths of the state's files, sorted, without

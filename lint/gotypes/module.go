@@ -264,14 +264,20 @@ func (m *module) missing(paths []string) []string {
 // with them the type information read so far.
 func (m *module) dropStaleLocal() {
 	m.mu.RLock()
-	stale := false
+	var local [][]stamp
 	for _, d := range m.deps {
-		if d.local != nil && !unchanged(d.local) {
+		if d.local != nil {
+			local = append(local, d.local)
+		}
+	}
+	m.mu.RUnlock()
+	stale := false
+	for _, l := range local { // stat'ed without the lock
+		if !unchanged(l) {
 			stale = true
 			break
 		}
 	}
-	m.mu.RUnlock()
 	if !stale {
 		return
 	}
