@@ -23,6 +23,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/hermes-acp/hermes-acp/internal/atomicfile"
 )
 
 // Delimiter separates the entries of a memory file.
@@ -230,8 +232,8 @@ func (s *Store) Apply(target string, ops []Op, batch bool) (Outcome, error) {
 			msg = fmt.Sprintf("Applied %d operation(s).", len(ops))
 		}
 		if !slices.Equal(entries, working) {
-			if err := writeAtomic(path, Format(working)); err != nil {
-				return err
+			if err := atomicfile.Write(path, []byte(Format(working)), 0o600); err != nil {
+				return fmt.Errorf("write %s: %w", filepath.Base(path), err)
 			}
 		}
 		out = Outcome{Target: target, Chars: after, Limit: limit, Entries: len(working), Message: msg}
@@ -433,32 +435,6 @@ func (s *Store) locked(path string, fn func() error) error {
 	}
 	defer unlockFile(lf) //nolint:errcheck // closing the file releases it too
 	return fn()
-}
-
-// writeAtomic replaces path by content: a temporary file in the same
-// directory, synced, renamed over it. Readers see the old file or the new
-// one, never a part.
-func writeAtomic(path, content string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".mem_*.tmp")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
-	}
-	name := tmp.Name()
-	_, err = tmp.WriteString(content)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		os.Remove(name)
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
-	}
-	return nil
 }
 
 func percent(n, limit int) int {

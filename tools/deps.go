@@ -109,6 +109,9 @@ type Deps struct {
 	// code_execution section of config.yaml.
 	CallTool      CallToolFunc
 	CodeExecution CodeExecutionConfig
+	// Scripts approves execute_code scripts (issue 24). Nil refuses every
+	// script.
+	Scripts ScriptApprover
 	// terminal backends (issue 18): the session's current terminal
 	// environment when it is not this machine. Called before every
 	// command (the session may switch backends between commands); nil, or

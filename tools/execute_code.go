@@ -23,6 +23,7 @@ import (
 
 	"github.com/hermes-acp/hermes-acp/registry"
 	"github.com/hermes-acp/hermes-acp/terminal"
+	"github.com/hermes-acp/hermes-acp/tools/internal/pycmd"
 )
 
 // execute_code runs a Python script that calls the session's tools, as
@@ -108,6 +109,55 @@ func (c CodeExecutionConfig) maxToolCalls() int {
 // the parent call), and returns the text the model would have read: the
 // tool's JSON result.
 type CallToolFunc func(ctx context.Context, parentCallID, name string, args json.RawMessage) (string, error)
+
+// ScriptApprover decides whether an execute_code script may run: the
+// danger check of every command a static look finds in it, the session's
+// mode and standing approvals, and when needed the user's answer to a
+// permission request shown on tool call callID. The agent implements it
+// over ACP; tests use fakes.
+type ScriptApprover interface {
+	ApproveScript(ctx context.Context, callID string, req ScriptRequest) CommandDecision
+}
+
+// ScriptRequest is a script the model wants to run.
+type ScriptRequest struct {
+	Code string
+	// Commands are the commands it runs, in source order, as a static
+	// look at the source finds them (tools/internal/pycmd).
+	Commands []ScriptCommand
+	// Workdir is where it runs (the workspace, or its own folder in
+	// strict mode); Where names the terminal backend ("" for this
+	// machine).
+	Workdir, Where string
+}
+
+// ScriptCommand is one command a script runs, or may run unseen.
+type ScriptCommand struct {
+	Line int
+	// Call is what runs it ("os.system", "subprocess.run",
+	// "hermes_tools.terminal"), or what hides commands ("exec").
+	Call string
+	// Text is the command, readable (a part known only at run time as
+	// {its source}); Check is it with such parts as one shell word, for
+	// the danger check. Both "" when nothing of it is known.
+	Text, Check string
+	// Hidden: not written as literals; Why says what hides it.
+	Hidden bool
+	Why    string
+	// Tool: it goes through hermes_tools.terminal, which approves it
+	// again when the script calls it.
+	Tool bool
+}
+
+// scriptCommands are the commands pycmd finds in code.
+func scriptCommands(code string) []ScriptCommand {
+	found := pycmd.Scan(code)
+	out := make([]ScriptCommand, len(found))
+	for i, c := range found {
+		out[i] = ScriptCommand{Line: c.Line, Call: c.Call, Text: c.Text, Check: c.Check, Hidden: c.Hidden, Why: c.Why, Tool: c.Tool}
+	}
+	return out
+}
 
 // sandboxTools are the tools a script may call, in hermes's stub order.
 var sandboxTools = []string{"patch", "read_file", "search_files", "terminal", "web_extract", "web_search", "write_file"}
@@ -215,14 +265,13 @@ func runExecuteCode(ctx context.Context, s *session, call *registry.Call, p *exe
 	if err != nil {
 		return codeError(err.Error(), 0, 0), nil
 	}
-	if s.Commands == nil {
-		return codeError("Scripts cannot run in this session: it has no command approval (the agent did not set one up).", 0, 0), nil
+	if s.Scripts == nil {
+		return codeError("Scripts cannot run in this session: it has no script approval (the agent did not set one up).", 0, 0), nil
 	}
-	// The script is approved as the command that runs it: the
-	// dangerous-command patterns see its whole text (os.system("rm -rf
-	// /") is caught as the command would be), and a policy that asks for
-	// commands asks for it.
-	d := s.Commands.ApproveCommand(ctx, call.ID, CommandRequest{Command: "python3 - <<'PY'\n" + code + "\nPY", Workdir: s.Workspace.Cwd()})
+	// The script is approved like a command: every command it runs is
+	// danger-checked, one it hides asks, and the session's policy for
+	// scripts applies (the default mode asks for each).
+	d := s.Scripts.ApproveScript(ctx, call.ID, ScriptRequest{Code: code, Commands: scriptCommands(code), Workdir: s.Workspace.Cwd()})
 	if !d.Allowed {
 		msg := d.Message
 		if msg == "" {
@@ -247,7 +296,12 @@ func runExecuteCode(ctx context.Context, s *session, call *registry.Call, p *exe
 	if err := os.WriteFile(script, []byte(code), 0o600); err != nil {
 		return codeError("could not write the script: "+err.Error(), 0, 0), nil
 	}
+	// The token is in no process's environment: the module reads this
+	// file, and removes it, when the script imports it.
 	token := randomToken()
+	if err := os.WriteFile(filepath.Join(dir, tokenFile), []byte(token), 0o600); err != nil {
+		return codeError("could not write the tools token: "+err.Error(), 0, 0), nil
+	}
 	srv, err := startRPC(ctx, filepath.Join(dir, "rpc.sock"), token, call.ID, tools, cfg.maxToolCalls(), s.CallTool)
 	if err != nil {
 		return codeError("could not open the tools socket: "+err.Error(), 0, 0), nil
@@ -258,11 +312,11 @@ func runExecuteCode(ctx context.Context, s *session, call *registry.Call, p *exe
 	if cfg.Mode == "strict" {
 		cwd = dir
 	}
-	env := &terminal.Local{Sandbox: s.Terminal.Sandbox, Roots: s.Workspace.Roots(), Env: scrubEnv(os.Environ(), dir, srv.path, token)}
+	env := &terminal.Local{Sandbox: s.Terminal.Sandbox, Roots: s.Workspace.Roots(), Env: scrubEnv(os.Environ(), dir, srv.path)}
 	command := "exec " + shellQuote(python) + " " + shellQuote(script) + " 2>" + shellQuote(stderrPath)
 	timeout := cfg.timeout()
 	start := time.Now()
-	res, err := terminal.Run(ctx, env, terminal.Spec{Command: command, Dir: cwd},
+	res, err := terminal.Run(ctx, scriptEnv{env, srv}, terminal.Spec{Command: command, Dir: cwd},
 		terminal.RunOptions{Timeout: timeout, MaxChars: maxCodeStdoutChars})
 	dur := math.Round(time.Since(start).Seconds()*100) / 100
 	srv.close()
@@ -362,8 +416,9 @@ var (
 
 // scrubEnv is hermes's child environment: variables whose name holds a
 // secret word are dropped; of the rest only safe prefixes and a few
-// HERMES_ names stay; the socket, token and module folder are added.
-func scrubEnv(environ []string, dir, sock, token string) []string {
+// HERMES_ names stay; the socket and the module folder are added (not the
+// token: any process that may read /proc/PID/environ would have it).
+func scrubEnv(environ []string, dir, sock string) []string {
 	var out []string
 	pythonPath := dir
 	for _, kv := range environ {
@@ -382,9 +437,13 @@ func scrubEnv(environ []string, dir, sock, token string) []string {
 			out = append(out, kv)
 		}
 	}
-	return append(out, "PYTHONPATH="+pythonPath, "HERMES_RPC_SOCKET="+sock, "HERMES_RPC_TOKEN="+token,
+	return append(out, "PYTHONPATH="+pythonPath, "HERMES_RPC_SOCKET="+sock,
 		"PYTHONDONTWRITEBYTECODE=1", "PYTHONIOENCODING=utf-8", "PYTHONUTF8=1")
 }
+
+// tokenFile is the file, beside hermes_tools.py, that holds the script's
+// tools token until the module reads and removes it.
+const tokenFile = ".rpc-token"
 
 func randomToken() string {
 	b := make([]byte, 24)
@@ -423,7 +482,11 @@ func readCapped(path string, max int) (string, bool) {
 	return terminal.Truncate(string(head[:n])+"\n...\n"+string(tail[:m]), max), true
 }
 
-// rpcServer serves one script's tool calls on its socket.
+// rpcServer serves one script's tool calls on its socket. Where the
+// system says who connected (Linux), it serves only the script's own
+// processes: the script and what it started, not another session's
+// processes nor anything else of the same user, whatever token they
+// send.
 type rpcServer struct {
 	path   string
 	ln     net.Listener
@@ -435,6 +498,48 @@ type rpcServer struct {
 	conns  []net.Conn
 	closed bool
 	once   sync.Once
+
+	root     atomic.Int64  // the script's process, once started
+	started  chan struct{} // closed when root is set (or the start failed)
+	startOne sync.Once
+	refused  atomic.Int64 // connections from other processes
+}
+
+// scriptEnv starts the script in env and tells srv its process.
+type scriptEnv struct {
+	terminal.Environment
+	srv *rpcServer
+}
+
+func (e scriptEnv) Start(ctx context.Context, s terminal.Spec) (terminal.Process, error) {
+	p, err := e.Environment.Start(ctx, s)
+	if err == nil {
+		e.srv.root.Store(int64(p.PID()))
+	}
+	e.srv.startOne.Do(func() { close(e.srv.started) })
+	return p, err
+}
+
+// refuseMsg is the answer to a connection from outside the script.
+const refuseMsg = "Refused: this socket serves only the execute_code script that it was made for (and the processes it started)."
+
+// allowed reports whether connection c comes from the script's processes
+// (always, where the system cannot say).
+func (s *rpcServer) allowed(c net.Conn) bool {
+	if !peerCheck {
+		return true
+	}
+	pid, err := peerPID(c)
+	if err != nil {
+		return false
+	}
+	select {
+	case <-s.started:
+	case <-s.ctx.Done():
+		return false
+	}
+	ok, err := descendantOf(pid, int(s.root.Load()))
+	return err == nil && ok
 }
 
 // rpcRequest is one call of the script (hermes's wire format).
@@ -452,7 +557,7 @@ func startRPC(ctx context.Context, path, token, parent string, allowed []string,
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	s := &rpcServer{path: path, ln: ln, ctx: ctx, cancel: cancel}
+	s := &rpcServer{path: path, ln: ln, ctx: ctx, cancel: cancel, started: make(chan struct{})}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -479,9 +584,16 @@ func startRPC(ctx context.Context, path, token, parent string, allowed []string,
 	return s, nil
 }
 
-// serve answers the requests of one connection, one line each.
+// serve answers the requests of one connection, one line each; a
+// connection from outside the script gets one refusal and is closed.
 func (s *rpcServer) serve(c net.Conn, token, parent string, allowed []string, max int, callTool CallToolFunc) {
 	defer c.Close()
+	if !s.allowed(c) {
+		s.refused.Add(1)
+		b, _ := json.Marshal(errJSON(refuseMsg))
+		_, _ = c.Write(append(b, '\n'))
+		return
+	}
 	r := bufio.NewReaderSize(c, 64<<10)
 	for {
 		line, err := r.ReadBytes('\n')

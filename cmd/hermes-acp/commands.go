@@ -23,9 +23,19 @@ func (e editorTerminals) Run(ctx context.Context, callID string, cmd tools.Termi
 	return tools.TerminalOutcome{Output: r.Output, Truncated: r.Truncated, ExitCode: r.ExitCode, Signal: r.Signal, TimedOut: r.TimedOut, Cancelled: r.Cancelled}, err
 }
 
+func (c commandApprover) ApproveScript(ctx context.Context, callID string, req tools.ScriptRequest) tools.CommandDecision {
+	cmds := make([]agent.ScriptCommand, len(req.Commands))
+	for i, c := range req.Commands {
+		cmds[i] = agent.ScriptCommand{Line: c.Line, Call: c.Call, Text: c.Text, Check: c.Check, Hidden: c.Hidden, Why: c.Why, Tool: c.Tool}
+	}
+	d := c.env.ApproveScript(ctx, callID, agent.ScriptRequest{Code: req.Code, Commands: cmds, Where: req.Where})
+	return tools.CommandDecision{Allowed: d.Allowed, Message: d.Message, Hardline: d.Hardline, Approval: d.Approval, Description: d.Description}
+}
+
 // commandDeps fills the command seams of d for env's session.
 func commandDeps(d *tools.Deps, env *agent.Env) {
 	d.Commands = commandApprover{env}
+	d.Scripts = commandApprover{env}
 	if env.HasTerminals() {
 		d.Terminals = editorTerminals{env}
 	}

@@ -37,8 +37,15 @@ func TestTypeScriptSDKExecuteCode(t *testing.T) {
 		transcript: filepath.Join(t.TempDir(), "transcript.jsonl"),
 	}
 	r.exec(t, 120*time.Second, "HERMES_HOME="+home, "HOME="+userHome)
-	if _, err := os.Stat(filepath.Join(userHome, "escape.txt")); err == nil {
-		t.Errorf("a script wrote into $HOME")
+	for _, name := range []string{"escape.txt", "escape-dontask.txt", "escape-dontask-shell.txt"} {
+		if _, err := os.Stat(filepath.Join(userHome, name)); err == nil {
+			t.Errorf("a script wrote %s into $HOME", name)
+		}
+	}
+	for _, name := range []string{"hostile-system", "hostile-subprocess", "hidden-ran"} {
+		if _, err := os.Stat(filepath.Join(r.workdir, "ws", name)); err == nil {
+			t.Errorf("%s exists: a denied script ran", name)
+		}
 	}
 
 	conns := r.transcriptOf(t) // every agent line validates against the ACP schema
@@ -46,7 +53,7 @@ func TestTypeScriptSDKExecuteCode(t *testing.T) {
 	if len(lines) == 0 {
 		t.Fatal("no connection in the transcript")
 	}
-	if stops := promptStops(lines); !equalStrings(stops, []string{"end_turn", "end_turn", "end_turn", "cancelled", "end_turn"}) {
+	if stops := promptStops(lines); !equalStrings(stops, []string{"end_turn", "end_turn", "end_turn", "cancelled", "end_turn", "end_turn", "end_turn", "end_turn"}) {
 		t.Errorf("prompts ended %v", stops)
 	}
 	for _, name := range []string{"pgid-timeout", "pgid-cancel"} {
