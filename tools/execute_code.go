@@ -280,7 +280,16 @@ func runExecuteCode(ctx context.Context, s *session, call *registry.Call, p *exe
 		return codeError(msg, 0, 0), nil
 	}
 
-	dir, err := os.MkdirTemp("", "hermes-exec-")
+	// The script's folder: in the session's scratch folder when commands
+	// run in a sandbox (the one folder of this machine's temporary ones
+	// that the sandbox shows, at the same path).
+	parent := ""
+	if s.sandbox != nil {
+		if parent, err = s.sandbox.Scratch(); err != nil {
+			return codeError("could not prepare the sandbox: "+err.Error(), 0, 0), nil
+		}
+	}
+	dir, err := os.MkdirTemp(parent, "hermes-exec-")
 	if err != nil {
 		return codeError("could not create the script's folder: "+err.Error(), 0, 0), nil
 	}
@@ -312,7 +321,7 @@ func runExecuteCode(ctx context.Context, s *session, call *registry.Call, p *exe
 	if cfg.Mode == "strict" {
 		cwd = dir
 	}
-	env := &terminal.Local{Sandbox: s.Terminal.Sandbox, Roots: s.Workspace.Roots(), Env: scrubEnv(os.Environ(), dir, srv.path)}
+	env := &terminal.Local{Sandbox: s.sandbox, Environ: terminal.Environ{Base: scrubEnv(os.Environ(), dir, srv.path)}}
 	command := "exec " + shellQuote(python) + " " + shellQuote(script) + " 2>" + shellQuote(stderrPath)
 	timeout := cfg.timeout()
 	start := time.Now()
