@@ -253,3 +253,24 @@ func TestUserFixClearsTypes(t *testing.T) {
 }
 
 var _ = acp.MethodPublishDiagnostics
+
+// TestTypeSkipsAreNoted: a check that cannot run is skipped silently (no
+// diagnostics) and its reason is listed once for /context.
+func TestTypeSkipsAreNoted(t *testing.T) {
+	t.Parallel()
+	s := openTypes(t, "", map[string]string{"a.go": aGo})
+	if err := os.Remove(filepath.Join(s.ws.Cwd(), "go.mod")); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		s.write(s.edit("a.go", "package m\n\nfunc New() { missing() }\n"), "a.go", "package m\n\nfunc New() { missing() }\n")
+		s.idle()
+	}
+	skips := s.pub.TypeSkips()
+	if want := "not in a Go module (" + s.ws.Cwd() + ")"; len(skips) != 1 || skips[0] != want {
+		t.Errorf("TypeSkips() = %q, want [%q]", skips, want)
+	}
+	if sent := s.n.all(); len(sent) != 0 {
+		t.Errorf("a skipped check published %+v", sent)
+	}
+}
