@@ -161,6 +161,10 @@ type Options struct {
 	// It is called once when the session opens, after its tools are bound,
 	// and the text is kept for the whole session. Nil means no index.
 	SkillsIndex func(env *Env) string
+	// SkillsBlocked (issue 25) returns the skills the threat scan leaves
+	// out of the index and skill_view, one line each ("name: SKILL.md —
+	// findings"), for /context; nil reports none.
+	SkillsBlocked func(env *Env) []string
 	// Hooks observe workspaces and tool results (lint, watchers); nil is fine.
 	Hooks SessionHooks
 	Log   *slog.Logger

@@ -187,8 +187,9 @@ func cmdContext(ctx context.Context, s *Session, _ string) commandResult {
 	}
 	term := s.goTypesStatus() + s.terminalStatus(ctx) // the Go type check (agent/gotypes.go); terminal backends (issue 18)
 	allow := allowlistContext(s)                      // command approvals (issue 25)
-	s.sendText(fmt.Sprintf("Conversation: %d messages (%d user, %d assistant, %d tool).\nModel: `%s` (%s).\nContext: ~%d tokens of %d (%.1f%%); %s.%s%s%s%s",
-		n, counts[model.RoleUser], counts[model.RoleAssistant], counts[model.RoleTool], name, provider, tokens, size, 100*float64(tokens)/float64(size), auto, compressed, cache, allow, term))
+	blocked := skillsBlockedContext(s)
+	s.sendText(fmt.Sprintf("Conversation: %d messages (%d user, %d assistant, %d tool).\nModel: `%s` (%s).\nContext: ~%d tokens of %d (%.1f%%); %s.%s%s%s%s%s",
+		n, counts[model.RoleUser], counts[model.RoleAssistant], counts[model.RoleTool], name, provider, tokens, size, 100*float64(tokens)/float64(size), auto, compressed, cache, allow, blocked, term))
 	return done()
 }
 

@@ -18,6 +18,7 @@ func SandboxMain(args []string, stderr io.Writer) int { return helperMain(args, 
 var seatbeltGaps = []string{
 	"processes that leave their process group (setsid, double fork) outlive their command",
 	"the loopback network of the whole machine stays reachable without network",
+	"host names resolve (DNS goes out through mDNSResponder) even without network",
 	"the machine's /tmp is shared",
 	"resource limits",
 }

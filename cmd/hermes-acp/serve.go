@@ -119,7 +119,8 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 			// terminal.backend: ssh runs the session's commands over SSH.
 			return tools.Bind(d)
 		},
-		SkillsIndex: func(env *agent.Env) string { return skillsIndex(cfg, env) }, // skills (issue #14)
+		SkillsIndex:   func(env *agent.Env) string { return skillsIndex(cfg, env, log) }, // skills (issue #14)
+		SkillsBlocked: func(env *agent.Env) []string { return skillsBlocked(cfg, env) },  // the threat scan (issue 25)
 		Pipeline: registry.PipelineOptions{
 			ResultsDir:     filepath.Join(cfg.Home, "results"),
 			Guardrails:     cfg.Guardrails,
