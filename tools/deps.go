@@ -65,18 +65,15 @@ type Deps struct {
 	// call and closed with the session (OnClose) or when the set closes
 	// (the agent's exit). Nil: the browser tools are unavailable.
 	Browsers *browser.Set
-	// BrowserURL checks a URL before the browser loads it (navigations,
-	// redirects, frames, history); an error blocks it with that reason.
-	// Nil allows every URL.
-	BrowserURL func(ctx context.Context, url string) error
 	// BrowserVision answers question about an image (browser_vision's
 	// screenshot); nil: browser_vision reports that no vision model is
 	// configured (the screenshot is still shown in the editor).
 	BrowserVision func(ctx context.Context, image []byte, mime, question string) (string, error)
 	// ApproveCDP asks whether browser_cdp may send method, one of the
-	// methods that reach outside the page (BrowserCDPNeedsApproval), on
-	// tool call callID. Nil refuses them.
-	ApproveCDP func(ctx context.Context, callID, method string) bool
+	// methods that reach outside the page or touch files, on tool call
+	// callID; detail says what it would do (the files the page would get,
+	// where downloads would land), "" when nothing more. Nil refuses them.
+	ApproveCDP func(ctx context.Context, callID, method, detail string) bool
 	// vision (tools/vision_analyze.go).
 	// Vision asks a model that can see images about image (of type mime)
 	// in a request of its own and returns the model's answer; an error is
@@ -142,6 +139,10 @@ type Web struct {
 	// Policy checks every URL web_extract fetches; nil is the strict
 	// default (public addresses only).
 	Policy *web.Policy
+	// Decoder turns the HTML and PDF pages web_extract fetches into text
+	// under the request's budgets (nil: web.InProcess; the agent gives a
+	// web.Isolated that runs it in a child process with a memory budget).
+	Decoder web.Decoder
 	// CharLimit is web.extract_char_limit, the default char_limit of
 	// web_extract (0: 15 000).
 	CharLimit int

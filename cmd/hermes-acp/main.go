@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/hermes-acp/hermes-acp/terminal"
+	"github.com/hermes-acp/hermes-acp/web"
 )
 
 // version is set at build time with -ldflags "-X main.version=…"; otherwise
@@ -69,6 +70,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			// The terminal tool's sandbox helper: it applies Landlock and
 			// becomes the command; stdout is the command's alone.
 			return terminal.SandboxMain(args[1:], stderr)
+		case web.DecodeCommand:
+			// The web tools' decoder of fetched content (HTML, PDF), in a
+			// process of its own under a memory budget; the job on stdin.
+			return web.DecodeMain(stdin, stdout, stderr)
 		case "client":
 			return runClient(args[1:], stdin, stdout, stderr)
 		case "demo":

@@ -37,8 +37,9 @@ var allowed = map[string][]string{
 	"web": {},
 	// skills (issue #14): skill folders; paths for approval come from workspace.
 	"skills": {"workspace", "internal/diff", "internal/threat"},
-	// browser: one headless Chromium per session (chromedp).
-	"browser": {},
+	// browser: one headless Chromium per session (chromedp); its requests
+	// go through web's URL policy and proxy (issue 26).
+	"browser": {"web"},
 
 	// The tools' engines know nothing of tools: the diff package and the
 	// fuzzy matcher are the only module packages they may use.
