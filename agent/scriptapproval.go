@@ -85,31 +85,34 @@ func (e *Env) ApproveScript(ctx context.Context, callID string, req ScriptReques
 	for i, c := range req.Commands {
 		v := danger.Verdict{}
 		if c.Check != "" {
-			v = danger.Check(c.Check)
+			v = danger.Options{Dir: s.ws.Cwd(), Roots: s.ws.Roots()}.Check(c.Check)
 		}
 		if v.Hardline {
-			s.log.Warn("script refused by the hardline floor", "session", s.id, "finding", v.Description, "line", c.Line)
+			s.log.Warn("script refused by the hardline floor", "session", s.id, "finding", v.Reasons(), "line", c.Line)
 			msg := danger.HardlineMessage(v) + fmt.Sprintf(" (The script runs it on line %d, with %s: %s)", c.Line, c.Call, c.Text)
-			return CommandApproval{Hardline: true, Message: msg, Description: v.Description}
+			return CommandApproval{Hardline: true, Message: msg, Description: v.Reasons()}
 		}
 		switch {
 		case c.Tool:
 			verdicts[i] = "through the terminal tool, which asks again when it runs it"
 			if v.Dangerous {
-				verdicts[i] = v.Description + "; " + verdicts[i]
+				verdicts[i] = v.Reasons() + "; " + verdicts[i]
 			}
 			continue
 		case c.Hidden:
 			verdicts[i] = "the command it runs is hidden by expansion: " + c.Why
 			if v.Dangerous {
-				verdicts[i] = v.Description + "; " + verdicts[i]
+				verdicts[i] = v.Reasons() + "; " + verdicts[i]
 			}
 			add(hiddenKey, "a command hidden by expansion")
-		case v.Dangerous && danger.Allowed(c.Text, v, allow):
-			verdicts[i] = v.Description + " (allowed by command_allowlist)"
+		case v.Dangerous && len(danger.Uncovered(c.Check, v, allow, nil)) == 0:
+			verdicts[i] = v.Reasons() + " (allowed by command_allowlist)"
 		case v.Dangerous:
-			verdicts[i] = v.Description
-			add(v.Key, v.Description)
+			// every danger counts: each uncovered rule is a finding of its own
+			verdicts[i] = v.Reasons()
+			for _, r := range danger.Uncovered(c.Check, v, allow, nil) {
+				add(r.Key, r.Key)
+			}
 		default:
 			verdicts[i] = "no danger found"
 		}

@@ -161,7 +161,7 @@ func TestScriptApprovalDefaultModeAsks(t *testing.T) {
 	}
 	h.prompt(sid, script(t, "import os\nos.system('rm -rf build')", literal(2, "os.system", "rm -rf build")))
 	perms = h.editor.Permissions()
-	if len(perms) != 3 || !strings.Contains(permissionText(perms[2]), "Asks because: "+danger.Check("rm -rf build").Description+".") {
+	if len(perms) != 3 || !strings.Contains(permissionText(perms[2]), "Asks because: "+danger.Check("rm -rf build").Reasons()+".") {
 		t.Errorf("a dangerous command after the session approval: %d requests, last %q", len(perms), permissionText(perms[len(perms)-1]))
 	}
 }
@@ -174,7 +174,7 @@ func TestScriptApprovalOtherModes(t *testing.T) {
 	for _, mode := range []string{agent.ModeAcceptEdits, agent.ModeDontAsk} {
 		t.Run(mode, func(t *testing.T) {
 			rec := &scriptRecorder{}
-			h := newHarness(t, scriptModel(), harnessOptions{bound: rec.tools(), opts: agent.Options{CommandAllowlist: []string{danger.Check("git reset --hard").Key}},
+			h := newHarness(t, scriptModel(), harnessOptions{bound: rec.tools(), opts: agent.Options{CommandAllowlist: []string{danger.Check("git reset --hard").Keys()[0]}},
 				perm: func(context.Context, *acp.RequestPermissionRequest) acp.PermissionOutcome {
 					return acp.PermissionOutcome{OptionID: "deny"}
 				}})

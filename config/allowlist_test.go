@@ -68,3 +68,41 @@ func TestSaveAllowlistEntryNewFileAndRefusals(t *testing.T) {
 		}
 	}
 }
+
+func TestRemoveAllowlistEntry(t *testing.T) {
+	home := t.TempDir()
+	path := filepath.Join(home, "config.yaml")
+	orig := "# mine\ncommand_allowlist:\n  - make test # keep\n  - \"rm -rf build/*\"\n  - recursive delete\n  - \"rm -rf build/*\"\n"
+	if err := os.WriteFile(path, []byte(orig), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	found, err := RemoveAllowlistEntry(path, "rm -rf build/*")
+	if err != nil || !found {
+		t.Fatalf("RemoveAllowlistEntry = %v, %v; want found", found, err)
+	}
+	c := Load(envMap(map[string]string{"HERMES_HOME": home}), "", "")
+	if want := []string{"make test", "recursive delete"}; !slices.Equal(c.Allowlist, want) {
+		t.Errorf("allowlist after removal = %q, want %q", c.Allowlist, want)
+	}
+	b, _ := os.ReadFile(path)
+	if !strings.Contains(string(b), "# mine") || !strings.Contains(string(b), "# keep") {
+		t.Errorf("the file lost its comments:\n%s", b)
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o640 {
+		t.Errorf("mode = %v, want 0640", st.Mode().Perm())
+	}
+	if found, err := RemoveAllowlistEntry(path, "not there"); found || err != nil {
+		t.Errorf("removing a missing entry = %v, %v", found, err)
+	}
+	if found, err := RemoveAllowlistEntry(filepath.Join(home, "none.yaml"), "x"); found || err != nil {
+		t.Errorf("removing from a missing file = %v, %v", found, err)
+	}
+	bad := filepath.Join(t.TempDir(), "config.yaml")
+	os.WriteFile(bad, []byte("command_allowlist: [unclosed\n"), 0o600)
+	if _, err := RemoveAllowlistEntry(bad, "x"); err == nil {
+		t.Error("removing from broken YAML did not fail")
+	}
+	if b, _ := os.ReadFile(bad); string(b) != "command_allowlist: [unclosed\n" {
+		t.Error("the broken file was changed")
+	}
+}

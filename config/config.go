@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hermes-acp/hermes-acp/registry"
+	"github.com/hermes-acp/hermes-acp/terminal"
 
 	"github.com/hermes-acp/hermes-acp/model"
 )
@@ -75,8 +76,19 @@ type fileConfig struct {
 	Terminal struct {
 		Timeout              int      `yaml:"timeout"`                // seconds; default 180
 		MaxForegroundTimeout int      `yaml:"max_foreground_timeout"` // seconds; default 600
-		Sandbox              string   `yaml:"sandbox"`                // workspace-write (default) | off
+		Sandbox              string   `yaml:"sandbox"`                // workspace-write (default) | landlock | off
 		SandboxWritable      []string `yaml:"sandbox_writable"`       // more writable folders
+		SandboxHidden        []string `yaml:"sandbox_hidden"`         // more hidden places
+		PrivateTmp           *bool    `yaml:"private_tmp"`            // a /tmp per session (default true)
+		EnvPassthrough       []string `yaml:"env_passthrough"`        // secret variables commands keep
+		Network              string   `yaml:"network"`                // ask (default) | on | off
+		Credentials          string   `yaml:"credentials"`            // ask (default) | on | off
+		Limits               struct {
+			Processes    *int   `yaml:"processes"`     // per session (default 4096)
+			AddressSpace string `yaml:"address_space"` // per process: bytes, 512M, 4G, unlimited (default)
+			CPUTime      *int   `yaml:"cpu_time"`      // seconds per process (default unlimited)
+			FileSize     string `yaml:"file_size"`     // largest file: bytes, 512M, 16G (default), unlimited
+		} `yaml:"limits"`
 		// terminal backends (issue 18): local | docker | ssh, and docker's
 		// settings, nested (terminal.docker.image) or in hermes's flat
 		// names (terminal.docker_image, container_cpu, container_memory).
@@ -205,13 +217,22 @@ type Config struct {
 	Problems []string
 
 	// terminal: terminal.timeout, terminal.max_foreground_timeout and
-	// tool_output.max_bytes (0: the defaults); terminal.sandbox: off and
-	// terminal.sandbox_writable.
+	// tool_output.max_bytes (0: the defaults); the sandbox's keys:
+	// terminal.sandbox (off, landlock), sandbox_writable, sandbox_hidden,
+	// private_tmp (SharedTmp when false), env_passthrough and limits.
 	TerminalTimeout       time.Duration
 	TerminalMaxForeground time.Duration
 	ToolOutputMaxChars    int
 	SandboxOff            bool
+	SandboxLandlock       bool
 	SandboxWritable       []string
+	SandboxHidden         []string
+	SharedTmp             bool
+	EnvPassthrough        []string
+	Limits                terminal.Limits
+	// terminal.network and terminal.credentials: "ask" (the default),
+	// "on" or "off".
+	TerminalNetwork, TerminalCredentials string
 	// terminal backends (issue 18): terminal.backend and terminal.docker.*.
 	TerminalBackend string
 	Docker          DockerSettings
@@ -393,9 +414,12 @@ func terminalConfig(c *Config, fc *fileConfig) {
 	case "", "workspace-write":
 	case "off":
 		c.SandboxOff = true
+	case "landlock":
+		c.SandboxLandlock = true
 	default:
-		c.problem(fmt.Sprintf("terminal.sandbox: %q is not workspace-write or off; using workspace-write", t.Sandbox))
+		c.problem(fmt.Sprintf("terminal.sandbox: %q is not workspace-write, landlock or off; using workspace-write", t.Sandbox))
 	}
+	sandboxConfig(c, fc)
 	terminalBackendConfig(c, fc) // terminal backends (issue 18)
 	for _, d := range t.SandboxWritable {
 		if d = strings.TrimSpace(d); d == "" {

@@ -25,7 +25,7 @@
 //     the sandbox); it prints both errors and the model receives them.
 //   timeout: a script that starts `sleep 1000` and loops forever is killed
 //     at code_execution.timeout; the model receives the timeout. Its
-//     process group is written to pgid-timeout (the Go test checks /proc).
+//     sleep's marker is written to pgid-timeout (the Go test checks /proc).
 //   cancel: the same loop; when the script has written pgid-cancel the
 //     editor sends session/cancel: the prompt ends "cancelled" and the next
 //     prompt ends end_turn.
@@ -73,14 +73,19 @@ except OSError as err:
     print("home write:", type(err).__name__, err.strerror)
 `;
 
-const loopScript = (file) => `
-import os, subprocess
-subprocess.Popen(["sleep", "1000"])
+// The loop's sleep has a duration of its own (1000.<digits>), which the Go
+// test looks for in /proc: process ids inside the sandbox are its own.
+const loopScript = (file) => {
+  const marker = `1000.${process.pid}${Date.now()}${Math.floor(Math.random() * 1e6)}`;
+  return `
+import subprocess
+subprocess.Popen(["sleep", "${marker}"])
 with open("${file}", "w") as f:
-    f.write(str(os.getpgid(0)) + "\\n")
+    f.write("${marker}\\n")
 while True:
     pass
 `;
+};
 
 const hostileScript = `
 import os, subprocess
@@ -115,7 +120,7 @@ const script = {
     },
     { tool_calls: [{ name: "execute_code", id: "call_refusals", arguments: { code: refusalsScript } }] },
     {
-      expect: { role: "tool", matches: "(?s)outside read: .*outside the workspace.*home write: PermissionError Permission denied" },
+      expect: { role: "tool", matches: "(?s)outside read: .*outside the workspace.*home write: (PermissionError Permission denied|OSError Read-only file system)" },
       text: "Both were refused.",
     },
     { tool_calls: [{ name: "execute_code", id: "call_timeout", arguments: { code: loopScript("pgid-timeout") } }] },
@@ -125,7 +130,7 @@ const script = {
     { tool_calls: [{ name: "execute_code", id: "call_hostile", arguments: { code: hostileScript } }] },
     { expect: { role: "tool", contains: "BLOCKED: User denied this script." }, text: "The user denied the script." },
     { tool_calls: [{ name: "execute_code", id: "call_escape", arguments: { code: dontAskEscapeScript } }] },
-    { expect: { role: "tool", contains: "home write: PermissionError\\nshell write exit: True" }, text: "Both home writes were refused." },
+    { expect: { role: "tool", matches: "home write: (PermissionError|OSError)\\\\nshell write exit: True" }, text: "Both home writes were refused." },
     { tool_calls: [{ name: "execute_code", id: "call_hidden", arguments: { code: hiddenScript } }] },
     { expect: { role: "tool", contains: "BLOCKED: User denied this script." }, text: "The hidden command was denied." },
   ],

@@ -25,6 +25,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hermes-acp/hermes-acp/internal/atomicfile"
+	"github.com/hermes-acp/hermes-acp/internal/threat"
 )
 
 // Delimiter separates the entries of a memory file.
@@ -186,9 +187,15 @@ func (s *Store) Apply(target string, ops []Op, batch bool) (Outcome, error) {
 	if !batch && len(ops) != 1 {
 		return Outcome{}, fmt.Errorf("memory apply: %d operations in a single call", len(ops))
 	}
-	// Check what needs no file first.
+	// Check what needs no file first: the fields, then what the new
+	// entries say (they reach every later session's system prompt).
 	for i, op := range ops {
 		if err := checkOp(op, i, batch); err != nil {
+			return Outcome{}, err
+		}
+	}
+	for i, op := range ops {
+		if err := scanOp(op, i, batch); err != nil {
 			return Outcome{}, err
 		}
 	}
@@ -288,6 +295,24 @@ func checkOp(op Op, i int, batch bool) error {
 		return refuse("Unknown action '%s'. Use: add, replace, remove", op.Action)
 	}
 	return nil
+}
+
+// scanOp refuses an add or replace whose content fails the shared threat
+// scan in hermes's strict scope (prompt injection, exfiltration,
+// persistence, hard-coded secrets, hidden Unicode), naming the pattern, as
+// hermes's memory tool does; a batch names the operation too.
+func scanOp(op Op, i int, batch bool) error {
+	if op.Action != ActionAdd && op.Action != ActionReplace {
+		return nil
+	}
+	msg := threat.Check(op.Content, threat.Strict)
+	if msg == "" {
+		return nil
+	}
+	if batch {
+		return refuse("Operation %d: %s", i+1, msg)
+	}
+	return refuse("%s", msg)
 }
 
 func batchRefusal(format string, args ...any) *Refusal {

@@ -321,19 +321,24 @@ sys.stderr.write("EHEAD" + "e" * 50000 + "ETAIL")
 }
 
 // A script sees no secrets: variables naming keys and tokens are gone,
-// ordinary ones stay.
+// ordinary ones stay; the commands' environment rules apply too (the
+// variable the configuration reads the model's key from is removed, a
+// terminal.env_passthrough variable kept).
 func TestExecuteCodeScrubsEnvironment(t *testing.T) {
 	t.Setenv("OPENROUTER_API_KEY", "sk-secret-value")
 	t.Setenv("GITHUB_TOKEN", "ghp_secret")
+	t.Setenv("GH_TOKEN", "gh_passed")
+	t.Setenv("LC_MODEL_KEYRING", "x")
+	t.Setenv("LC_LLM", "sk-in-an-odd-name")
 	t.Setenv("LANG", "C.UTF-8")
 	needPython(t)
-	e := newCodeEnv(t, codeEnvOptions{})
+	e := newCodeEnv(t, codeEnvOptions{Term: TerminalConfig{Environ: terminal.Environ{Block: []string{"lc_llm"}, Passthrough: []string{"gh_token"}}}})
 	_, m := e.run(t, t.Context(), `
 import os
-print(os.environ.get("OPENROUTER_API_KEY"), os.environ.get("GITHUB_TOKEN"), os.environ.get("LANG"), "HERMES_RPC_SOCKET" in os.environ)
+print(*[os.environ.get(k) for k in ("OPENROUTER_API_KEY", "GITHUB_TOKEN", "GH_TOKEN", "LC_MODEL_KEYRING", "LC_LLM", "LANG")], "HERMES_RPC_SOCKET" in os.environ)
 `)
-	if m["output"] != "None None C.UTF-8 True" {
-		t.Errorf("output = %q, want the secrets unset", m["output"])
+	if want := "None None gh_passed None None C.UTF-8 True"; m["output"] != want {
+		t.Errorf("output = %q, want %q: the secrets unset, the passthrough kept", m["output"], want)
 	}
 }
 
@@ -366,8 +371,9 @@ func TestExecuteCodeApproval(t *testing.T) {
 	}
 }
 
-// With the sandbox, a direct write into $HOME fails inside the script
-// (PermissionError it can print); the workspace stays writable.
+// With the sandbox, a direct write into $HOME fails inside the script (an
+// OSError it can print: EROFS in the namespace sandbox, where the world is
+// read-only, EACCES under Landlock alone); the workspace stays writable.
 func TestExecuteCodeSandboxRefusesHome(t *testing.T) {
 	t.Parallel()
 	needPython(t)
@@ -383,24 +389,64 @@ func TestExecuteCodeSandboxRefusesHome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := newCodeEnv(t, codeEnvOptions{Term: TerminalConfig{Sandbox: &terminal.Sandbox{Exe: exe, Home: home, Getenv: func(string) string { return "" }}}})
+	sb := &terminal.Sandbox{Exe: exe, Home: home, Getenv: func(string) string { return "" }}
+	e := newCodeEnv(t, codeEnvOptions{Term: TerminalConfig{Sandbox: sb}})
 	target := filepath.Join(home, "x")
 	r, m := e.run(t, t.Context(), fmt.Sprintf(`
+import errno
 try:
     open(%q, "w").write("x")
     print("wrote")
 except OSError as err:
-    print("refused:", type(err).__name__)
+    print("refused:", errno.errorcode[err.errno])
 open("inside.txt", "w").write("ok")
 `, target))
-	if r.IsError || m["output"] != "refused: PermissionError" {
-		t.Errorf("result = %s, want the write refused", r.Encode())
+	want := "refused: EACCES"
+	if sb.Confinement().Kind == terminal.KindNamespaces {
+		want = "refused: EROFS"
+	}
+	if r.IsError || m["output"] != want {
+		t.Errorf("result = %s, want %q", r.Encode(), want)
 	}
 	if _, err := os.Stat(target); err == nil {
 		t.Errorf("the script wrote %s", target)
 	}
 	if e.ReadFile(t, "inside.txt") != "ok" {
 		t.Errorf("the workspace write failed")
+	}
+}
+
+// A script gets the commands' resource limits (terminal.limits): a file
+// larger than file_size cannot be written, and a loop past cpu_time is
+// killed (by SIGXCPU, or SIGKILL at the hard limit) long before the
+// script's timeout, in the sandbox as any command.
+func TestExecuteCodeSandboxLimits(t *testing.T) {
+	t.Parallel()
+	needPython(t)
+	if terminal.LandlockABI() == 0 {
+		t.Skip("this kernel has no Landlock")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb := &terminal.Sandbox{Exe: exe, Home: t.TempDir(), Getenv: func(string) string { return "" },
+		Limits: terminal.Limits{CPUTime: 2, FileSize: 1 << 20}}
+	e := newCodeEnv(t, codeEnvOptions{Term: TerminalConfig{Sandbox: sb}, Config: CodeExecutionConfig{Timeout: 60 * time.Second}})
+	r, m := e.run(t, t.Context(), `
+import errno, signal
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+try:
+    with open("big.bin", "wb") as f:
+        f.write(b"x" * (2 << 20))
+    print("wrote 2 MiB")
+except OSError as err:
+    print("refused:", errno.errorcode[err.errno], flush=True)
+while True:
+    pass
+`)
+	if m["status"] != "error" || !strings.HasPrefix(m["output"].(string), "refused: EFBIG") || !strings.Contains(m["error"].(string), "SIGXCPU") && !strings.Contains(m["error"].(string), "(killed)") {
+		t.Errorf("result = %s, want the big write refused and the loop killed by SIGXCPU", r.Encode())
 	}
 }
 
@@ -516,8 +562,7 @@ func TestRPCServesOnlyTheScriptsProcesses(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer srv.close()
-		srv.root.Store(int64(root))
-		srv.startOne.Do(func() { close(srv.started) })
+		srv.set(root)
 		c, err := net.Dial("unix", srv.path)
 		if err != nil {
 			t.Fatal(err)

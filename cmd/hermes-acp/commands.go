@@ -12,8 +12,10 @@ import (
 type commandApprover struct{ env *agent.Env }
 
 func (c commandApprover) ApproveCommand(ctx context.Context, callID string, req tools.CommandRequest) tools.CommandDecision {
-	d := c.env.ApproveCommand(ctx, callID, req.Command)
-	return tools.CommandDecision{Allowed: d.Allowed, Message: d.Message, Hardline: d.Hardline, Approval: d.Approval, Description: d.Description}
+	d := c.env.ApproveCommand(ctx, callID, agent.CommandRequest{Command: req.Command, Workdir: req.Workdir, Network: req.Network, Credentials: req.Credentials,
+		ConfinesNetwork: req.Confines.Network, ConfinesCredentials: req.Confines.Credentials})
+	return tools.CommandDecision{Allowed: d.Allowed, Message: d.Message, Hardline: d.Hardline, Approval: d.Approval, Description: d.Description,
+		Network: d.Network, Credentials: d.Credentials, Asked: d.Asked, GrantNote: d.GrantNote}
 }
 
 type editorTerminals struct{ env *agent.Env }

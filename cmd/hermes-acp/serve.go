@@ -24,6 +24,7 @@ import (
 	"github.com/hermes-acp/hermes-acp/terminal"
 	"github.com/hermes-acp/hermes-acp/terminal/backend"
 	"github.com/hermes-acp/hermes-acp/tools"
+	"github.com/hermes-acp/hermes-acp/workspace"
 )
 
 type serveOptions struct {
@@ -60,9 +61,9 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 	browsers := browser.NewSet(browser.Options{Executable: cfg.BrowserExecutable, IdleTimeout: cfg.BrowserIdleTimeout, Log: log})
 	defer browsers.Close() // no browser outlives the agent
 	resultChars, turnChars := registry.BudgetForContextWindow(cfg.ContextLength)
-	termCfg, sandboxNotice := terminalSettings(cfg, terminal.LandlockABI, os.Executable)
+	termCfg, sandboxNotice := terminalSettings(cfg, os.Executable)
 	if sandboxNotice != "" {
-		log.Warn("terminal sandbox unavailable", "reason", sandboxNotice)
+		log.Warn("terminal sandbox weakened", "reason", sandboxNotice)
 	}
 	summarize := webSummarizer(cfg, setup, log) // web
 	backendOpts := cfg.Backends()
@@ -113,7 +114,8 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 			// terminal.backend: ssh runs the session's commands over SSH.
 			return tools.Bind(d)
 		},
-		SkillsIndex: func(env *agent.Env) string { return skillsIndex(cfg, env) }, // skills (issue #14)
+		SkillsIndex:   func(env *agent.Env) string { return skillsIndex(cfg, env, log) }, // skills (issue #14)
+		SkillsBlocked: func(env *agent.Env) []string { return skillsBlocked(cfg, env) },  // the threat scan (issue 25)
 		Pipeline: registry.PipelineOptions{
 			ResultsDir:     filepath.Join(cfg.Home, "results"),
 			Guardrails:     cfg.Guardrails,
@@ -124,19 +126,26 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		Toolsets:         cfg.Toolsets,
 		DisabledToolsets: cfg.Disabled,
 		ApprovalsOff:     cfg.ApprovalsOff,
+		Network:          cfg.TerminalNetwork,     // terminal sandbox grants (issue 24)
+		Credentials:      cfg.TerminalCredentials, // terminal sandbox grants (issue 24)
 		CommandAllowlist: cfg.Allowlist,
 		SaveAllowlist:    func(entry string) error { return config.SaveAllowlistEntry(cfg.File, entry) },
-		LintRefuse:       cfg.LintRefuse,
-		ApprovalTimeout:  cfg.ApprovalTimeout,
-		MaxModelCalls:    cfg.MaxTurns,
-		FSTimeout:        cfg.FSTimeout,
-		HermesHome:       cfg.Home,
-		MCPServers:       mcpServers(cfg.MCPServers),
-		Delegation:       agent.DelegationOptions(cfg.Delegation),
+		RemoveAllowlist: func(entry string) error {
+			_, err := config.RemoveAllowlistEntry(cfg.File, entry)
+			return err
+		},
+		LintRefuse:      cfg.LintRefuse,
+		ApprovalTimeout: cfg.ApprovalTimeout,
+		MaxModelCalls:   cfg.MaxTurns,
+		FSTimeout:       cfg.FSTimeout,
+		HermesHome:      cfg.Home,
+		MCPServers:      mcpServers(cfg.MCPServers),
+		Delegation:      agent.DelegationOptions(cfg.Delegation),
 		TerminalBackends: agent.TerminalBackends{Names: termBackends.Names(), Default: termBackends.Default(),
 			Check: termBackends.Check, Describe: termBackends.Describe}, // terminal backends (issue 18)
-		Notices: append(startNotices(cfg, setup), nonEmpty(sandboxNotice)...),
-		Log:     log,
+		SandboxStatus: func() string { return termCfg.Sandbox.Confinement().Summary() },
+		Notices:       append(startNotices(cfg, setup), nonEmpty(sandboxNotice)...),
+		Log:           log,
 	})
 	// perf: collect the start-up garbage (the packages' initialisers, the
 	// tool table) and finish sweeping before the first request, so that an
@@ -234,28 +243,37 @@ func modelSetup(cfg config.Config, record string, log *slog.Logger) agent.ModelS
 }
 
 // terminalSettings turns the configuration into the terminal tools'
-// settings. The sandbox is on unless terminal.sandbox is off; where the
-// kernel has no Landlock (abi returns 0) or the binary cannot be found,
-// commands run without it and notice says so, once, in the chat.
-func terminalSettings(cfg config.Config, abi func() int, exe func() (string, error)) (tools.TerminalConfig, string) {
+// settings. Every command on this machine runs in the sandbox
+// (terminal.Sandbox decides, at a session's first command, how: namespaces,
+// or Landlock alone, reported in the session; with terminal.sandbox: off,
+// unconfined but with its environment built); notice says, once in the
+// chat, when the agent cannot find its own binary, without which neither
+// the namespace sandbox nor the editor-terminal helper can run.
+func terminalSettings(cfg config.Config, exe func() (string, error)) (tools.TerminalConfig, string) {
 	tc := tools.TerminalConfig{
 		DefaultTimeout:       cfg.TerminalTimeout,
 		MaxForegroundTimeout: cfg.TerminalMaxForeground,
 		MaxOutputChars:       cfg.ToolOutputMaxChars,
+		Environ:              terminal.Environ{Block: nonEmpty(cfg.APIKeySource), Passthrough: cfg.EnvPassthrough},
 	}
-	if cfg.SandboxOff {
-		return tc, ""
+	sb := &terminal.Sandbox{Writable: cfg.SandboxWritable, Hidden: slices.Clone(cfg.SandboxHidden), HermesHome: cfg.Home,
+		Unconfined: cfg.SandboxOff, LandlockOnly: cfg.SandboxLandlock, SharedTmp: cfg.SharedTmp, Limits: cfg.Limits}
+	// The user's credential places a command may be granted; the
+	// system's (/etc/shadow, the sudoers files) are never shown.
+	home, _ := os.UserHomeDir()
+	for _, c := range workspace.CredentialPlaces(home) {
+		if home != "" && strings.HasPrefix(c.Path, home+string(os.PathSeparator)) {
+			sb.Credentials = append(sb.Credentials, c.Path)
+		} else {
+			sb.Hidden = append(sb.Hidden, c.Path)
+		}
 	}
-	const off = " Commands run without the sandbox: they can write wherever your user can. " +
-		"Set terminal.sandbox: off in config.yaml to silence this notice."
-	if abi() == 0 {
-		return tc, "The terminal sandbox is not available: this system has no Landlock (Linux 5.13 or later with Landlock enabled)." + off
-	}
+	tc.Sandbox = sb
 	path, err := exe()
 	if err != nil {
-		return tc, fmt.Sprintf("The terminal sandbox is not available: the agent cannot find its own binary (%v).", err) + off
+		return tc, fmt.Sprintf("The agent cannot find its own binary (%v): commands run under Landlock alone, and never in editor terminals.", err)
 	}
-	tc.Sandbox = &terminal.Sandbox{Exe: path, Writable: cfg.SandboxWritable}
+	sb.Exe = path
 	return tc, ""
 }
 

@@ -60,8 +60,10 @@ func runToolsCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "\nTools offered to the model: %d\n", len(reg.Definitions(offered)))
 	tb := backend.New(cfg.Backends()) // terminal backends (issue 18)
-	fmt.Fprintf(stdout, "%s\n\n", tb.Status(context.Background()))
+	fmt.Fprintf(stdout, "%s\n", tb.Status(context.Background()))
 	tb.Close()
+	tc, _ := terminalSettings(cfg, os.Executable)
+	fmt.Fprintf(stdout, "Sandbox (commands on this machine): %s\n\n", tc.Sandbox.Confinement().Summary())
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TOOL\tTOOLSET\tOFFERED\tSTATUS")
 	for _, st := range reg.Status() {

@@ -25,18 +25,18 @@ var allowed = map[string][]string{
 	"workspace":            {"internal/diff"},
 	"lint":                 {"internal/diff"},
 	"tools/internal/fuzzy": {"internal/diff"},
-	"tools":                {"registry", "workspace", "lint", "internal/diff", "tools/internal/fuzzy", "tools/internal/v4a", "tools/internal/search", "tools/internal/pycmd", "terminal", "web", "skills", "browser"},
+	"tools":                {"registry", "workspace", "lint", "internal/diff", "tools/internal/fuzzy", "tools/internal/v4a", "tools/internal/search", "tools/internal/pycmd", "terminal", "web", "skills", "browser", "internal/threat"},
 	"terminal":             {"workspace"},
 	"mcp":                  {"registry"},
-	"memory":               {},
-	"agent":                {"acp", "model", "registry", "toolsets", "workspace", "lint", "internal/diff", "mcp", "memory", "terminal", "terminal/danger", "agent/internal/store", "agent/internal/diagnostics", "agent/internal/queue", "agent/internal/projctx", "agent/internal/compress"},
+	"memory":               {"internal/threat"},
+	"agent":                {"acp", "model", "registry", "toolsets", "workspace", "lint", "internal/diff", "mcp", "memory", "terminal", "terminal/danger", "agent/internal/store", "agent/internal/diagnostics", "agent/internal/queue", "agent/internal/projctx", "agent/internal/compress", "internal/threat"},
 	"model/modeltest":      {"model"},
 
 	// web: URL safety, fetch and extraction, search backends (stdlib and
 	// its own libraries only).
 	"web": {},
 	// skills (issue #14): skill folders; paths for approval come from workspace.
-	"skills": {"workspace", "internal/diff"},
+	"skills": {"workspace", "internal/diff", "internal/threat"},
 	// browser: one headless Chromium per session (chromedp).
 	"browser": {},
 
@@ -52,7 +52,7 @@ var allowed = map[string][]string{
 	"agent/internal/diagnostics": {"acp", "lint", "workspace", "internal/diff"},
 	"agent/internal/queue":       {},
 	"agent/internal/compress":    {"model"},
-	"agent/internal/projctx":     {},
+	"agent/internal/projctx":     {"internal/threat"},
 
 	// terminal safety: dangerous-command detection is pure (issue 11).
 	"terminal/danger": {},
@@ -77,6 +77,9 @@ var allowed = map[string][]string{
 	"client":              {"acp", "internal/diff"},
 	"terminal/backend":    {"terminal", "terminal/docker", "terminal/ssh", "terminal/wsync", "workspace", "internal/diff"},
 	"internal/atomicfile": {},
+	// threat (issue 25): the one threat scan for text that reaches a later
+	// system prompt (context files, memory, skills); pure.
+	"internal/threat": {},
 }
 
 // anywhere are the module packages every package may use: leaves with no
