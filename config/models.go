@@ -86,32 +86,3 @@ func (c Config) NewVisionModel(log *slog.Logger) (model.Provider, string) {
 	}
 	return p, a.Model
 }
-
-// NewWebSummaryModel returns the model web_extract asks for summaries and
-// its name: the auxiliary.web_extract model (on its own endpoint when
-// base_url is set, else on the main model's), else the main model. Nil
-// when there is no usable model — or only the scripted test model, whose
-// replies are the test's: pages are then cut instead.
-func (c Config) NewWebSummaryModel(main Model, log *slog.Logger) (model.Provider, string) {
-	p, name := main.Provider, main.Name
-	if aux := c.Web.Aux; aux.Model != "" {
-		name = aux.Model
-		if aux.BaseURL != "" {
-			wire := model.WireOpenAI
-			if strings.EqualFold(aux.Provider, model.WireAnthropic) {
-				wire = model.WireAnthropic
-			}
-			ap, err := model.New(model.Config{Provider: wire, Model: aux.Model, BaseURL: aux.BaseURL,
-				APIKey: aux.APIKey, Timeout: c.ModelTimeout, Log: log})
-			if err != nil {
-				log.Warn("auxiliary.web_extract model not usable; web_extract cuts long pages instead", "error", err)
-				return nil, ""
-			}
-			p = ap
-		}
-	}
-	if p == nil || name == "" || name == "script" {
-		return nil, ""
-	}
-	return p, name
-}

@@ -2,7 +2,6 @@ package toolsets
 
 import (
 	"bytes"
-	"errors"
 	"strings"
 	"testing"
 
@@ -17,7 +16,7 @@ func TestWriteReport(t *testing.T) {
 	r := registry.New(nil)
 	if err := r.RegisterAll(
 		registry.Entry{Name: "read_file", Toolset: "file"},
-		registry.Entry{Name: "web_search", Toolset: "web", Check: func() error { return errors.New("no search backend") }},
+		registry.Entry{Name: "web_search", Toolset: "web", Check: registry.Unavailable("no search backend")},
 	); err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -71,6 +70,6 @@ func markVisionUnavailable(reg *registry.Registry, reason string) error {
 	if !ok || reason == "" {
 		return nil
 	}
-	e.Check = func() error { return errors.New(reason) }
+	e.Check = registry.Unavailable(reason)
 	return reg.Register(e)
 }
