@@ -127,6 +127,8 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		Toolsets:         cfg.Toolsets,
 		DisabledToolsets: cfg.Disabled,
 		ApprovalsOff:     cfg.ApprovalsOff,
+		ApprovalsSmart:   cfg.ApprovalsSmart, // approvals.mode: smart (issue 25)
+		SmartPolicy:      cfg.SmartPolicy,
 		Network:          cfg.TerminalNetwork,     // terminal sandbox grants (issue 24)
 		Credentials:      cfg.TerminalCredentials, // terminal sandbox grants (issue 24)
 		CommandAllowlist: cfg.Allowlist,
@@ -208,6 +210,7 @@ func modelSetup(cfg config.Config, record string, log *slog.Logger) agent.ModelS
 		ContextWindow: cfg.ContextLength, CompressionThreshold: cfg.CompressAt, CompressionOff: cfg.CompressOff,
 		NoVision: cfg.NoVision}
 	setup.VisionProvider, setup.VisionModel = cfg.NewVisionModel(log)
+	approvalSetup(&setup, cfg, log) // cmd/hermes-acp/approval.go
 	return setup
 }
 
