@@ -105,6 +105,7 @@ bench:
 	bench/acp/run.sh
 	bench/startfloor/run.sh
 	bench/lint/run.sh
+	go run ./bench/lint gotypes
 	bench/search/run.sh
 	bench/limits/run.sh
 

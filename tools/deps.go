@@ -33,6 +33,9 @@ type Deps struct {
 	// RefuseNewLintErrors is lint.on_new_errors: refuse — a JSON, YAML or
 	// TOML write that introduces syntax errors is refused before writing.
 	RefuseNewLintErrors bool
+	// Types type-checks the Go files of edits against their packages
+	// (lint.go_types); nil: Go files get the syntax lint only.
+	Types TypeChecker
 	// SavedResult reports whether path names exactly a file in which this
 	// session's result budget saved an oversized result, and returns its
 	// real path: read_file opens those, and only those, outside the
@@ -165,6 +168,32 @@ type Web struct {
 // new content, in the same order (a zero Result when not linted).
 type EditApprover interface {
 	ApproveEdit(ctx context.Context, callID string, changes []workspace.Change, lints []lint.Result) workspace.Decision
+}
+
+// TypeChecker type-checks the Go files of a tool call's changes against
+// their packages (the agent's, over package lint/gotypes).
+type TypeChecker interface {
+	// CheckTypes starts the type check of tool call callID's proposed
+	// changes (decoded texts), whose syntax lints are lints, in the same
+	// order; nil when none of them is checked. It starts before the
+	// approval, which includes it when it is ready in time.
+	CheckTypes(callID string, changes []workspace.Change, lints []lint.Result) TypeCheck
+}
+
+// TypeCheck is one call's type check, from [TypeChecker.CheckTypes]. The
+// call reports each file it wrote or removed, and calls Done when it has
+// made every change it will make (or none); the findings of what it wrote
+// then reach the editor when they are ready.
+type TypeCheck interface {
+	// Wrote records that the call wrote p, whose decoded text is now
+	// text, and returns res, its lint, with the type errors the change
+	// introduced merged in when the check finishes within its budget
+	// (else res is marked TypesPending).
+	Wrote(p workspace.Path, text []byte, res lint.Result) lint.Result
+	// Removed records that the call deleted p or moved it away.
+	Removed(p workspace.Path)
+	// Done ends the call's part in the check.
+	Done()
 }
 
 // LintSink receives lint results for the editor.

@@ -7,7 +7,7 @@
 //	hermes-acp --setup              configure the model interactively
 //	hermes-acp client [flags] -- AGENT [ARGS]
 //	hermes-acp demo                 run a scripted session and print it
-//	hermes-acp lint [--json] FILE…  lint files as the agent does
+//	hermes-acp lint [--json] FILE…  lint files as the agent does (syntax, and Go types)
 //	hermes-acp tools                list toolsets and tools
 package main
 
@@ -56,7 +56,7 @@ Usage:
   hermes-acp client [flags] -- AGENT [ARGS...]
                                            drive any ACP agent headlessly (see: hermes-acp client -h)
   hermes-acp demo                          run a scripted session against hermes-acp and print it
-  hermes-acp lint [--json] FILE...         report syntax errors as the agent's delta lint does
+  hermes-acp lint [--json] FILE...         report syntax and Go type errors as the agent's lint does
   hermes-acp tools                         list toolsets and tools, with availability
 
 Flags for serving:

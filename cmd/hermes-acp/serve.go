@@ -72,6 +72,10 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 	termBackends := backend.New(backendOpts) // terminal backends (issue 18)
 	defer termBackends.Close()
 	termBackends.Start()
+	goTypes, goTypesOff := goTypesChecker(cfg.GoTypesOff, log)
+	if goTypes != nil {
+		defer goTypes.Close() // after the agent: no check outlives it
+	}
 	ag := agent.New(agent.Options{
 		Version: buildVersion(),
 		Model:   setup,
@@ -90,6 +94,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 				Lint:                env,
 				Linter:              env.Linter(),
 				RefuseNewLintErrors: env.RefuseNewLintErrors(),
+				Types:               typeChecker{env},
 				SavedResult:         env.SavedResult,
 				Enabled:             env.Enabled,
 				Web:                 webTools(cfg.Web, summarize, env.SaveResult, decoder),
@@ -135,6 +140,8 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 			return err
 		},
 		LintRefuse:      cfg.LintRefuse,
+		GoTypes:         goTypes,
+		GoTypesOff:      goTypesOff,
 		ApprovalTimeout: cfg.ApprovalTimeout,
 		MaxModelCalls:   cfg.MaxTurns,
 		FSTimeout:       cfg.FSTimeout,
