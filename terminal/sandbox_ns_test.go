@@ -389,6 +389,37 @@ func TestSandboxLimits(t *testing.T) {
 	}
 }
 
+// TestSandboxToolchains: the default limits and the view do not break the
+// programs commands run most: node, and a headless Chromium rendering a
+// page. Chromium runs with --no-sandbox: its own sandbox needs to write
+// the uid_map of a user namespace of its own, which Landlock refuses in
+// ours (docs/tools.md says so), and root needs the flag anyway.
+func TestSandboxToolchains(t *testing.T) {
+	t.Parallel()
+	b := newNSBox(t, nil)
+	if _, err := exec.LookPath("node"); err == nil {
+		if res := b.sh(t, `node -e 'require("fs").writeFileSync("n.txt", "node-ok"); console.log(require("fs").readFileSync("n.txt", "utf8"))'`); res.Output != "node-ok\n" {
+			t.Errorf("node in the sandbox = %+v", res)
+		}
+	}
+	chromium := ""
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			chromium = p
+			break
+		}
+	}
+	if chromium == "" {
+		return
+	}
+	flags := "--headless=new --disable-gpu --no-sandbox --user-data-dir=$PWD/.chrome"
+	res, err := Run(t.Context(), b.l, Spec{Command: chromium + " " + flags + " --dump-dom 'data:text/html,<p>rendered-in-the-sandbox</p>' 2>&1", Dir: b.root},
+		RunOptions{Timeout: 2 * time.Minute})
+	if err != nil || !strings.Contains(res.Output, "<p>rendered-in-the-sandbox</p>") {
+		t.Errorf("chromium in the sandbox = %+v (%v)", res, err)
+	}
+}
+
 // TestSandboxKill: killing a command ends everything it started, within
 // the grace, whatever it does with SIGTERM.
 func TestSandboxKill(t *testing.T) {
@@ -562,7 +593,7 @@ func TestSandboxAsNobody(t *testing.T) {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(t.Context(), bin, "-test.run", "^TestSandbox(Files|Devices|Capabilities|Hidden|Processes|Network|Limits|Kill|PTY|Fallback|FallbackNoPtrace)$", "-test.v", "-test.count=1")
+	cmd := exec.CommandContext(t.Context(), bin, "-test.run", "^TestSandbox(Files|Devices|Capabilities|Hidden|Processes|Network|Limits|Toolchains|Kill|PTY|Fallback|FallbackNoPtrace)$", "-test.v", "-test.count=1")
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + home,
 		"TMPDIR=" + tmp, "HERMES_SANDBOX_NOBODY=1", "LANG=C.UTF-8"}

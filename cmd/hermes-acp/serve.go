@@ -131,6 +131,8 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		Toolsets:         cfg.Toolsets,
 		DisabledToolsets: cfg.Disabled,
 		ApprovalsOff:     cfg.ApprovalsOff,
+		ApprovalsSmart:   cfg.ApprovalsSmart, // approvals.mode: smart (issue 25)
+		SmartPolicy:      cfg.SmartPolicy,
 		Network:          cfg.TerminalNetwork,     // terminal sandbox grants (issue 24)
 		Credentials:      cfg.TerminalCredentials, // terminal sandbox grants (issue 24)
 		CommandAllowlist: cfg.Allowlist,
@@ -209,6 +211,7 @@ func modelSetup(cfg config.Config, record string, log *slog.Logger) agent.ModelS
 	setup := agent.ModelSetup{Name: cfg.Model, Choices: cfg.ModelChoices, ContextWindow: cfg.ContextLength,
 		CompressionThreshold: cfg.CompressAt, CompressionOff: cfg.CompressOff}
 	visionSetup(&setup, cfg, log) // cmd/hermes-acp/vision.go
+	approvalSetup(&setup, cfg, log)
 	if cfg.ProviderProblem != "" && cfg.Model != "" {
 		setup.Problem = cfg.ProviderProblem
 		log.Warn("model not usable", "model", cfg.Model, "error", cfg.ProviderProblem)
