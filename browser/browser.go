@@ -473,8 +473,11 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 		// Element.computedRole and computedName: the snapshot's page walk.
 		chromedp.Flag("enable-blink-features", "ComputedAccessibilityInfo"),
 		// Back and forward load pages again, with their load events; no
-		// network time queries.
-		chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,BackForwardCache,NetworkTimeServiceQuerying"),
+		// network time queries, no optimization hints or models fetched
+		// from Google, no media router (the browser's own traffic, which
+		// the proxy would otherwise carry).
+		chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,BackForwardCache,NetworkTimeServiceQuerying,"+
+			"OptimizationHints,OptimizationHintsFetching,OptimizationGuideModelDownloading,MediaRouter,DialMediaRouteProvider"),
 		chromedp.Flag("no-sandbox", os.Geteuid() == 0),
 		chromedp.WindowSize(1280, 800),
 		chromedp.ModifyCmdFunc(ownGroup),
