@@ -18,7 +18,7 @@ func (e *Env) ApproveCDP(ctx context.Context, callID, method string) bool {
 	}
 	title := "Allow the DevTools method " + method + "? It can reach outside the page."
 	upd := acp.ToolCallUpdate{ToolCallID: callID, Title: &title, Kind: acp.KindExecute, Status: acp.StatusPending}
-	pctx, cancel := context.WithTimeout(ctx, s.a.opts.ApprovalTimeout)
+	pctx, cancel, _ := s.approvalContext(ctx)
 	defer cancel()
 	res, err := s.client.RequestPermission(pctx, &acp.RequestPermissionRequest{
 		SessionID: s.id,

@@ -113,8 +113,7 @@ func (e *Env) ApproveCommand(ctx context.Context, callID, command string) Comman
 		Content:    []acp.ToolCallContent{acp.TextContentItem(text)},
 		RawInput:   map[string]any{"command": command, "description": v.Description},
 	}
-	timeout := s.a.opts.ApprovalTimeout
-	pctx, cancel := context.WithTimeout(ctx, timeout)
+	pctx, cancel, timeout := s.approvalContext(ctx)
 	defer cancel()
 	res, err := s.client.RequestPermission(pctx, &acp.RequestPermissionRequest{SessionID: s.id, ToolCall: upd, Options: options})
 	switch {
