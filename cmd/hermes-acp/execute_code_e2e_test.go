@@ -14,8 +14,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/hermes-acp/hermes-acp/terminal"
 )
 
 func TestTypeScriptSDKExecuteCode(t *testing.T) {
@@ -37,8 +35,15 @@ func TestTypeScriptSDKExecuteCode(t *testing.T) {
 		transcript: filepath.Join(t.TempDir(), "transcript.jsonl"),
 	}
 	r.exec(t, 120*time.Second, "HERMES_HOME="+home, "HOME="+userHome)
-	if _, err := os.Stat(filepath.Join(userHome, "escape.txt")); err == nil {
-		t.Errorf("a script wrote into $HOME")
+	for _, name := range []string{"escape.txt", "escape-dontask.txt", "escape-dontask-shell.txt"} {
+		if _, err := os.Stat(filepath.Join(userHome, name)); err == nil {
+			t.Errorf("a script wrote %s into $HOME", name)
+		}
+	}
+	for _, name := range []string{"hostile-system", "hostile-subprocess", "hidden-ran"} {
+		if _, err := os.Stat(filepath.Join(r.workdir, "ws", name)); err == nil {
+			t.Errorf("%s exists: a denied script ran", name)
+		}
 	}
 
 	conns := r.transcriptOf(t) // every agent line validates against the ACP schema
@@ -46,7 +51,7 @@ func TestTypeScriptSDKExecuteCode(t *testing.T) {
 	if len(lines) == 0 {
 		t.Fatal("no connection in the transcript")
 	}
-	if stops := promptStops(lines); !equalStrings(stops, []string{"end_turn", "end_turn", "end_turn", "cancelled", "end_turn"}) {
+	if stops := promptStops(lines); !equalStrings(stops, []string{"end_turn", "end_turn", "end_turn", "cancelled", "end_turn", "end_turn", "end_turn", "end_turn"}) {
 		t.Errorf("prompts ended %v", stops)
 	}
 	for _, name := range []string{"pgid-timeout", "pgid-cancel"} {
@@ -55,22 +60,37 @@ func TestTypeScriptSDKExecuteCode(t *testing.T) {
 			t.Errorf("%s: %v (the script did not run)", name, err)
 			continue
 		}
-		pgid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-		if err != nil {
-			t.Fatal(err)
+		// The script's sleep has a duration of its own; a process id
+		// written inside the sandbox would be of its namespace.
+		marker := strings.TrimSpace(string(b))
+		if !strings.HasPrefix(marker, "1000.") {
+			t.Fatalf("%s: %q is not the script's marker", name, marker)
 		}
-		if alive := liveGroup(t, pgid); len(alive) > 0 {
+		if alive := processesWith(t, "sleep\x00"+marker); len(alive) > 0 {
 			t.Errorf("%s: processes %v of the script are still running", name, alive)
 		}
 	}
 }
 
-// liveGroup lists the live (not zombie) processes of process group pgid.
-func liveGroup(t *testing.T, pgid int) []int {
+// processesWith lists the live (not zombie) processes whose command line
+// (its arguments joined by NUL bytes) holds needle.
+func processesWith(t *testing.T, needle string) []int {
 	t.Helper()
-	m, err := terminal.GroupMembers(pgid)
+	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		t.Fatalf("no /proc: %v", err)
 	}
-	return m
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if strings.Contains(string(cmdline), needle) && !strings.Contains(string(stat), ") Z ") {
+			out = append(out, pid)
+		}
+	}
+	return out
 }
