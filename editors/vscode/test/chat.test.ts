@@ -178,24 +178,32 @@ test("a waiting approval is part of its call's card; the card follows the answer
   const c = new ChatState();
   const broker = new ApprovalBroker();
   c.apply({ sessionUpdate: "tool_call", toolCallId: "call_1", title: "terminal: rm -rf build", kind: "execute", status: "pending", rawInput: { command: "rm -rf build" } });
+  // The request as hermes-acp sends it: titled with the command, the dangers in its text.
   void broker.request({
     sessionId: "s",
-    toolCall: { toolCallId: "call_1", title: "recursive delete: rm -rf build", kind: "execute", rawInput: { command: "rm -rf build", description: "recursive delete" }, content: [{ type: "content", content: text("recursive delete\n$ rm -rf build") }] },
+    toolCall: { toolCallId: "call_1", title: "rm -rf build", kind: "execute", rawInput: { command: "rm -rf build", reasons: ["recursive delete"] }, content: [{ type: "content", content: text("Needs approval: recursive delete.") }] },
     options: [
       { optionId: "allow_once", name: "Allow once", kind: "allow_once" },
-      { optionId: "allow_prefix", name: "Always allow commands starting with `rm`", kind: "allow_always" },
+      { optionId: "allow_session", name: "Allow for this session", kind: "allow_always" },
+      { optionId: "allow_always", name: "Always allow this exact command", kind: "allow_always" },
+      { optionId: "allow_prefix", name: "Always allow `rm -rf build/*`", kind: "allow_always" },
       { optionId: "deny", name: "Deny", kind: "reject_once" },
+      { optionId: "deny_always", name: "Deny always", kind: "reject_always" },
     ],
   });
   const ctx = ctxOf(c, { approval: (id) => broker.latestFor("s", id) });
   let html = renderItem(c.items[0], ctx);
   assert.match(html, /status-waiting/);
   assert.match(html, /Waiting for you/);
-  assert.match(html, /recursive delete/);
+  assert.match(html, /Needs approval: recursive delete\./);
   assert.match(html, /<span class="hljs-built_in">rm<\/span> -rf build/);
   assert.match(html, /<button class="primary" data-action="answer" data-approval="approval_1" data-option="allow_once">Allow once<\/button>/);
-  assert.match(html, />Always allow commands starting with `rm`<\/button>/, "the full label, backticks and all");
+  assert.match(html, />Allow for this session<\/button>/);
+  assert.match(html, />Always allow this exact command<\/button>/);
+  assert.match(html, />Always allow <code class="inline">rm -rf build\/\*<\/code><\/button>/, "the full label, its code span as code");
   assert.match(html, /<button class="secondary reject" [^>]*data-option="deny">Deny<\/button>/);
+  assert.match(html, /<button class="secondary reject" [^>]*data-option="deny_always">Deny always<\/button>/);
+  assert.equal((html.match(/data-action="answer"/g) ?? []).length, 6, "every option is a button");
   broker.answer("approval_1", "allow_once", "chat");
   html = renderItem(c.items[0], ctx);
   assert.doesNotMatch(html, /Waiting for you/);

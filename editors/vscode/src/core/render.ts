@@ -53,6 +53,14 @@ function icon(name: string, extra = ""): string {
   return `<span class="codicon codicon-${name}${extra ? " " + extra : ""}" aria-hidden="true"></span>`;
 }
 
+/** labelHtml escapes an option label, showing its `code` spans as code (hermes-acp's "Always allow `rm -rf build/*`"). */
+export function labelHtml(label: string): string {
+  return label
+    .split(/(`[^`]+`)/)
+    .map((part) => (/^`[^`]+`$/.test(part) ? `<code class="inline">${escapeHtml(part.slice(1, -1))}</code>` : escapeHtml(part)))
+    .join("");
+}
+
 function basename(p: string): string {
   const parts = p.split(/[\\/]/);
   return parts[parts.length - 1] || p;
@@ -127,7 +135,7 @@ function renderTool(t: ToolItem, ctx: RenderContext): string {
     }
   }
   // Open by default: what needs the user, what failed, and what shows a command or an edit.
- const childWaiting = children.some((c) => ctx.approval(c.id)?.state === "waiting");
+  const childWaiting = children.some((c) => ctx.approval(c.id)?.state === "waiting");
   const open = waiting || childWaiting || t.status === "failed" || isCommand || t.diffs.length > 0 || children.length > 0;
   const status = waiting || childWaiting ? "waiting" : t.status;
   const badge = waiting || childWaiting
@@ -153,7 +161,7 @@ export function renderApproval(a: Approval): string {
   if (a.state !== "waiting") {
     const allowed = a.state === "answered" && a.answer!.kind.startsWith("allow");
     const ic = a.state === "withdrawn" ? "circle-slash" : allowed ? "check" : "close";
-    return `<div class="approval settled ${a.state} ${allowed ? "allowed" : "rejected"}" data-approval="${escapeHtml(a.id)}">${icon(ic)}<span>${escapeHtml(describeAnswer(a))}</span></div>`;
+    return `<div class="approval settled ${a.state} ${allowed ? "allowed" : "rejected"}" data-approval="${escapeHtml(a.id)}">${icon(ic)}<span>${labelHtml(describeAnswer(a))}</span></div>`;
   }
   const parts: string[] = [];
   if (plan.kind === "command") {
@@ -172,7 +180,7 @@ export function renderApproval(a: Approval): string {
   const buttons = plan.options
     .map((o, i) => {
       const cls = i === primary ? "primary" : o.kind.startsWith("reject") ? "secondary reject" : "secondary";
-      return `<button class="${cls}" data-action="answer" data-approval="${escapeHtml(a.id)}" data-option="${escapeHtml(o.optionId)}">${escapeHtml(o.label)}</button>`;
+      return `<button class="${cls}" data-action="answer" data-approval="${escapeHtml(a.id)}" data-option="${escapeHtml(o.optionId)}">${labelHtml(o.label)}</button>`;
     })
     .join("");
   const hint = plan.kind === "edit" ? `<div class="approval-hint">or ${icon("check")} / ${icon("close")} in the diff editor</div>` : "";
