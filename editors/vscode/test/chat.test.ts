@@ -197,12 +197,12 @@ test("a waiting approval is part of its call's card; the card follows the answer
   assert.match(html, /Waiting for you/);
   assert.match(html, /Needs approval: recursive delete\./);
   assert.match(html, /<span class="hljs-built_in">rm<\/span> -rf build/);
-  assert.match(html, /<button class="primary" data-action="answer" data-approval="approval_1" data-option="allow_once">Allow once<\/button>/);
-  assert.match(html, />Allow for this session<\/button>/);
-  assert.match(html, />Always allow this exact command<\/button>/);
-  assert.match(html, />Always allow <code class="inline">rm -rf build\/\*<\/code><\/button>/, "the full label, its code span as code");
-  assert.match(html, /<button class="secondary reject" [^>]*data-option="deny">Deny<\/button>/);
-  assert.match(html, /<button class="secondary reject" [^>]*data-option="deny_always">Deny always<\/button>/);
+  assert.match(html, /<button class="primary" data-action="answer" data-approval="approval_1" data-option="allow_once"><span class="label">Allow once<\/span><\/button>/);
+  assert.match(html, /><span class="label">Allow for this session<\/span><\/button>/);
+  assert.match(html, /><span class="label">Always allow this exact command<\/span><\/button>/);
+  assert.match(html, /><span class="label">Always allow <code class="inline">rm -rf build\/\*<\/code><\/span><\/button>/, "the full label, its code span as code");
+  assert.match(html, /<button class="secondary reject" [^>]*data-option="deny"><span class="label">Deny<\/span><\/button>/);
+  assert.match(html, /<button class="secondary reject" [^>]*data-option="deny_always"><span class="label">Deny always<\/span><\/button>/);
   assert.equal((html.match(/data-action="answer"/g) ?? []).length, 6, "every option is a button");
   broker.answer("approval_1", "allow_once", "chat");
   html = renderItem(c.items[0], ctx);

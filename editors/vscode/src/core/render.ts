@@ -180,7 +180,7 @@ export function renderApproval(a: Approval): string {
   const buttons = plan.options
     .map((o, i) => {
       const cls = i === primary ? "primary" : o.kind.startsWith("reject") ? "secondary reject" : "secondary";
-      return `<button class="${cls}" data-action="answer" data-approval="${escapeHtml(a.id)}" data-option="${escapeHtml(o.optionId)}">${labelHtml(o.label)}</button>`;
+      return `<button class="${cls}" data-action="answer" data-approval="${escapeHtml(a.id)}" data-option="${escapeHtml(o.optionId)}"><span class="label">${labelHtml(o.label)}</span></button>`;
     })
     .join("");
   const hint = plan.kind === "edit" ? `<div class="approval-hint">or ${icon("check")} / ${icon("close")} in the diff editor</div>` : "";
