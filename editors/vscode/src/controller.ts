@@ -408,7 +408,10 @@ export class Controller implements vscode.Disposable {
     if (!s) return;
     // ACP: answer every pending permission request "cancelled", then the agent ends the turn.
     this.broker.cancelSession(s.id);
-    if (this.conn && s.busy) await this.conn.cancel(s.id);
+    if (this.conn && s.busy) {
+      s.chat.cancelling();
+      await this.conn.cancel(s.id);
+    }
   }
 
   // --- updates and approvals ---

@@ -241,6 +241,27 @@ test("terminals run the command, keep the end of long output, and report the exi
   assert.throws(() => tm.output({ sessionId: "s", terminalId }), /no terminal/);
 });
 
+test("a terminal released while its command runs is killed, and its card hears how it ended", { timeout: 120_000 }, async () => {
+  const tm = new TerminalManager();
+  const changes: string[] = [];
+  tm.onChange((id) => changes.push(id));
+  const { terminalId } = tm.create({ sessionId: "s", command: "sh", args: ["-c", "echo started; exec sleep 120"] });
+  await new Promise<void>((resolve) => tm.live(terminalId)!.onOutput(() => resolve()));
+  tm.kill({ sessionId: "s", terminalId });
+  tm.release({ sessionId: "s", terminalId });
+  const ended = await new Promise<string | null>((resolve) => {
+    const check = () => {
+      const v = tm.view(terminalId);
+      if (v?.exitStatus) resolve(v.exitStatus.signal);
+    };
+    tm.onChange(check);
+    check();
+  });
+  assert.equal(ended, "SIGTERM");
+  assert.match(tm.view(terminalId)!.output, /started/);
+  assert.ok(changes.filter((id) => id === terminalId).length >= 2, "told of the release and of the exit");
+});
+
 test("after the agent restarts, the chat's session is loaded again; one it never saved becomes a new session, with the reason", async () => {
   const ws = tempDir();
   writeFileSync(join(ws, "config.json"), '{"name": "demo"}\n');

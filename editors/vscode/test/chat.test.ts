@@ -228,6 +228,34 @@ test("a replayed prompt shows its attachments as chips, not the files' contents"
   assert.deepEqual(splitAttachments("no attachments"), { text: "no attachments", attachments: [] });
 });
 
+test("a call the agent reports failed after the user stopped the turn, without a reason, is shown cancelled", () => {
+  const c = new ChatState();
+  c.apply({ sessionUpdate: "tool_call", toolCallId: "a", title: "terminal: sleep 120", kind: "execute", status: "in_progress", content: [{ type: "terminal", terminalId: "term_1" }] });
+  c.apply({ sessionUpdate: "tool_call", toolCallId: "b", title: "read: x", kind: "read", status: "in_progress" });
+  c.apply({ sessionUpdate: "tool_call", toolCallId: "c", title: "read: y", kind: "read", status: "in_progress" });
+  c.cancelling();
+  // hermes-acp ends the stopped calls "failed" (ACP has no cancelled status).
+  c.apply({ sessionUpdate: "tool_call_update", toolCallId: "a", status: "failed", content: [{ type: "terminal", terminalId: "term_1" }] });
+  c.apply({ sessionUpdate: "tool_call_update", toolCallId: "b", status: "failed", content: [{ type: "content", content: text("permission denied: x") }] });
+  assert.equal(c.tools.get("a")!.status, "cancelled");
+  assert.equal(c.tools.get("b")!.status, "failed", "a failure with a reason stays a failure");
+  assert.deepEqual(c.endTurn("cancelled"), [2], "the one still running when the turn ended");
+  assert.equal(c.tools.get("c")!.status, "cancelled");
+  assert.doesNotMatch(renderItem(c.items[0]), /gave no reason/);
+  // The next turn's failures are failures again.
+  c.apply({ sessionUpdate: "tool_call", toolCallId: "d", title: "read: z", kind: "read", status: "failed" });
+  assert.equal(c.tools.get("d")!.status, "failed");
+  assert.match(renderItem(c.items[3]), /gave no reason/);
+});
+
+test("a failed terminal call lets its terminal say how it ended", () => {
+  const c = new ChatState();
+  c.apply({ sessionUpdate: "tool_call", toolCallId: "a", title: "terminal: false", kind: "execute", status: "failed", content: [{ type: "terminal", terminalId: "term_1" }] });
+  const html = renderItem(c.items[0], ctxOf(c, { terminal: () => ({ command: "false", output: "", truncated: false, exitStatus: { exitCode: 1, signal: null } }) }));
+  assert.match(html, /exit 1/);
+  assert.doesNotMatch(html, /gave no reason/);
+});
+
 test("a cancelled turn marks its unfinished calls cancelled; usage and commands come from updates", () => {
   const c = new ChatState();
   c.apply({ sessionUpdate: "tool_call", toolCallId: "a", title: "terminal: sleep 100", kind: "execute", status: "in_progress" });

@@ -125,6 +125,8 @@ export class ChatState {
   private readonly index = new Map<string, number>(); // tool id → item index (top-level calls)
   private planIndex = -1;
   private keys = 0;
+  /** The calls that were unfinished when the user stopped the turn (cancelling). */
+  private stopped = new Set<string>();
 
   private key(prefix: string): string {
     return `${prefix}${++this.keys}`;
@@ -164,6 +166,7 @@ export class ChatState {
         if (u.locations) t.locations = u.locations.map((l) => ({ path: l.path, line: l.line }));
         if (u.content) this.fill(t, u.content, u._meta);
         else if (u._meta) this.setLint(t, u._meta, t.texts);
+        this.stoppedByUser(t);
         return this.changedFor(t);
       }
       case "plan": {
@@ -286,15 +289,30 @@ export class ChatState {
    * (ACP leaves that to the client) and returns the items it changed.
    */
   endTurn(stopReason: string): number[] {
+    const stopped = this.stopped;
+    this.stopped = new Set();
     if (stopReason !== "cancelled") return [];
     const changed = new Set<number>();
     for (const t of this.tools.values()) {
-      if (t.status === "pending" || t.status === "in_progress") {
+      if (t.status === "pending" || t.status === "in_progress" || (stopped.has(t.id) && t.status === "failed" && t.texts.length === 0)) {
         t.status = "cancelled";
         for (const i of this.changedFor(t)) changed.add(i);
       }
     }
     return [...changed];
+  }
+
+  /**
+   * cancelling notes the calls still running when the user stops the turn:
+   * the agent reports them "failed" (ACP has no cancelled status), and a
+   * failure it gives no reason for is shown as cancelled.
+   */
+  cancelling(): void {
+    for (const t of this.tools.values()) if (t.status === "pending" || t.status === "in_progress") this.stopped.add(t.id);
+  }
+
+  private stoppedByUser(t: ToolItem): void {
+    if (this.stopped.has(t.id) && t.status === "failed" && t.texts.length === 0) t.status = "cancelled";
   }
 
   /** interrupt marks unfinished calls as failed when the agent went away mid-turn. */

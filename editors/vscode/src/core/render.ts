@@ -130,7 +130,8 @@ function renderTool(t: ToolItem, ctx: RenderContext): string {
     if (texts.length > 0) {
       const cls = t.status === "failed" ? "tool-result failed" : "tool-result";
       body.push(`<div class="${cls} markdown">${texts.map(renderMarkdown).join("")}</div>`);
-    } else if (t.status === "failed") {
+    } else if (t.status === "failed" && t.terminals.length === 0) {
+      // (A terminal says how its command ended.)
       body.push(`<div class="tool-result failed">The call failed; the agent gave no reason.</div>`);
     }
   }

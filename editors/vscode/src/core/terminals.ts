@@ -185,7 +185,10 @@ export class TerminalManager {
     this.terms.delete(p.terminalId);
     this.released.set(p.terminalId, t.view());
     void t.exited.then(() => {
-      if (this.released.has(p.terminalId)) this.released.set(p.terminalId, t.view());
+      if (!this.released.has(p.terminalId)) return;
+      // The card shows how the released command ended.
+      this.released.set(p.terminalId, t.view());
+      this.changed(p.terminalId);
     });
     while (this.released.size > keptTerminals) this.released.delete(this.released.keys().next().value as string);
     this.changed(p.terminalId);
