@@ -266,6 +266,12 @@ async function transcript() {
   );
 }
 
+/** noticeLast checks that the restart's notice follows the whole replayed conversation. */
+async function noticeLast(what) {
+  const t = await transcript();
+  check(/^other: notice/.test(t[t.length - 1] ?? ""), `after ${what} the notice is not below the replayed conversation: ${JSON.stringify(t)}`);
+}
+
 try {
   log(`installing ${vsix}`);
   const inst = spawnSync(codeServer, ["--user-data-dir", ud, "--extensions-dir", ext, "--install-extension", vsix], { env, encoding: "utf8" });
@@ -470,6 +476,7 @@ try {
   // --- 6. Restart, then a prompt that works; a crash, then a prompt that works. ---
   await command("Hermes: Restart the Agent");
   await chat.locator(".notice", { hasText: "reopened this session" }).first().waitFor({ timeout: step });
+  await noticeLast("the restart");
   await send("Still there?");
   await agentText("survived the restart");
   await shot("10-after-restart.png", true);
@@ -478,6 +485,7 @@ try {
   process.kill(pid, "SIGKILL");
   // (The restart's notice went with the transcript it was in: notices are not replayed.)
   await chat.locator(".notice", { hasText: /exited unexpectedly.*reopened this session/ }).first().waitFor({ timeout: step });
+  await noticeLast("the crash");
   await send("And after a crash?");
   await agentText("Still here after the crash.");
   check((await chat.locator("text=Session not found").count()) === 0, "a prompt failed with Session not found");

@@ -26,12 +26,11 @@ const temps: string[] = [];
 after(() => temps.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 /**
- * settled waits until cond holds: the SDK may resolve session/prompt before
- * it has run the handlers of the updates the agent sent just before the
- * reply, so the transcript is checked once those have run.
+ * handled checks what the updates sent before a reply did: the connection
+ * resolves session/prompt and session/load only once their handlers ran
+ * (the SDK resolves the reply first), so this holds at once.
  */
-async function settled(what: string, cond: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 25));
+function handled(what: string, cond: () => boolean): void {
   assert.ok(cond(), what);
 }
 
@@ -129,7 +128,7 @@ test("an accepted edit is reviewed against the unsaved text, written through the
     assert.equal(diags[0].source, "hermes-lint");
 
     const html = () => rec.chat.items.map((i) => renderItem(i)).join("\n");
-    await settled("the last answer arrived", () => html().includes("now lists the beta tag."));
+    handled("the last answer arrived", () => html().includes("now lists the beta tag."));
     assert.match(html(), /I will add the <strong>beta<\/strong> tag/);
     assert.match(html(), /<details class="msg thought" /);
     assert.match(html(), /class="card tool kind-edit status-completed"/);
@@ -162,7 +161,7 @@ test("a rejected edit leaves the file alone", async () => {
     assert.equal(readFileSync(config, "utf8"), '{"name": "demo"}\n');
     assert.equal(rec.diagnostics.size, 0);
     const tool = () => rec.chat.items.find((i) => i.type === "tool");
-    await settled("the tool card shows the rejection", () => {
+    handled("the tool card shows the rejection", () => {
       const t = tool();
       return t?.type === "tool" && t.status === "failed";
     });
@@ -285,7 +284,7 @@ test("after the agent restarts, the chat's session is loaded again; one it never
     assert.equal(r.kind, "loaded");
     assert.equal(r.sessionId, s.sessionId);
     assert.equal(loading, 1);
-    await settled("the replay brought the prompt and the tool call back", () => rec.chat.items.some((i) => i.type === "user") && rec.chat.items.some((i) => i.type === "tool"));
+    handled("the replay brought the prompt and the tool call back", () => rec.chat.items.some((i) => i.type === "user") && rec.chat.items.some((i) => i.type === "tool"));
     // The next prompt in the restored session works (the script's conversation goes on).
     assert.equal((await second.prompt(s.sessionId, "And again")).stopReason, "end_turn", "no Session not found");
     // A session the agent never saved cannot be loaded: a new one, and why.

@@ -187,8 +187,11 @@ export class AgentConnection {
     return this.init.agentCapabilities?.loadSession === true;
   }
 
-  loadSession(sessionId: string, cwd: string, dirs: string[] = []): Promise<acp.LoadSessionResponse> {
-    return this.agent.request(acp.methods.agent.session.load, { sessionId, cwd, mcpServers: [], ...this.roots(dirs) });
+  /** loadSession resolves once the replay the agent sent before its reply has been handled. */
+  async loadSession(sessionId: string, cwd: string, dirs: string[] = []): Promise<acp.LoadSessionResponse> {
+    const res = await this.agent.request(acp.methods.agent.session.load, { sessionId, cwd, mcpServers: [], ...this.roots(dirs) });
+    await updatesHandled();
+    return res;
   }
 
   listSessions(cwd: string, cursor?: string): Promise<acp.ListSessionsResponse> {
@@ -199,9 +202,12 @@ export class AgentConnection {
     await this.agent.request(acp.methods.agent.session.delete, { sessionId });
   }
 
-  prompt(sessionId: string, prompt: string | acp.ContentBlock[]): Promise<acp.PromptResponse> {
+  /** prompt resolves once the updates the agent sent before its reply have been handled. */
+  async prompt(sessionId: string, prompt: string | acp.ContentBlock[]): Promise<acp.PromptResponse> {
     const blocks = typeof prompt === "string" ? [{ type: "text" as const, text: prompt }] : prompt;
-    return this.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: blocks });
+    const res = await this.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: blocks });
+    await updatesHandled();
+    return res;
   }
 
   cancel(sessionId: string): Promise<void> {
@@ -232,6 +238,20 @@ export class AgentConnection {
     const t = setTimeout(() => this.child.kill("SIGKILL"), 5000);
     void this.exited.then(() => clearTimeout(t));
   }
+}
+
+/**
+ * updatesHandled waits until the notifications received before a reply
+ * have been handled. The SDK resolves a request as soon as its reply is
+ * read, but runs each notification through its chain of handlers in
+ * promises, so the updates the agent sent just before the reply (the last
+ * words of a turn, the end of a replay) are handled a few microtasks
+ * later; they all are once the microtask queue has drained, which a
+ * macrotask (setImmediate) waits for. Without this, a notice the chat adds
+ * after the reply lands among the replayed messages.
+ */
+function updatesHandled(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function clientApp(host: ClientHost): acp.ClientApp {
