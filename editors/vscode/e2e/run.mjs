@@ -105,7 +105,7 @@ conversations:
       - text: "Starting the slow job."
         tool_calls:
           - name: terminal
-            arguments: {command: "sleep 120"}
+            arguments: {command: "sleep 117"}
 `,
 );
 
@@ -195,6 +195,20 @@ function agentProcesses() {
         // a process that is gone or not ours
       }
       if ((exe === bin || argv[0] === bin) && !argv.includes("sandbox-exec") && !argv.includes("--version") && !argv.includes("--setup")) pids.push(Number(p));
+    } catch {
+      // gone
+    }
+  }
+  return pids;
+}
+
+/** commandProcesses lists the pids of processes whose command line is exactly argv joined by spaces. */
+function commandProcesses(cmdline) {
+  const pids = [];
+  for (const p of readdirSync("/proc")) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      if (readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0").filter(Boolean).join(" ") === cmdline) pids.push(Number(p));
     } catch {
       // gone
     }
@@ -513,12 +527,17 @@ try {
   await chat.locator("#empty h2", { hasText: "Ask Hermes" }).waitFor({ timeout: step });
   await send("Run the slow job");
   await chat.locator(".terminal-state.running").first().waitFor({ timeout: step });
+  await waitFor("the slow job to run", () => commandProcesses("sleep 117").length === 1);
   await chat.locator("#stop").waitFor({ state: "visible" });
   await shot("14-running.png", true);
   await chat.locator("#prompt").press("Escape");
   await chat.locator(".notice", { hasText: "Stopped." }).first().waitFor({ timeout: step });
   await chat.locator("#send").waitFor({ state: "visible" });
-  check((await chat.locator(".terminal-state.running").count()) === 0, "the command still runs after Escape");
+  // The agent kills the editor terminal; its card says how the command ended, and no sleep is left.
+  await chat.locator(".terminal-state.failed", { hasText: /killed|exit/ }).first().waitFor({ timeout: step });
+  await waitFor("the command to be gone after Escape", () => commandProcesses("sleep 117").length === 0);
+  check((await chat.locator(".terminal-state.running").count()) === 0, "the card still shows the command running after Escape");
+  check((await chat.locator(".card.status-cancelled").count()) === 1, "the stopped call is not shown cancelled");
   await shot("15-cancelled.png", true);
   log("Escape cancelled the turn");
   log(`OK; screenshots in ${out}`);
