@@ -14,6 +14,7 @@ import (
 	"github.com/hermes-acp/hermes-acp/acp"
 	"github.com/hermes-acp/hermes-acp/agent/internal/store"
 	"github.com/hermes-acp/hermes-acp/lint"
+	"github.com/hermes-acp/hermes-acp/lint/gotypes"
 	"github.com/hermes-acp/hermes-acp/mcp"
 	"github.com/hermes-acp/hermes-acp/model"
 	"github.com/hermes-acp/hermes-acp/registry"
@@ -128,6 +129,15 @@ type Options struct {
 	// Linter lints every session's edits and remembers what it parsed
 	// clean; nil means one of the agent's own.
 	Linter *lint.Linter
+	// GoTypes type-checks the Go edits of every session (lint.go_types,
+	// agent/gotypes.go); nil: Go files get the syntax lint only, and
+	// GoTypesOff says why, for /context.
+	GoTypes    *gotypes.Checker
+	GoTypesOff string
+	// GoTypesWait bounds how long an edit's approval prompt, and its
+	// result, wait for its type check, from its start; 0 means
+	// DefaultGoTypesWait.
+	GoTypesWait time.Duration
 	// HermesHome holds the session database; "" disables persistence.
 	HermesHome string
 	// Notices are start-up problems (e.g. of the configuration file) shown

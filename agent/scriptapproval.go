@@ -53,6 +53,9 @@ type ScriptRequest struct {
 	Commands []ScriptCommand
 	// Where names the terminal backend it runs on ("" for this machine).
 	Where string
+	// ConfinesNetwork and ConfinesCredentials say which sandbox grants
+	// mean something where it runs (as CommandRequest's).
+	ConfinesNetwork, ConfinesCredentials bool
 }
 
 // finding is one reason a script needs approval.
@@ -72,6 +75,14 @@ type finding struct {
 // line, what runs it and the verdict. "Allow for session" approves the
 // request's keys (the danger patterns, hidden commands, and in the
 // default mode scripts) for the session's later scripts.
+//
+// The script runs as one command of the terminal sandbox: the grants the
+// commands it runs want (the needs of the programs the danger check knows:
+// npm install, git push …) are decided for the whole script as for a
+// command — terminal.network / terminal.credentials, the session's
+// grants, or asked in the same request ("Run with the network", for the
+// session, without, or deny), in every mode. A hermes_tools.terminal
+// command asks for its own when it runs.
 func (e *Env) ApproveScript(ctx context.Context, callID string, req ScriptRequest) CommandApproval {
 	s := e.s
 	var findings []finding
@@ -82,10 +93,14 @@ func (e *Env) ApproveScript(ctx context.Context, callID string, req ScriptReques
 	}
 	verdicts := make([]string, len(req.Commands))
 	allow := s.a.allowlistEntries()
+	var wanted danger.Needs
 	for i, c := range req.Commands {
 		v := danger.Verdict{}
 		if c.Check != "" {
 			v = danger.Options{Dir: s.ws.Cwd(), Roots: s.ws.Roots()}.Check(c.Check)
+		}
+		if !c.Tool {
+			wanted = wanted.Or(v.Needs)
 		}
 		if v.Hardline {
 			s.log.Warn("script refused by the hardline floor", "session", s.id, "finding", v.Reasons(), "line", c.Line)
@@ -127,30 +142,61 @@ func (e *Env) ApproveScript(ctx context.Context, callID string, req ScriptReques
 	for i, f := range findings {
 		descs[i] = f.desc
 	}
-	allowed := func(how string) CommandApproval {
-		return CommandApproval{Allowed: true, Approval: how, Description: strings.Join(descs, "; ")}
+	wanted = danger.Needs{Network: wanted.Network && req.ConfinesNetwork, Credentials: wanted.Credentials && req.ConfinesCredentials}
+	granted, wantGrants, note := s.commandGrants(wanted)
+	granted = danger.Needs{Network: granted.Network && req.ConfinesNetwork, Credentials: granted.Credentials && req.ConfinesCredentials}
+	allowedWith := func(how string, g danger.Needs) CommandApproval {
+		d := CommandApproval{Allowed: true, Approval: how, Network: g.Network, Credentials: g.Credentials, GrantNote: note}
+		if how != "" {
+			d.Description = strings.Join(descs, "; ")
+		}
+		return d
 	}
-	switch {
-	case len(findings) == 0:
-		return CommandApproval{Allowed: true}
-	case s.a.opts.ApprovalsOff:
-		return allowed(ApprovedOff)
+	// The findings ask unless approvals are off; the grants ask when
+	// commandGrants leaves them pending.
+	asking := len(findings) > 0 && !s.a.opts.ApprovalsOff
+	how := "" // how the findings are covered without asking
+	if len(findings) > 0 && s.a.opts.ApprovalsOff {
+		how = ApprovedOff
+	}
+	if !asking && !wantGrants.Any() {
+		return allowedWith(how, granted)
+	}
+	// how the findings are approved by the answer
+	answered := func(h string) string {
+		if !asking {
+			return how
+		}
+		return h
+	}
+	if !asking {
+		findings = nil
 	}
 
 	denied := CommandApproval{Message: scriptDeniedMessage, Description: strings.Join(descs, "; ")}
 	title := clipTitle("Run Python script: " + firstLine(req.Code))
+	raw := map[string]any{"code": req.Code, "commands": scriptRaw(req.Commands, verdicts), "reasons": findingDescs(findings)}
+	if wantGrants.Network {
+		raw["network"] = true
+	}
+	if wantGrants.Credentials {
+		raw["credentials"] = true
+	}
 	upd := acp.ToolCallUpdate{
 		ToolCallID: callID,
 		Title:      &title,
 		Kind:       acp.KindExecute,
 		Status:     acp.StatusPending,
-		Content:    []acp.ToolCallContent{acp.TextContentItem(scriptPermissionText(req, findings, verdicts))},
-		RawInput:   map[string]any{"code": req.Code, "commands": scriptRaw(req.Commands, verdicts), "reasons": descs},
+		Content:    []acp.ToolCallContent{acp.TextContentItem(scriptPermissionText(req, findings, verdicts, wantGrants))},
+		RawInput:   raw,
 	}
 	options := []acp.PermissionOption{
 		{OptionID: optCmdOnce, Name: "Allow once", Kind: acp.AllowOnce},
 		{OptionID: optCmdSession, Name: "Allow for session", Kind: acp.AllowAlways},
 		{OptionID: optCmdDeny, Name: "Deny", Kind: acp.RejectOnce},
+	}
+	if wantGrants.Any() {
+		options = commandAsk{pending: make([]danger.Rule, len(findings)), grants: wantGrants}.grantOptions()
 	}
 	if t := s.tracker(callID); t != nil {
 		t.announce(acp.StatusPending, nil, nil)
@@ -176,18 +222,42 @@ func (e *Env) ApproveScript(ctx context.Context, callID string, req ScriptReques
 			t.restoreTitle(acp.StatusInProgress)
 		}
 	}
+	with := granted.Or(wantGrants)
 	switch res.Outcome.OptionID {
 	case optCmdOnce:
 		back()
-		return allowed(ApprovedOnce)
+		d := allowedWith(answered(ApprovedOnce), with)
+		d.Asked = wantGrants.Any()
+		return d
 	case optCmdSession:
 		for _, f := range findings {
 			s.approveForSession(f.key)
 		}
+		s.grantForSession(wantGrants)
 		back()
-		return allowed(ApprovedSession)
+		d := allowedWith(answered(ApprovedSession), with)
+		d.Asked = wantGrants.Any()
+		return d
+	case optCmdWithout:
+		if !wantGrants.Any() {
+			return denied
+		}
+		back()
+		d := allowedWith(answered(ApprovedOnce), granted)
+		d.Asked = true
+		d.GrantNote = strings.TrimSpace(d.GrantNote + " The user allowed the script without " + grantWords(wantGrants) + ".")
+		return d
 	}
 	return denied
+}
+
+// findingDescs are the findings' descriptions.
+func findingDescs(findings []finding) []string {
+	out := make([]string, len(findings))
+	for i, f := range findings {
+		out[i] = f.desc
+	}
+	return out
 }
 
 // scriptDeniedMessage is hermes's denial, for a script.
@@ -200,13 +270,14 @@ const maxShownCode = 60_000
 
 // scriptPermissionText is the permission request's text: why it asks, the
 // commands with their verdicts, and the script as code.
-func scriptPermissionText(req ScriptRequest, findings []finding, verdicts []string) string {
+func scriptPermissionText(req ScriptRequest, findings []finding, verdicts []string, grants danger.Needs) string {
 	var b strings.Builder
-	reasons := make([]string, len(findings))
-	for i, f := range findings {
-		reasons[i] = f.desc
+	if len(findings) > 0 {
+		b.WriteString("Asks because: " + strings.Join(findingDescs(findings), "; ") + ".\n")
 	}
-	b.WriteString("Asks because: " + strings.Join(reasons, "; ") + ".\n")
+	if grants.Any() {
+		b.WriteString(grantText(grants) + "\n")
+	}
 	if req.Where != "" {
 		b.WriteString("Runs in " + req.Where + ".\n")
 	}

@@ -232,3 +232,86 @@ func TestScriptApprovalOff(t *testing.T) {
 		t.Errorf("permission requests = %d, want 0", n)
 	}
 }
+
+// A script runs as one command of the sandbox: the grants its commands
+// want (npm install: the network) are decided as for a command, in every
+// mode — asked with the grant answers where the sandbox confines them,
+// never where it does not, given without asking by terminal.network: on —
+// and a hermes_tools.terminal command asks for its own when it runs.
+func TestScriptApprovalGrants(t *testing.T) {
+	npm := literal(2, "os.system", "npm install")
+	req := func(confines bool, cmds ...agent.ScriptCommand) string {
+		b, err := json.Marshal(agent.ScriptRequest{Code: "import os\nos.system('npm install')", Commands: cmds, ConfinesNetwork: confines, ConfinesCredentials: confines})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, c := range []struct {
+		name, mode, policy, answer string
+		prompt                     func() string
+		asks, allowed, network     bool
+		options                    []string
+	}{
+		{"accept_edits, run with the network", agent.ModeAcceptEdits, "", "allow_once", func() string { return req(true, npm) }, true, true, true,
+			[]string{"allow_once", "allow_session", "allow_without", "deny"}},
+		{"accept_edits, run without", agent.ModeAcceptEdits, "", "allow_without", func() string { return req(true, npm) }, true, true, false, nil},
+		{"accept_edits, denied", agent.ModeAcceptEdits, "", "deny", func() string { return req(true, npm) }, true, false, false, nil},
+		{"default mode: the script and the network in one request", agent.ModeDefault, "", "allow_once", func() string { return req(true, npm) }, true, true, true,
+			[]string{"allow_once", "allow_session", "allow_without", "deny"}},
+		{"not confined there (a backend)", agent.ModeAcceptEdits, "", "allow_once", func() string { return req(false, npm) }, false, true, false, nil},
+		{"terminal.network: on", agent.ModeAcceptEdits, agent.GrantOn, "deny", func() string { return req(true, npm) }, false, true, true, nil},
+		{"terminal.network: off", agent.ModeAcceptEdits, agent.GrantOff, "allow_once", func() string { return req(true, npm) }, false, true, false, nil},
+		{"through hermes_tools.terminal", agent.ModeAcceptEdits, "", "deny", func() string {
+			return req(true, agent.ScriptCommand{Line: 2, Call: "hermes_tools.terminal", Text: "npm install", Check: "npm install", Tool: true})
+		}, false, true, false, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := &scriptRecorder{}
+			h := newHarness(t, scriptModel(), harnessOptions{bound: rec.tools(), opts: agent.Options{Network: c.policy},
+				perm: func(context.Context, *acp.RequestPermissionRequest) acp.PermissionOutcome {
+					return acp.PermissionOutcome{OptionID: c.answer}
+				}})
+			sid := h.newSession("")
+			setMode(t, h, sid, c.mode)
+			h.prompt(sid, c.prompt())
+			perms := h.editor.Permissions()
+			d := rec.last(t)
+			if (len(perms) > 0) != c.asks || d.Allowed != c.allowed || d.Network != c.network {
+				t.Fatalf("asked %d, decision %+v; want asked %v, allowed %v, network %v", len(perms), d, c.asks, c.allowed, c.network)
+			}
+			if c.options != nil {
+				if got := optionIDs(perms[0]); !slices.Equal(got, c.options) {
+					t.Errorf("options = %v, want %v", got, c.options)
+				}
+				text := permissionText(perms[0])
+				if !strings.Contains(text, "Asks to run with the network:") || !strings.Contains(text, "`npm install`") {
+					t.Errorf("permission text:\n%s\nwant the network asked for and the command listed", text)
+				}
+				if c.mode == agent.ModeDefault && !strings.Contains(text, "Asks because: Python script (execute_code)") {
+					t.Errorf("permission text:\n%s\nwant the script's own reason too", text)
+				}
+				if raw, _ := perms[0].ToolCall.RawInput.(map[string]any); raw["network"] != true {
+					t.Errorf("rawInput = %v, want network: true", perms[0].ToolCall.RawInput)
+				}
+			}
+			if c.answer == "allow_without" && !strings.Contains(d.GrantNote, "without the network") {
+				t.Errorf("grant note = %q, want the model told it ran without the network", d.GrantNote)
+			}
+		})
+	}
+
+	// For the session: the next script that wants the network asks nothing.
+	rec := &scriptRecorder{}
+	h := newHarness(t, scriptModel(), harnessOptions{bound: rec.tools(),
+		perm: func(context.Context, *acp.RequestPermissionRequest) acp.PermissionOutcome {
+			return acp.PermissionOutcome{OptionID: "allow_session"}
+		}})
+	sid := h.newSession("")
+	setMode(t, h, sid, agent.ModeAcceptEdits)
+	h.prompt(sid, req(true, npm))
+	h.prompt(sid, req(true, npm))
+	if n, d := len(h.editor.Permissions()), rec.last(t); n != 1 || !d.Allowed || !d.Network {
+		t.Errorf("after allow for this session: %d requests, decision %+v; want 1 and the network granted", n, d)
+	}
+}

@@ -45,6 +45,7 @@ type fileConfig struct {
 	DisabledToolsets []string `yaml:"disabled_toolsets"`
 	Lint             struct {
 		OnNewErrors string `yaml:"on_new_errors"` // report | refuse
+		GoTypes     string `yaml:"go_types"`      // on (default when a Go toolchain is found) | off
 	} `yaml:"lint"`
 	Agent struct {
 		MaxTurns        int    `yaml:"max_turns"`        // model requests per prompt turn
@@ -188,14 +189,17 @@ type Config struct {
 	Toolsets        []string
 	Disabled        []string
 	LintRefuse      bool
-	MaxTurns        int
-	MCPServers      map[string]MCPServer
-	File            string // config file path
-	FileErr         error  // a config file that exists but is broken (logged)
-	FSTimeout       time.Duration
-	Guardrails      registry.GuardrailConfig // tool_loop_guardrails
-	Delegation      Delegation               // delegation.*
-	CodeExecution   CodeExecution            // code_execution.* (execute_code, issue #16)
+	// GoTypesOff is lint.go_types: off — Go edits get the syntax lint
+	// only, no type check.
+	GoTypesOff    bool
+	MaxTurns      int
+	MCPServers    map[string]MCPServer
+	File          string // config file path
+	FileErr       error  // a config file that exists but is broken (logged)
+	FSTimeout     time.Duration
+	Guardrails    registry.GuardrailConfig // tool_loop_guardrails
+	Delegation    Delegation               // delegation.*
+	CodeExecution CodeExecution            // code_execution.* (execute_code, issue #16)
 	// Web is the web tools' configuration (web.go).
 	Web Web
 	// Skills (issue #14): skills.disabled, skills.project_discovery: false,
@@ -339,6 +343,13 @@ func Load(getenv func(string) string, flagModel, flagBaseURL string) Config {
 	case "", "report":
 	default:
 		c.problem(fmt.Sprintf("lint.on_new_errors: %q is not report or refuse; using report", fc.Lint.OnNewErrors))
+	}
+	switch strings.ToLower(strings.TrimSpace(fc.Lint.GoTypes)) {
+	case "off", "false", "no":
+		c.GoTypesOff = true
+	case "", "on", "true", "yes":
+	default:
+		c.problem(fmt.Sprintf("lint.go_types: %q is not on or off; using on", fc.Lint.GoTypes))
 	}
 	c.MaxTurns = fc.Agent.MaxTurns
 	c.MCPServers = fc.MCPServers

@@ -111,9 +111,13 @@ try {
       const a = await step("session/new A", agent.buildSession(wsA).start());
       const b = await step("session/new B", agent.buildSession(wsB).start());
       const turnA = runTurn(a, "victim", prompt("victim", "execute_code", { code: victim }));
+      // A's turn ending first means its script failed: say how.
+      let endedA = null;
+      turnA.then((t) => { endedA = t; }, (err) => { endedA = { error: String(err) }; });
       const t0 = Date.now();
       while (!existsSync(join(wsA, "a-ready"))) {
-        if (Date.now() - t0 > 30000) throw new Error("A's script never got ready");
+        if (endedA) throw new Error(`A's turn ended before its script got ready: ${show(endedA.error ?? resultOf(endedA, "victim"))}`);
+        if (Date.now() - t0 > 90000) throw new Error("A's script never got ready (90 s)");
         await new Promise((r) => setTimeout(r, 25));
       }
       note("A's script read secret.txt through its own socket and waits");

@@ -28,6 +28,10 @@ type PipelineOptions struct {
 	// SessionID names the session whose results the pipeline saves; it is
 	// part of every saved file's name, so sessions never share one.
 	SessionID string
+	// MaxSavedFileBytes and MaxSavedSessionBytes bound one saved result
+	// (longer ones are saved cut) and all of the session's (the oldest go
+	// first); 0: DefaultMaxSavedFileBytes, DefaultMaxSavedSessionBytes.
+	MaxSavedFileBytes, MaxSavedSessionBytes int64
 	// TurnBudget is the character budget of one batch of results; 0 means
 	// DefaultTurnBudgetChars.
 	TurnBudget int
@@ -76,10 +80,11 @@ func NewPipeline(r *Registry, o PipelineOptions) *Pipeline {
 		}
 	}
 	p := &Pipeline{
-		reg:        r,
-		hooks:      append([]Hook(nil), o.Hooks...),
-		guardCfg:   o.Guardrails,
-		store:      resultStore{dir: dir, session: o.SessionID, preview: DefaultPreviewChars, log: log},
+		reg:      r,
+		hooks:    append([]Hook(nil), o.Hooks...),
+		guardCfg: o.Guardrails,
+		store: resultStore{dir: dir, session: o.SessionID, preview: DefaultPreviewChars, log: log,
+			maxFile: o.MaxSavedFileBytes, maxSession: o.MaxSavedSessionBytes},
 		turnBudget: o.TurnBudget,
 		maxResult:  o.MaxResultChars,
 		maxWorkers: o.MaxWorkers,

@@ -33,7 +33,7 @@ func (s *session) browser() *browser.Browser {
 	s.web.mu.Lock()
 	defer s.web.mu.Unlock()
 	if s.web.b == nil {
-		s.web.b = s.Browsers.New(s.BrowserURL)
+		s.web.b = s.Browsers.New()
 		if s.OnClose != nil {
 			s.OnClose(s.web.b.Close)
 		}
@@ -186,11 +186,25 @@ func browserRender(_ map[string]any, r registry.Result) string {
 		if snap == "" {
 			return ""
 		}
-		snap = fmt.Sprintf("%s — %s\n\n", v.Title, v.URL) + fenced(snap)
+		snap = fmt.Sprintf("%s — %s\n\n", v.Title, v.URL) + fenced(snap) + blockedText(v.BlockedRequests)
 	case browserSnapshotResult:
 		snap = fmt.Sprintf("%s — %s (%d elements)\n\n", v.Title, v.URL, v.ElementCount) + fenced(v.Snapshot)
 	}
 	return snap
+}
+
+// blockedText lists the requests the URL policy refused, for the editor
+// ("" when none).
+func blockedText(rs []browser.Refusal) string {
+	if len(rs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n\nRefused by the URL policy (%d):", len(rs))
+	for _, r := range rs {
+		fmt.Fprintf(&b, "\n- %s — %s", r.URL, strings.TrimPrefix(r.Reason, "refused: "))
+	}
+	return b.String()
 }
 
 func fenced(s string) string {

@@ -125,6 +125,9 @@ type ScriptRequest struct {
 	// strict mode); Where names the terminal backend ("" for this
 	// machine).
 	Workdir, Where string
+	// Confines says which sandbox grants mean something where it runs
+	// (as CommandRequest's).
+	Confines Confines
 }
 
 // ScriptCommand is one command a script runs, or may run unseen.
@@ -181,9 +184,9 @@ var toolStubs = map[string]toolStub{
 	"patch": {`path: str = None, old_string: str = None, new_string: str = None, replace_all: bool = False, mode: str = "replace", patch: str = None`,
 		`"""Targeted find-and-replace (mode="replace") or V4A multi-file patches (mode="patch"). Returns dict with status."""`,
 		`{"path": path, "old_string": old_string, "new_string": new_string, "replace_all": replace_all, "mode": mode, "patch": patch}`},
-	"terminal": {"command: str, timeout: int = None, workdir: str = None",
-		`"""Run a shell command (foreground only). Returns dict with "output" and "exit_code"."""`,
-		`{"command": command, "timeout": timeout, "workdir": workdir}`},
+	"terminal": {"command: str, timeout: int = None, workdir: str = None, network: bool = None, credentials: bool = None",
+		`"""Run a shell command (foreground only). network=True / credentials=True ask the user to run it with the network / your credentials. Returns dict with "output" and "exit_code"."""`,
+		`{"command": command, "timeout": timeout, "workdir": workdir, "network": network, "credentials": credentials}`},
 }
 
 // hermesToolsModule is the source of hermes_tools.py for the tools
@@ -227,6 +230,7 @@ type executeCodeResult struct {
 	StdoutCharsTotal     int     `json:"stdout_chars_total,omitempty"`
 	StderrTruncated      bool    `json:"stderr_truncated,omitempty"`
 	Approval             string  `json:"approval,omitempty"`
+	Grants               string  `json:"grants,omitempty"`
 	renderStdout, stderr string  // what Render shows
 	where                string  // the terminal backend it ran on, "" here
 }
@@ -275,7 +279,7 @@ func runExecuteCode(ctx context.Context, s *session, call *registry.Call, p *exe
 	// The script is approved like a command: every command it runs is
 	// danger-checked, one it hides asks, and the session's policy for
 	// scripts applies (the default mode asks for each).
-	d := s.Scripts.ApproveScript(ctx, call.ID, ScriptRequest{Code: code, Commands: scriptCommands(code), Workdir: s.Workspace.Cwd(), Where: describe(backend)})
+	d := s.Scripts.ApproveScript(ctx, call.ID, ScriptRequest{Code: code, Commands: scriptCommands(code), Workdir: s.Workspace.Cwd(), Where: describe(backend), Confines: s.confines(backend)})
 	if !d.Allowed {
 		msg := d.Message
 		if msg == "" {
@@ -291,7 +295,7 @@ func runExecuteCode(ctx context.Context, s *session, call *registry.Call, p *exe
 	if backend != nil {
 		run, err = s.runRemoteScript(ctx, backend, job)
 	} else {
-		run, err = s.runLocalScript(ctx, python, job)
+		run, err = s.runLocalScript(ctx, python, job, d)
 	}
 	dur := math.Round(time.Since(start).Seconds()*100) / 100
 	if err != nil {
@@ -307,7 +311,7 @@ func runExecuteCode(ctx context.Context, s *session, call *registry.Call, p *exe
 	stdout = terminal.Redact(terminal.StripANSI(stdout), "")
 	stderr = terminal.Redact(terminal.StripANSI(stderr), "")
 	r := executeCodeResult{Status: "success", Output: stdout, ToolCallsMade: run.calls, DurationSeconds: dur,
-		StdoutTruncated: res.Truncated, StderrTruncated: run.stderrTruncated, Approval: approvalNote(d),
+		StdoutTruncated: res.Truncated, StderrTruncated: run.stderrTruncated, Approval: approvalNote(d), Grants: grantsNote(d, backend, false),
 		renderStdout: stdout, stderr: stderr, where: describe(backend)}
 	if res.Truncated {
 		r.StdoutCharsTotal = res.TotalChars
@@ -335,11 +339,22 @@ func runExecuteCode(ctx context.Context, s *session, call *registry.Call, p *exe
 		r.Output += "\n--- stderr ---\n" + stderr
 	}
 	out := registry.Result{Value: r, IsError: r.Status != "success", Data: r}
-	if r.Status != "success" && backend == nil && s.Terminal.Sandbox != nil && terminal.LooksRefused(stderr) {
-		out.Hint = "[Hint: " + terminal.SandboxHint + "]"
+	if r.Status != "success" && backend == nil && s.Terminal.Sandbox != nil {
+		switch {
+		case terminal.LooksRefused(stderr):
+			out.Hint = "[Hint: " + terminal.SandboxHint + "]"
+		case !d.Network && terminal.LooksOffline(stdout+"\n"+stderr):
+			out.Hint = "[Hint: " + scriptNetworkHint + "]"
+		}
 	}
 	return out, nil
 }
+
+// scriptNetworkHint is added to the result of a failed script that ran
+// without the network and whose output looks like it needed it.
+const scriptNetworkHint = "Scripts run in a sandbox without network (only the session's own loopback), and so do the commands they start, " +
+	"unless the user allowed the network for the commands the script visibly runs (npm install, git fetch …). " +
+	"For a command that needs the network, call hermes_tools.terminal(command, network=True): the user is asked to allow it."
 
 // scriptJob is a script to run: its code, the tools its module offers,
 // its token, its execute_code call and its timeout.
@@ -362,7 +377,7 @@ type scriptRun struct {
 // terminal's sandbox: the script's folder (module, script, token file,
 // socket) is private to the user, and the socket serves only the script's
 // processes.
-func (s *session) runLocalScript(ctx context.Context, python string, job scriptJob) (scriptRun, error) {
+func (s *session) runLocalScript(ctx context.Context, python string, job scriptJob, d CommandDecision) (scriptRun, error) {
 	// The script's folder: in the session's scratch folder when commands
 	// run in a sandbox (the one folder of this machine's temporary ones
 	// that the sandbox shows, at the same path).
@@ -399,7 +414,7 @@ func (s *session) runLocalScript(ctx context.Context, python string, job scriptJ
 	}
 	env := &terminal.Local{Sandbox: s.sandbox, Environ: scriptEnviron(s.Terminal.Environ, dir, srv.path)}
 	command := "exec " + shellQuote(python) + " " + shellQuote(script) + " 2>" + shellQuote(stderrPath)
-	res, err := terminal.Run(ctx, scriptEnv{env, srv.set}, terminal.Spec{Command: command, Dir: cwd},
+	res, err := terminal.Run(ctx, scriptEnv{env, srv.set}, terminal.Spec{Command: command, Dir: cwd, Network: d.Network, Credentials: d.Credentials},
 		terminal.RunOptions{Timeout: job.timeout, MaxChars: maxCodeStdoutChars})
 	srv.close()
 	run := scriptRun{res: res, calls: srv.made()}

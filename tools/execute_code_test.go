@@ -450,6 +450,66 @@ while True:
 	}
 }
 
+// A script runs without the network unless its approval granted it: a
+// loopback listener of this machine (outside the sandbox's network) is
+// unreachable from a script without the grant, and reached with it; the
+// request says which grants the sandbox confines here, and a failed
+// offline script gets the hint to ask through hermes_tools.terminal.
+func TestExecuteCodeNetworkGrant(t *testing.T) {
+	t.Parallel()
+	needPython(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb := &terminal.Sandbox{Exe: exe, Home: t.TempDir(), Getenv: func(string) string { return "" }}
+	if sb.Confinement().Kind != terminal.KindNamespaces {
+		t.Skip("the sandbox has no network namespace here: " + sb.Confinement().Reason)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("hello from outside\n"))
+			c.Close()
+		}
+	}()
+	code := fmt.Sprintf(`
+import socket
+s = socket.create_connection(("127.0.0.1", %d), timeout=10)
+print(s.recv(100).decode().strip())
+`, ln.Addr().(*net.TCPAddr).Port)
+	for _, grant := range []bool{false, true} {
+		e := newCodeEnv(t, codeEnvOptions{Term: TerminalConfig{Sandbox: sb}, DecideScript: func(req ScriptRequest) CommandDecision {
+			return CommandDecision{Allowed: true, Network: grant, Asked: grant}
+		}})
+		r, m := e.run(t, t.Context(), code)
+		if req := e.scripts[0]; !req.Confines.Network {
+			t.Errorf("request %+v: want the network confined here", req.Confines)
+		}
+		switch {
+		case grant && (r.IsError || m["output"] != "hello from outside" || !strings.Contains(fmt.Sprint(m["grants"]), "the network")):
+			t.Errorf("granted: result = %s, want the listener's greeting and the grant named", r.Encode())
+		case !grant && (!r.IsError || strings.Contains(fmt.Sprint(m["output"]), "hello")):
+			t.Errorf("not granted: result = %s, want the connection refused", r.Encode())
+		}
+	}
+	// the hint, for output that shows a missing network (as pip's, without
+	// sending a query anywhere)
+	e := newCodeEnv(t, codeEnvOptions{Term: TerminalConfig{Sandbox: sb}})
+	r, _ := e.run(t, t.Context(), `raise OSError("[Errno -3] Temporary failure in name resolution")`)
+	if !r.IsError || !strings.Contains(r.Hint, "hermes_tools.terminal(command, network=True)") {
+		t.Errorf("offline failure: result %s, hint %q; want the hint to ask through hermes_tools.terminal", r.Encode(), r.Hint)
+	}
+}
+
 // strict mode runs in a temp folder; project mode in the workspace, with
 // its .venv python.
 func TestExecuteCodeModes(t *testing.T) {

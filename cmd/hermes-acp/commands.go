@@ -30,8 +30,10 @@ func (c commandApprover) ApproveScript(ctx context.Context, callID string, req t
 	for i, c := range req.Commands {
 		cmds[i] = agent.ScriptCommand{Line: c.Line, Call: c.Call, Text: c.Text, Check: c.Check, Hidden: c.Hidden, Why: c.Why, Tool: c.Tool}
 	}
-	d := c.env.ApproveScript(ctx, callID, agent.ScriptRequest{Code: req.Code, Commands: cmds, Where: req.Where})
-	return tools.CommandDecision{Allowed: d.Allowed, Message: d.Message, Hardline: d.Hardline, Approval: d.Approval, Description: d.Description}
+	d := c.env.ApproveScript(ctx, callID, agent.ScriptRequest{Code: req.Code, Commands: cmds, Where: req.Where,
+		ConfinesNetwork: req.Confines.Network, ConfinesCredentials: req.Confines.Credentials})
+	return tools.CommandDecision{Allowed: d.Allowed, Message: d.Message, Hardline: d.Hardline, Approval: d.Approval, Description: d.Description,
+		Network: d.Network, Credentials: d.Credentials, Asked: d.Asked, GrantNote: d.GrantNote}
 }
 
 // commandDeps fills the command seams of d for env's session.

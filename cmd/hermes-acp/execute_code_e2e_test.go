@@ -3,9 +3,12 @@ package main_test
 // The official ACP TypeScript SDK plays an editor while the scripted model
 // runs execute_code scripts (conformance/execute_code.mjs): a script reads
 // three files through hermes_tools and has its patch rejected, a script's
-// escapes are refused, a loop is stopped at the timeout and on cancel. The
-// script checks the SDK's view; this test checks the wire and that no
-// process of the loops is left.
+// escapes are refused, a loop is stopped at the timeout and on cancel, a
+// hostile script is asked and denied, dont_ask still confines, and a
+// script's network is granted only by the user's answer. The script checks
+// the SDK's view; this test checks the wire, the files a script must not
+// have written, and that no process of the loops is left. As this user
+// (root in CI) and as user 65534 when the test runs as root.
 
 import (
 	"os"
@@ -18,24 +21,56 @@ import (
 
 func TestTypeScriptSDKExecuteCode(t *testing.T) {
 	t.Parallel()
-	home := t.TempDir()
-	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte("code_execution:\n  timeout: 3\n"), 0o600); err != nil {
+	t.Run("as this user", func(t *testing.T) {
+		t.Parallel()
+		// $HOME outside the temporary folders, which the sandbox lets
+		// scripts write.
+		dir, err := os.MkdirTemp("/var/tmp", "hermes-execute-code-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		runExecuteCode(t, dir, sdkRun{})
+	})
+	t.Run("as user 65534", func(t *testing.T) {
+		t.Parallel()
+		dir, bin, attr := asNobody(t)
+		runExecuteCode(t, dir, sdkRun{agent: bin, attr: attr})
+	})
+}
+
+// runExecuteCode runs execute_code.mjs with its folders (workspace, homes,
+// temporary folder, transcript) made in dir and owned by the user r.attr
+// switches to.
+func runExecuteCode(t *testing.T, dir string, r sdkRun) {
+	t.Helper()
+	mk := func(name string) string {
+		p := filepath.Join(dir, name)
+		if err := os.Mkdir(p, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if r.attr != nil {
+			if err := os.Chown(p, int(r.attr.Credential.Uid), int(r.attr.Credential.Gid)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return p
+	}
+	home, userHome := mk("hermes"), mk("home")
+	config := filepath.Join(home, "config.yaml")
+	if err := os.WriteFile(config, []byte("code_execution:\n  timeout: 3\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// $HOME outside the temporary folders, which the sandbox lets scripts
-	// write.
-	userHome, err := os.MkdirTemp("/var/tmp", "hermes-execute-code-home-")
-	if err != nil {
-		t.Fatal(err)
+	if r.attr != nil {
+		if err := os.Chown(config, int(r.attr.Credential.Uid), int(r.attr.Credential.Gid)); err != nil {
+			t.Fatal(err)
+		}
 	}
-	t.Cleanup(func() { os.RemoveAll(userHome) })
-	r := sdkRun{
-		script:     filepath.Join("conformance", "execute_code.mjs"),
-		workdir:    t.TempDir(),
-		transcript: filepath.Join(t.TempDir(), "transcript.jsonl"),
-	}
-	r.exec(t, 120*time.Second, "HERMES_HOME="+home, "HOME="+userHome)
-	for _, name := range []string{"escape.txt", "escape-dontask.txt", "escape-dontask-shell.txt"} {
+	r.script = filepath.Join("conformance", "execute_code.mjs")
+	r.workdir = mk("work")
+	r.transcript = filepath.Join(mk("transcript"), "transcript.jsonl")
+	r.exec(t, 120*time.Second, "HERMES_HOME="+home, "HOME="+userHome, "TMPDIR="+mk("tmp"))
+	for _, name := range []string{"escape.txt", "escape-dontask.txt", "escape-dontask-shell.txt", "escape-acceptedits.txt"} {
 		if _, err := os.Stat(filepath.Join(userHome, name)); err == nil {
 			t.Errorf("a script wrote %s into $HOME", name)
 		}
@@ -51,7 +86,7 @@ func TestTypeScriptSDKExecuteCode(t *testing.T) {
 	if len(lines) == 0 {
 		t.Fatal("no connection in the transcript")
 	}
-	if stops := promptStops(lines); !equalStrings(stops, []string{"end_turn", "end_turn", "end_turn", "cancelled", "end_turn", "end_turn", "end_turn", "end_turn"}) {
+	if stops := promptStops(lines); !equalStrings(stops, []string{"end_turn", "end_turn", "end_turn", "cancelled", "end_turn", "end_turn", "end_turn", "end_turn", "end_turn", "end_turn"}) {
 		t.Errorf("prompts ended %v", stops)
 	}
 	for _, name := range []string{"pgid-timeout", "pgid-cancel"} {

@@ -58,7 +58,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		log.Error("register built-in tools", "error", err)
 		return 1
 	}
-	browsers := browser.NewSet(browser.Options{Executable: cfg.BrowserExecutable, IdleTimeout: cfg.BrowserIdleTimeout, Log: log})
+	browsers := browser.NewSet(browser.Options{Executable: cfg.BrowserExecutable, IdleTimeout: cfg.BrowserIdleTimeout, Policy: cfg.BrowserPolicy(), Log: log})
 	defer browsers.Close() // no browser outlives the agent
 	resultChars, turnChars := registry.BudgetForContextWindow(cfg.ContextLength)
 	termCfg, sandboxNotice := terminalSettings(cfg, os.Executable)
@@ -66,11 +66,16 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		log.Warn("terminal sandbox weakened", "reason", sandboxNotice)
 	}
 	summarize := webSummarizer(cfg, setup, log) // web
+	decoder := webDecoder(log)
 	backendOpts := cfg.Backends()
 	backendOpts.Log = log
 	termBackends := backend.New(backendOpts) // terminal backends (issue 18)
 	defer termBackends.Close()
 	termBackends.Start()
+	goTypes, goTypesOff := goTypesChecker(cfg.GoTypesOff, log)
+	if goTypes != nil {
+		defer goTypes.Close() // after the agent: no check outlives it
+	}
 	ag := agent.New(agent.Options{
 		Version: buildVersion(),
 		Model:   setup,
@@ -89,9 +94,10 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 				Lint:                env,
 				Linter:              env.Linter(),
 				RefuseNewLintErrors: env.RefuseNewLintErrors(),
+				Types:               typeChecker{env},
 				SavedResult:         env.SavedResult,
 				Enabled:             env.Enabled,
-				Web:                 webTools(cfg.Web, summarize, env.SaveResult),
+				Web:                 webTools(cfg.Web, summarize, env.SaveResult, decoder),
 				// terminal
 				Terminal: termCfg,
 				// vision
@@ -99,7 +105,6 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 				FetchImage: fetchImage,
 				// browser
 				Browsers:      browsers,
-				BrowserURL:    browserURLPolicy(env.Workspace(), cfg.BrowserAllowPrivate),
 				ApproveCDP:    env.ApproveCDP,
 				BrowserVision: vision,
 				// terminal backends (issue 18)
@@ -135,6 +140,8 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 			return err
 		},
 		LintRefuse:      cfg.LintRefuse,
+		GoTypes:         goTypes,
+		GoTypesOff:      goTypesOff,
 		ApprovalTimeout: cfg.ApprovalTimeout,
 		MaxModelCalls:   cfg.MaxTurns,
 		FSTimeout:       cfg.FSTimeout,

@@ -28,28 +28,12 @@ func TestTypeScriptSDKToolSocket(t *testing.T) {
 	})
 	t.Run("as user 65534", func(t *testing.T) {
 		t.Parallel()
-		if os.Getuid() != 0 {
-			t.Skip("switching to another user needs root")
-		}
-		// Everything the unprivileged agent touches is its own: a folder
-		// it can enter, a copy of the binary, its homes and workspaces.
-		dir, err := os.MkdirTemp("", "hermes-socket-nobody-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { os.RemoveAll(dir) })
-		if err := os.Chmod(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		bin := filepath.Join(dir, "hermes-acp")
-		if err := copyFile(agentBin, bin, 0o755); err != nil {
-			t.Fatal(err)
-		}
+		dir, bin, attr := asNobody(t)
 		own := filepath.Join(dir, "own")
 		if err := os.Mkdir(own, 0o700); err != nil || os.Chown(own, 65534, 65534) != nil {
 			t.Fatalf("prepare %s: %v", own, err)
 		}
-		runToolSocket(t, node, own, bin, &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}})
+		runToolSocket(t, node, own, bin, attr)
 	})
 }
 
@@ -101,6 +85,30 @@ func runToolSocket(t *testing.T, node, dir, bin string, attr *syscall.SysProcAtt
 		t.Fatalf("node %s %s: %v\n%s", script, bin, err, out)
 	}
 	t.Logf("%s", out)
+}
+
+// asNobody prepares a run of the agent as user 65534 (the test must run as
+// root): a folder it can enter, outside the temporary folders the sandbox
+// lets commands write, holding a copy of the binary (the test binary's
+// folder is private), and the process attributes that switch to the user.
+func asNobody(t *testing.T) (dir, bin string, attr *syscall.SysProcAttr) {
+	t.Helper()
+	if os.Getuid() != 0 {
+		t.Skip("switching to another user needs root")
+	}
+	dir, err := os.MkdirTemp("/var/tmp", "hermes-nobody-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bin = filepath.Join(dir, "hermes-acp")
+	if err := copyFile(agentBin, bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir, bin, &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 }
 
 func copyFile(from, to string, mode os.FileMode) error {

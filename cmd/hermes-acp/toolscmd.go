@@ -32,7 +32,7 @@ func runToolsCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	// web: the web tools' availability depends on the configuration
 	// (web_search needs a search backend): list them bound to it.
-	web, _ := tools.Bind(tools.Deps{Web: webTools(cfg.Web, nil, nil)})
+	web, _ := tools.Bind(tools.Deps{Web: webTools(cfg.Web, nil, nil, nil)})
 	for _, e := range web {
 		if e.Toolset == "web" {
 			if err := reg.Register(e); err != nil {
