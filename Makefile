@@ -54,7 +54,7 @@ conformance/node_modules/.package-lock.json: conformance/package.json conformanc
 	npm ci --prefix conformance --no-audit --no-fund
 
 test:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
 
 ## editors-test: the VS Code extension's type check and unit tests (against
 ## the real binary), and its end-to-end test in code-server. .ci/run installs
@@ -78,11 +78,15 @@ vscode-test: build vscode-deps
 	cd editors/vscode && HERMES_ACP_BIN=$(abspath $(BIN)) npm test
 
 ## vsix: the VS Code extension package, editors/vscode/hermes-acp.vsix
-## (make vsix VSIX_BIN=bin/hermes-acp to bundle a binary in it).
+## (make vsix VSIX_BIN=bin/hermes-acp to bundle a binary in it). Without a
+## bundled binary it must stay under VSIX_MAX bytes.
+VSIX_MAX := 512000
 vsix: vscode-deps
 	rm -rf editors/vscode/bin
 	if [ -n "$(VSIX_BIN)" ]; then mkdir -p editors/vscode/bin && cp $(VSIX_BIN) editors/vscode/bin/; fi
 	cd editors/vscode && npm run package
+	@size=$$(stat -c %s $(VSIX)); echo "$(VSIX): $$size bytes"; \
+	if [ -z "$(VSIX_BIN)" ] && [ $$size -ge $(VSIX_MAX) ]; then echo "the VSIX is $$size bytes, over the $(VSIX_MAX)-byte budget (500 KB without the binary)" >&2; exit 1; fi
 
 e2e-prereqs:
 	@missing=""; \

@@ -67,6 +67,12 @@ type ModelSetup struct {
 	// vision_analyze asks when NoVision is set; nil means none.
 	VisionProvider model.Provider
 	VisionModel    string
+
+	// ApprovalProvider serves the auxiliary.approval model ApprovalModel,
+	// the reviewer of approvals.mode: smart (agent/smartapproval.go); nil
+	// means the session's own model reviews.
+	ApprovalProvider model.Provider
+	ApprovalModel    string
 }
 
 // Options configures an [Agent]. Zero values are sensible defaults.
@@ -94,6 +100,13 @@ type Options struct {
 	// ApprovalsOff makes new sessions start in dont_ask mode and approves
 	// every command but the hardline floor's (approvals.mode: off).
 	ApprovalsOff bool
+	// ApprovalsSmart is approvals.mode: smart (issue 25 item 6): a flagged
+	// command is first shown to the reviewer model, which may approve it
+	// (this command only), deny it (the user may still allow it once) or
+	// leave it to the user. SmartPolicy is approvals.smart_policy, the
+	// operator's rules added to the reviewer's instructions.
+	ApprovalsSmart bool
+	SmartPolicy    string
 	// Network and Credentials are terminal.network and
 	// terminal.credentials: whether a command run in the terminal sandbox
 	// may have the machine's network, and the credential places, when it
@@ -111,7 +124,8 @@ type Options struct {
 	// only.
 	RemoveAllowlist func(entry string) error
 	// ApprovalTimeout bounds a permission request (approvals.timeout); 0
-	// means DefaultApprovalTimeout.
+	// means DefaultApprovalTimeout, except for a client that waits for its
+	// user (agent/approvalwait.go).
 	ApprovalTimeout time.Duration
 	// MaxModelCalls caps model requests per turn; 0 means
 	// DefaultMaxModelCalls.
@@ -186,6 +200,10 @@ type Agent struct {
 	log  *slog.Logger
 	now  func() time.Time
 
+	// approvalTimeoutSet: Options.ApprovalTimeout was given (the user set
+	// approvals.timeout), so it bounds every client's permission requests.
+	approvalTimeoutSet bool
+
 	mu         sync.Mutex // guards the fields below
 	sessions   map[string]*Session
 	setup      ModelSetup
@@ -218,7 +236,8 @@ func New(opts Options) *Agent {
 	if opts.MaxToolCallsPerReply <= 0 {
 		opts.MaxToolCallsPerReply = DefaultMaxToolCallsPerReply
 	}
-	if opts.ApprovalTimeout <= 0 {
+	approvalTimeoutSet := opts.ApprovalTimeout > 0
+	if !approvalTimeoutSet {
 		opts.ApprovalTimeout = DefaultApprovalTimeout
 	}
 	if len(opts.Toolsets) == 0 {
@@ -231,7 +250,7 @@ func New(opts Options) *Agent {
 	if now == nil {
 		now = time.Now
 	}
-	a := &Agent{opts: opts, log: opts.Log, now: now, sessions: map[string]*Session{}, setup: opts.Model}
+	a := &Agent{opts: opts, approvalTimeoutSet: approvalTimeoutSet, log: opts.Log, now: now, sessions: map[string]*Session{}, setup: opts.Model}
 	a.notices = append(a.notices, opts.Notices...)
 	a.allow = allowlist{entries: slices.Clone(opts.CommandAllowlist), save: opts.SaveAllowlist, remove: opts.RemoveAllowlist}
 	if opts.HermesHome != "" {

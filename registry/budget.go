@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/hermes-acp/hermes-acp/internal/pyfmt"
 )
 
 // Result budget constants (hermes tools/budget_config.py).
@@ -62,6 +64,9 @@ type resultStore struct {
 	// suffix returns the random part of a saved file's name; nil means
 	// randomSuffix. Tests replace it to force name collisions.
 	suffix func() string
+	// fault is the pipeline's fault-injection hook (nil but in the tests of
+	// the catch-all and the faultinject build).
+	fault func(stage, tool string)
 	// maxFile and maxSession bound one file and all of this store's files
 	// (bytes).
 	maxFile, maxSession int64
@@ -156,7 +161,7 @@ func (s *resultStore) bounded(content string) (saved string, cut int64) {
 		return content, 0
 	}
 	note := fmt.Sprintf("\n\n[... cut here: the result was %s bytes; a saved result keeps at most its first %s ...]\n",
-		groupThousands(len(content)), sizeText(limit))
+		pyfmt.Commas(int64(len(content))), sizeText(limit))
 	keep := max(int(limit)-len(note), 0)
 	for keep > 0 && !utf8.RuneStart(content[keep]) {
 		keep--
@@ -259,7 +264,7 @@ func (s *resultStore) persist(reader, tool, id, content string, threshold int) (
 		s.log.Warn("tool result write failed; truncating inline", "tool", tool, "id", id, "err", err)
 	}
 	inline := fmt.Sprintf("%s\n\n[Truncated: tool response was %s chars. Full output could not be saved to sandbox.]",
-		preview, groupThousands(size))
+		preview, pyfmt.Commas(int64(size)))
 	if utf8.RuneCountInString(inline) >= size {
 		return content, false
 	}
@@ -438,9 +443,9 @@ func persistedMessage(reader, preview string, hasMore bool, size int, path strin
 	}
 	var b strings.Builder
 	b.WriteString(persistedOutputTag + "\n")
-	fmt.Fprintf(&b, "This tool result was too large (%s characters, %s).\n", groupThousands(size), sizeStr)
+	fmt.Fprintf(&b, "This tool result was too large (%s characters, %s).\n", pyfmt.Commas(int64(size)), sizeStr)
 	if cut > 0 {
-		fmt.Fprintf(&b, "Its first %s bytes saved to: %s\n", groupThousands(int(cut)), path)
+		fmt.Fprintf(&b, "Its first %s bytes saved to: %s\n", pyfmt.Commas(int64(int(cut))), path)
 	} else {
 		fmt.Fprintf(&b, "Full output saved to: %s\n", path)
 	}
@@ -451,24 +456,6 @@ func persistedMessage(reader, preview string, hasMore bool, size int, path strin
 		b.WriteString("\n...")
 	}
 	b.WriteString("\n" + persistedOutputCloseTag)
-	return b.String()
-}
-
-// groupThousands formats n with comma separators, like Python's f"{n:,}".
-func groupThousands(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
 	return b.String()
 }
 
@@ -485,6 +472,10 @@ const budgetToolName = "__budget_enforcement__"
 // read_file already limits itself. A result is replaced only by a shorter
 // note (see persist), so the batch never grows: when only small results are
 // left, the batch stays over budget rather than get bigger.
+//
+// A panic while one result is saved fails that call (the catch-all's error
+// result replaces its content; see [Turn.Run]); the others stay as they
+// are.
 func (s *resultStore) enforceTurnBudget(reader string, calls []*Call, pinned []bool, outs []Outcome, budget int) {
 	sizes := make([]int, len(outs))
 	total := 0
@@ -510,7 +501,20 @@ func (s *resultStore) enforceTurnBudget(reader string, calls []*Call, pinned []b
 		if id == "" {
 			id = "budget_" + strconv.Itoa(i)
 		}
-		replacement, written := s.persist(reader, budgetToolName, id, outs[i].Content, 0)
+		var (
+			replacement string
+			written     bool
+		)
+		if pp := catchPanic(func() {
+			if s.fault != nil {
+				s.fault(stageTurnBudget, calls[i].Name)
+			}
+			replacement, written = s.persist(reader, budgetToolName, id, outs[i].Content, 0)
+		}); pp != nil {
+			outs[i] = pp.outcome(stageTurnBudget, calls[i], s.log)
+			total += utf8.RuneCountInString(outs[i].Content) - sizes[i]
+			continue
+		}
 		if replacement == outs[i].Content {
 			continue // a note would not be shorter
 		}

@@ -27,7 +27,8 @@ errors is also type-checked with its package (go/types, against the export
 data of its dependencies, which the go command builds from the module
 cache without downloading anything), and the type errors in the file are
 reported (code go-types); where that cannot be done (no Go toolchain, not
-in a module, ...) a note on stderr says why.
+in a module, a file the build constraints of this environment exclude, ...)
+a note on stderr says why.
 
 Each problem is printed as
     path:line:column: message
@@ -103,7 +104,9 @@ func runLint(args []string, stdout, stderr io.Writer) int {
 		if lang == lint.LanguageGo && checker != nil && !hasError(ds) {
 			more, note := typeErrors(checker, path)
 			ds = append(ds, more...)
-			if note != "" && !noted[note] {
+			// notBuilt is about this file; the other notes are about the
+			// environment or the module, said once.
+			if note == notBuilt || note != "" && !noted[note] {
 				noted[note] = true
 				fmt.Fprintf(stderr, "hermes-acp lint: %s: type check skipped: %s\n", path, note)
 			}
@@ -166,16 +169,22 @@ func typeErrors(c *gotypes.Checker, path string) ([]protocol.Diagnostic, string)
 	if r.Skipped {
 		return nil, r.Reason
 	}
-	var ds []protocol.Diagnostic
 	for _, f := range r.Files {
 		if f.Path == abs {
+			var ds []protocol.Diagnostic
 			for _, fd := range f.Findings {
 				ds = append(ds, fd.Diagnostic)
 			}
+			return ds, ""
 		}
 	}
-	return ds, ""
+	return nil, notBuilt
 }
+
+// notBuilt is the note on a Go file its package leaves out as the go
+// command builds it here: the environment's GOOS, GOARCH, CGO_ENABLED and
+// build tags exclude it, or go list ignores it (a name starting with "_").
+const notBuilt = "the file is not part of its package as built in this environment (build constraints, GOOS/GOARCH, CGO_ENABLED, GOFLAGS -tags)"
 
 // lintFileURI returns the file:// URI of path, made absolute. It does not use
 // go.lsp.dev/uri, whose File depends on the working directory in ways that

@@ -143,6 +143,8 @@ func TestRunLintGoTypes(t *testing.T) {
 		"go.mod": "module example.com/m\n\ngo 1.26\n",
 		"a.go":   "package m\n\nfunc A() int {\n\treturn b()\n}\n",
 		"b.go":   "package m\n\nimport \"os\"\n\nfunc c() {}\n",
+		// excluded by a build constraint no environment satisfies
+		"never.go": "//go:build never\n\npackage m\n\nvar _ int = \"s\"\n",
 	})
 	loose := writeFiles(t, map[string]string{"x.go": "package x\n\nvar _ = y\n"})
 	for _, tc := range []struct {
@@ -155,6 +157,7 @@ func TestRunLintGoTypes(t *testing.T) {
 		{"type errors of each file", []string{filepath.Join(mod, "a.go"), filepath.Join(mod, "b.go")}, 1,
 			filepath.Join(mod, "a.go") + ":4:9: undefined: b\n" + filepath.Join(mod, "b.go") + ":3:8: \"os\" imported and not used\n", ""},
 		{"off", []string{"--types=false", filepath.Join(mod, "a.go")}, 0, "", ""},
+		{"excluded by build constraints", []string{filepath.Join(mod, "never.go")}, 0, "", "never.go: type check skipped: the file is not part of its package as built in this environment"},
 		{"outside a module", []string{filepath.Join(loose, "x.go")}, 0, "", "type check skipped: not in a Go module"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
