@@ -197,7 +197,8 @@ func runClientWith(ctx context.Context, o clientOptions, cmdline []string, stdou
 
 // session runs initialize, session/new and the prompts.
 func (h *clientHandler) session(ctx context.Context, conn *acp.ClientConn, o clientOptions) int {
-	caps := acp.ClientCapabilities{FS: acp.FileSystemCapabilities{ReadTextFile: !o.noFS, WriteTextFile: !o.noFS}}
+	caps := acp.ClientCapabilities{FS: acp.FileSystemCapabilities{ReadTextFile: !o.noFS, WriteTextFile: !o.noFS},
+		Meta: acp.Meta{"hermes": map[string]any{"diagnostics": true}}} // it prints _hermes/publishDiagnostics
 	ictx, icancel := context.WithTimeout(ctx, 30*time.Second)
 	defer icancel()
 	init, err := conn.Initialize(ictx, &acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersion, ClientCapabilities: caps,

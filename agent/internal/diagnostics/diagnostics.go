@@ -38,6 +38,10 @@ type Options struct {
 	// agent's sessions.
 	Linter   *lint.Linter
 	Notifier Notifier
+	// Publish sends the diagnostics to the editor: it asked for them
+	// (acp.WantsHermesExtension). False keeps the watcher's staleness feed
+	// (Changed) and publishes and re-lints nothing.
+	Publish bool
 	// Changed receives every path the watcher sees change (the session's
 	// staleness); nil: none.
 	Changed func(absPaths ...string)
@@ -53,6 +57,7 @@ type Publisher struct {
 	ws        *workspace.Workspace
 	linter    *lint.Linter
 	notifier  Notifier
+	publishes bool
 	changed   func(absPaths ...string)
 	log       *slog.Logger
 
@@ -78,7 +83,7 @@ func New(o Options) *Publisher {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Publisher{
-		sessionID: o.SessionID, ws: o.Workspace, linter: o.Linter, notifier: o.Notifier, changed: o.Changed, log: o.Log,
+		sessionID: o.SessionID, ws: o.Workspace, linter: o.Linter, notifier: o.Notifier, publishes: o.Publish, changed: o.Changed, log: o.Log,
 		ctx: ctx, cancel: cancel, files: map[string][]byte{}, version: map[string]int{},
 	}
 }
@@ -107,13 +112,16 @@ func (p *Publisher) Learn(path workspace.Path, content []byte) {
 
 // Report publishes res, the lint of content just written to path, as the
 // file's full diagnostic set, and makes sure the watcher runs so that a
-// later change on disk is re-linted. A result of no language is ignored.
+// later change on disk is re-linted. A result of no language is ignored;
+// without Options.Publish only the watcher is started.
 func (p *Publisher) Report(path workspace.Path, content []byte, res lint.Result) {
 	if res.Language == lint.LanguageNone {
 		return
 	}
 	p.remember(path, content)
-	p.publish(path.URI(), res)
+	if p.publishes {
+		p.publish(path.URI(), res)
+	}
 }
 
 // publish sends the file's full current diagnostic set.
@@ -169,14 +177,15 @@ func wire(res lint.Result) []acp.Diagnostic {
 	return out
 }
 
-// remember keeps the linted content and makes sure the watcher runs.
+// remember keeps the linted content (for the re-lint of a published file)
+// and makes sure the watcher runs.
 func (p *Publisher) remember(path workspace.Path, content []byte) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return
 	}
-	if len(content) <= MaxRelintBytes {
+	if p.publishes && len(content) <= MaxRelintBytes {
 		p.files[path.Abs()] = bytes.Clone(content)
 	}
 	if p.watcher != nil {

@@ -128,7 +128,8 @@ export class AgentConnection {
       c.init = await Promise.race([
         c.conn.agent.request(acp.methods.agent.initialize, {
           protocolVersion: acp.PROTOCOL_VERSION,
-          clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
+          // _meta.hermes.diagnostics asks for _hermes/publishDiagnostics (the Problems panel).
+          clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true, _meta: { hermes: { diagnostics: true } } },
           clientInfo: { name: "hermes-acp-vscode", version: "0.1.0" },
         }),
         c.exited.then((s) => {
