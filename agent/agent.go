@@ -95,12 +95,22 @@ type Options struct {
 	// ApprovalsOff makes new sessions start in dont_ask mode and approves
 	// every command but the hardline floor's (approvals.mode: off).
 	ApprovalsOff bool
+	// Network and Credentials are terminal.network and
+	// terminal.credentials: whether a command run in the terminal sandbox
+	// may have the machine's network, and the credential places, when it
+	// asks for them — GrantAsk ("", the default: the user is asked with
+	// the command), GrantOn (every command has them) or GrantOff (never).
+	Network, Credentials string
 	// CommandAllowlist is command_allowlist: commands (exact or globs),
 	// prefixes and danger keys the user always allows.
 	CommandAllowlist []string
 	// SaveAllowlist saves an entry the user added with "allow always" to
 	// the configuration file; nil keeps it for this run only.
 	SaveAllowlist func(entry string) error
+	// RemoveAllowlist removes an entry from the configuration file's
+	// command_allowlist (/allowlist remove); nil removes it for this run
+	// only.
+	RemoveAllowlist func(entry string) error
 	// ApprovalTimeout bounds a permission request (approvals.timeout); 0
 	// means DefaultApprovalTimeout.
 	ApprovalTimeout time.Duration
@@ -135,11 +145,18 @@ type Options struct {
 	// TerminalBackends (issue 18) are the terminal backends sessions can
 	// choose from; zero: local only, no config option.
 	TerminalBackends TerminalBackends
+	// SandboxStatus says how commands on this machine are confined (the
+	// terminal sandbox's summary), for /context; nil says nothing.
+	SandboxStatus func() string
 	// SkillsIndex (issue #14) returns the skill index of a new session's
 	// system prompt (the skills it can load, one line each), or "" for none.
 	// It is called once when the session opens, after its tools are bound,
 	// and the text is kept for the whole session. Nil means no index.
 	SkillsIndex func(env *Env) string
+	// SkillsBlocked (issue 25) returns the skills the threat scan leaves
+	// out of the index and skill_view, one line each ("name: SKILL.md —
+	// findings"), for /context; nil reports none.
+	SkillsBlocked func(env *Env) []string
 	// Hooks observe workspaces and tool results (lint, watchers); nil is fine.
 	Hooks SessionHooks
 	Log   *slog.Logger
@@ -208,7 +225,7 @@ func New(opts Options) *Agent {
 	}
 	a := &Agent{opts: opts, log: opts.Log, now: now, sessions: map[string]*Session{}, setup: opts.Model}
 	a.notices = append(a.notices, opts.Notices...)
-	a.allow = allowlist{entries: slices.Clone(opts.CommandAllowlist), save: opts.SaveAllowlist}
+	a.allow = allowlist{entries: slices.Clone(opts.CommandAllowlist), save: opts.SaveAllowlist, remove: opts.RemoveAllowlist}
 	if opts.HermesHome != "" {
 		a.store = store.New(opts.HermesHome, opts.Log, a.notice)
 	}

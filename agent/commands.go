@@ -42,6 +42,7 @@ func allCommands() []command {
 		{name: "compact", desc: "Summarise the middle of the conversation to free context", hint: "what the summary should focus on", run: cmdCompact},
 		{name: "steer", desc: "Guide the running turn (or re-run the interrupted prompt with guidance)", hint: "guidance for the active turn", immediate: true, run: cmdSteer},
 		{name: "queue", desc: "Run a prompt after the current turn", hint: "prompt to run next", run: cmdQueue},
+		{name: "allowlist", desc: "List the command allowlist, or remove an entry", hint: "remove N", immediate: true, run: cmdAllowlist},
 		{name: "version", desc: "Show the hermes-acp version", immediate: true, run: cmdVersion},
 	}
 }
@@ -185,8 +186,10 @@ func cmdContext(ctx context.Context, s *Session, _ string) commandResult {
 		cache = fmt.Sprintf("\nPrompt cache (last request): %.0f%% of %d input tokens read from the cache, %d written.", 100*r, last.InputTokens, last.CacheWriteTokens)
 	}
 	term := s.terminalStatus(ctx) // terminal backends (issue 18)
-	s.sendText(fmt.Sprintf("Conversation: %d messages (%d user, %d assistant, %d tool).\nModel: `%s` (%s).\nContext: ~%d tokens of %d (%.1f%%); %s.%s%s%s",
-		n, counts[model.RoleUser], counts[model.RoleAssistant], counts[model.RoleTool], name, provider, tokens, size, 100*float64(tokens)/float64(size), auto, compressed, cache, term))
+	allow := allowlistContext(s)  // command approvals (issue 25)
+	blocked := skillsBlockedContext(s)
+	s.sendText(fmt.Sprintf("Conversation: %d messages (%d user, %d assistant, %d tool).\nModel: `%s` (%s).\nContext: ~%d tokens of %d (%.1f%%); %s.%s%s%s%s%s",
+		n, counts[model.RoleUser], counts[model.RoleAssistant], counts[model.RoleTool], name, provider, tokens, size, 100*float64(tokens)/float64(size), auto, compressed, cache, allow, blocked, term))
 	return done()
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/hermes-acp/hermes-acp/agent/internal/store"
 	"github.com/hermes-acp/hermes-acp/model"
 	"github.com/hermes-acp/hermes-acp/registry"
+	"github.com/hermes-acp/hermes-acp/terminal/danger"
 	"github.com/hermes-acp/hermes-acp/workspace"
 )
 
@@ -59,6 +60,7 @@ type Session struct {
 	updated     time.Time
 	steer       []string
 	cmdApproved []string        // danger keys the user allowed for this session (agent/shell.go)
+	granted     danger.Needs    // sandbox grants the user allowed for this session (agent/grants.go)
 	announced   []*announcement // for the user and the model (agent/terminals.go)
 	lastPrompt  string          // text of the running prompt, for /steer after a cancel
 	interrupted string          // text of the last cancelled prompt

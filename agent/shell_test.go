@@ -33,7 +33,7 @@ func (r *approvalRecorder) tools() []envTool {
 		handler: func(env *agent.Env) registry.Handler {
 			return func(ctx context.Context, c *registry.Call) (registry.Result, error) {
 				cmd, _ := c.String("command")
-				d := env.ApproveCommand(ctx, c.ID, cmd)
+				d := env.ApproveCommand(ctx, c.ID, agent.CommandRequest{Command: cmd})
 				r.mu.Lock()
 				r.decisions = append(r.decisions, d)
 				r.mu.Unlock()
@@ -87,7 +87,8 @@ func TestCommandApprovalOptionsAndRequest(t *testing.T) {
 	h := newHarness(t, runModel(), harnessOptions{bound: rec.tools()})
 	sid := h.newSession("")
 
-	// hermes's order, plus ours for a command without shell operators.
+	// hermes's order, with "always" narrowed to the exact command, plus the
+	// prefix entry that keeps the dangerous part.
 	cmd := "rm -rf build"
 	v := danger.Check(cmd)
 	if !v.Dangerous || v.Hardline {
@@ -103,14 +104,22 @@ func TestCommandApprovalOptionsAndRequest(t *testing.T) {
 	if got := optionIDs(p); !slices.Equal(got, want) {
 		t.Errorf("options = %v, want %v", got, want)
 	}
+	names := map[string]string{}
+	for _, o := range p.Options {
+		names[o.OptionID] = o.Name
+	}
+	if names["allow_always"] != "Always allow this exact command" || names["allow_prefix"] != "Always allow `rm -rf build/*`" {
+		t.Errorf("always options = %q / %q, want the exact command and `rm -rf build/*` (never `rm`)", names["allow_always"], names["allow_prefix"])
+	}
 	if p.ToolCall.Kind != acp.KindExecute || p.ToolCall.Status != acp.StatusPending {
 		t.Errorf("permission tool call kind/status = %q/%q, want execute/pending", p.ToolCall.Kind, p.ToolCall.Status)
 	}
-	if len(p.ToolCall.Content) != 1 || p.ToolCall.Content[0].Content == nil || p.ToolCall.Content[0].Content.Text == nil || p.ToolCall.Content[0].Content.Text.Text != v.Description+"\n$ "+cmd {
-		t.Errorf("permission content = %+v, want %q", p.ToolCall.Content, v.Description+"\n$ "+cmd)
+	// The title is the command; the body the reason, and nothing twice.
+	if p.ToolCall.Title == nil || *p.ToolCall.Title != cmd {
+		t.Errorf("permission title = %v, want the command %q", p.ToolCall.Title, cmd)
 	}
-	if p.ToolCall.Title == nil || !strings.Contains(*p.ToolCall.Title, cmd) {
-		t.Errorf("permission title = %v, want it to name the command", p.ToolCall.Title)
+	if got := commandPermissionText(p); got != "Needs approval: recursive delete." {
+		t.Errorf("permission content = %q, want the reason alone", got)
 	}
 	if d := rec.last(t); !d.Allowed || d.Approval != agent.ApprovedOnce {
 		t.Errorf("decision = %+v, want allowed once (the fake editor picks allow_once)", d)
@@ -123,6 +132,37 @@ func TestCommandApprovalOptionsAndRequest(t *testing.T) {
 	if got := optionIDs(perms[len(perms)-1]); !slices.Equal(got, want) {
 		t.Errorf("options with operators = %v, want %v", got, want)
 	}
+
+	// A compound command shows every danger, each once.
+	compound := "rm -rf build && git push --force origin main"
+	h.prompt(sid, compound)
+	perms = h.editor.Permissions()
+	last := perms[len(perms)-1]
+	wantText := "Needs approval:\n- recursive delete\n- git force push (rewrites remote history)"
+	if got := commandPermissionText(last); got != wantText {
+		t.Errorf("compound content = %q, want %q", got, wantText)
+	}
+	if last.ToolCall.Title == nil || *last.ToolCall.Title != compound {
+		t.Errorf("compound title = %v", last.ToolCall.Title)
+	}
+	// A long command is cut in the title and shown whole once, in the body.
+	long := "rm -rf build-" + strings.Repeat("x", 200)
+	h.prompt(sid, long)
+	perms = h.editor.Permissions()
+	last = perms[len(perms)-1]
+	if last.ToolCall.Title == nil || len(*last.ToolCall.Title) > 120 || !strings.HasSuffix(*last.ToolCall.Title, "...") {
+		t.Errorf("long title = %v, want it cut to 120 characters", last.ToolCall.Title)
+	}
+	if got := commandPermissionText(last); strings.Count(got, long) != 1 || !strings.HasPrefix(got, "Needs approval: recursive delete.") {
+		t.Errorf("long content = %q, want the reason and the whole command once", got)
+	}
+}
+
+func commandPermissionText(p acp.RequestPermissionRequest) string {
+	if len(p.ToolCall.Content) != 1 || p.ToolCall.Content[0].Content == nil || p.ToolCall.Content[0].Content.Text == nil {
+		return fmt.Sprintf("%+v", p.ToolCall.Content)
+	}
+	return p.ToolCall.Content[0].Content.Text.Text
 }
 
 func TestCommandApprovalAnswers(t *testing.T) {
@@ -199,18 +239,21 @@ func TestCommandAllowAlwaysIsSavedAndHonoured(t *testing.T) {
 	sid := h.newSession("")
 	cmd := "rm -rf build"
 	h.prompt(sid, cmd)
-	key := danger.Check(cmd).Key
 	if d := rec.last(t); !d.Allowed || d.Approval != agent.ApprovedAlways {
 		t.Fatalf("decision = %+v, want allowed always", d)
 	}
-	if !slices.Equal(saved, []string{key}) {
-		t.Fatalf("saved = %q, want the danger key %q", saved, key)
+	if !slices.Equal(saved, []string{cmd}) {
+		t.Fatalf("saved = %q, want the exact command %q", saved, cmd)
 	}
-	// Every session of this agent, and a new agent started with the saved
-	// allowlist (a restart), run it without asking.
-	h.prompt(h.newSession(""), "rm -rf other")
+	// Every session of this agent runs the same command without asking;
+	// another command with the same danger still asks.
+	h.prompt(h.newSession(""), cmd)
 	if n := len(h.editor.Permissions()); n != 1 {
 		t.Errorf("permission requests = %d, want 1 (always covers other sessions)", n)
+	}
+	h.prompt(h.newSession(""), "rm -rf src")
+	if n := len(h.editor.Permissions()); n != 2 {
+		t.Errorf("permission requests = %d, want 2: the exact entry does not cover rm -rf src", n)
 	}
 	rec2 := &approvalRecorder{}
 	h2 := newHarness(t, runModel(), harnessOptions{bound: rec2.tools(), opts: agent.Options{CommandAllowlist: saved}})
@@ -231,23 +274,82 @@ func TestCommandAllowPrefix(t *testing.T) {
 			return acp.PermissionOutcome{OptionID: "allow_prefix"}
 		}})
 	sid := h.newSession("")
-	cmd := "git push --force origin main"
-	prefix, ok := danger.Prefix(cmd)
-	if !ok {
-		t.Fatal("no prefix for a command without operators")
+	h.prompt(sid, "rm -rf build")
+	if !slices.Equal(saved, []string{"rm -rf build/*"}) {
+		t.Fatalf("saved = %q, want [rm -rf build/*]", saved)
 	}
-	h.prompt(sid, cmd)
-	if !slices.Equal(saved, []string{danger.PrefixEntry(prefix)}) {
-		t.Fatalf("saved = %q, want %q", saved, danger.PrefixEntry(prefix))
+	for _, tc := range []struct {
+		cmd  string
+		asks bool
+	}{
+		{"rm -rf build/out", false},
+		{"rm -rf build", false},
+		{"rm -rf src", true},
+		{"rm -rf build/../src", true},
+		{"rm -rf build/out src", true},
+		{"rm -rf build/out; git push --force", true},
+	} {
+		before := len(h.editor.Permissions())
+		h.prompt(sid, tc.cmd)
+		if asked := len(h.editor.Permissions()) > before; asked != tc.asks {
+			t.Errorf("after `rm -rf build/*`: %q asked = %v, want %v", tc.cmd, asked, tc.asks)
+		}
 	}
+
+	saved = nil
+	h.prompt(sid, "git push --force origin main")
+	if !slices.Equal(saved, []string{"git push --force *"}) {
+		t.Fatalf("saved = %q, want [git push --force *]", saved)
+	}
+	before := len(h.editor.Permissions())
 	h.prompt(sid, "git push --force origin other")
-	if n := len(h.editor.Permissions()); n != 1 {
-		t.Errorf("permission requests = %d, want 1: the prefix covers the second push", n)
+	if n := len(h.editor.Permissions()); n != before {
+		t.Errorf("the prefix does not cover the second push")
 	}
 	// The prefix never covers a command with operators.
-	h.prompt(sid, "git push --force origin main; rm -rf build")
-	if n := len(h.editor.Permissions()); n != 2 {
-		t.Errorf("permission requests = %d, want 2: operators are never covered by a prefix", n)
+	h.prompt(sid, "git push --force origin main; echo done")
+	if n := len(h.editor.Permissions()); n != before+1 {
+		t.Errorf("permission requests = %d, want %d: operators are never covered by a prefix", n, before+1)
+	}
+}
+
+// TestEveryDangerCounts: approving one danger for the session approves
+// only that danger; a compound command that has another still asks, and
+// the request names only what is still uncovered.
+func TestEveryDangerCounts(t *testing.T) {
+	rec := &approvalRecorder{}
+	h := newHarness(t, runModel(), harnessOptions{bound: rec.tools(),
+		perm: func(context.Context, *acp.RequestPermissionRequest) acp.PermissionOutcome {
+			return acp.PermissionOutcome{OptionID: "allow_session"}
+		}})
+	sid := h.newSession("")
+	h.prompt(sid, "rm -rf build")
+	h.prompt(sid, "rm -rf dist")
+	if n := len(h.editor.Permissions()); n != 1 {
+		t.Fatalf("permission requests = %d, want 1: the session approved recursive deletes", n)
+	}
+	h.prompt(sid, "rm -rf out && git push --force origin main")
+	perms := h.editor.Permissions()
+	if len(perms) != 2 {
+		t.Fatalf("permission requests = %d, want 2: the force push is another danger", len(perms))
+	}
+	if got := commandPermissionText(perms[1]); got != "Needs approval: git force push (rewrites remote history)." {
+		t.Errorf("second request = %q, want only the force push", got)
+	}
+	// An allowlist entry covers only its own danger too.
+	rec2 := &approvalRecorder{}
+	h2 := newHarness(t, runModel(), harnessOptions{bound: rec2.tools(), opts: agent.Options{CommandAllowlist: []string{"recursive delete"}},
+		perm: func(context.Context, *acp.RequestPermissionRequest) acp.PermissionOutcome {
+			return acp.PermissionOutcome{OptionID: "deny"}
+		}})
+	sid2 := h2.newSession("")
+	h2.prompt(sid2, "rm -rf build")
+	if d := rec2.last(t); !d.Allowed || d.Approval != agent.ApprovedAllowlist {
+		t.Errorf("rm -rf build with the key allowed = %+v", d)
+	}
+	h2.prompt(sid2, "rm -rf build; git reset --hard")
+	if d := rec2.last(t); d.Allowed || len(h2.editor.Permissions()) != 1 {
+		t.Errorf("the key entry covered git reset --hard too: %+v", d)
 	}
 }
 
@@ -283,5 +385,59 @@ func TestCommandHardlineAndModes(t *testing.T) {
 	h2.prompt(sid2, "rm -rf build")
 	if n := len(h2.editor.Permissions()); n != 1 {
 		t.Errorf("dont_ask: permission requests = %d, want 1", n)
+	}
+}
+
+// TestAllowlistCommand: /allowlist lists the stored entries with what each
+// covers, /context shows them, and /allowlist remove takes one out of every
+// session and out of the configuration file; the command asks again.
+func TestAllowlistCommand(t *testing.T) {
+	var removed []string
+	rec := &approvalRecorder{}
+	h := newHarness(t, runModel(), harnessOptions{bound: rec.tools(), opts: agent.Options{
+		CommandAllowlist: []string{"rm -rf build/*", "recursive delete", "git push --force origin main"},
+		RemoveAllowlist:  func(e string) error { removed = append(removed, e); return nil },
+	}, perm: func(context.Context, *acp.RequestPermissionRequest) acp.PermissionOutcome {
+		return acp.PermissionOutcome{OptionID: "deny"}
+	}})
+	sid := h.newSession("")
+	h.prompt(sid, "/allowlist")
+	txt := agentText(h, sid)
+	for _, want := range []string{
+		"Command allowlist (3)",
+		"1. `rm -rf build/*` — matching commands, for: recursive delete",
+		"2. `recursive delete` — every command with this danger",
+		"3. `git push --force origin main` — this exact command, for: git force push (rewrites remote history)",
+	} {
+		if !strings.Contains(txt, want) {
+			t.Errorf("/allowlist = %q, want it to hold %q", txt, want)
+		}
+	}
+	h.prompt(sid, "/context")
+	if txt := agentText(h, sid); !strings.Contains(txt, "Command allowlist (3): `rm -rf build/*`, `recursive delete`, `git push --force origin main`") {
+		t.Errorf("/context = %q, want the entries", txt[strings.LastIndex(txt, "Conversation:"):])
+	}
+	h.prompt(sid, "rm -rf src")
+	if d := rec.last(t); !d.Allowed || d.Approval != agent.ApprovedAllowlist {
+		t.Fatalf("rm -rf src with the key allowed = %+v", d)
+	}
+	h.prompt(sid, "/allowlist remove 2")
+	if !slices.Equal(removed, []string{"recursive delete"}) {
+		t.Errorf("removed from the file = %q", removed)
+	}
+	if txt := agentText(h, sid); !strings.Contains(txt, "Removed `recursive delete` from the command allowlist") {
+		t.Errorf("reply = %q", txt)
+	}
+	h.prompt(sid, "rm -rf src")
+	if d := rec.last(t); d.Allowed || len(h.editor.Permissions()) != 1 {
+		t.Errorf("rm -rf src after the removal = %+v, want it to ask (and be denied)", d)
+	}
+	h.prompt(sid, "/allowlist remove `rm -rf build/*`")
+	h.prompt(sid, "/allowlist remove 9")
+	if txt := agentText(h, sid); !strings.Contains(txt, "There is no entry 9: the command allowlist has 1.") {
+		t.Errorf("reply to a bad number = %q", txt)
+	}
+	if !slices.Equal(removed, []string{"recursive delete", "rm -rf build/*"}) {
+		t.Errorf("removed = %q", removed)
 	}
 }

@@ -81,12 +81,17 @@ func (s *Session) setTerminalBackend(name string) error {
 	return nil
 }
 
-// terminalStatus is /context's line about the terminal backend.
+// terminalStatus is /context's line about the terminal backend, and for
+// commands on this machine how the sandbox confines them.
 func (s *Session) terminalStatus(ctx context.Context) string {
 	name := s.terminalBackend()
 	check := s.a.opts.TerminalBackends.Check
+	sandbox := ""
+	if st := s.a.opts.SandboxStatus; st != nil {
+		sandbox = "\nSandbox: " + st() + s.grantStatus()
+	}
 	if check == nil || name == "local" {
-		return fmt.Sprintf("\nTerminal: `%s`.", name)
+		return fmt.Sprintf("\nTerminal: `%s`.", name) + sandbox
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()

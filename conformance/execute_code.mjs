@@ -25,10 +25,22 @@
 //     the sandbox); it prints both errors and the model receives them.
 //   timeout: a script that starts `sleep 1000` and loops forever is killed
 //     at code_execution.timeout; the model receives the timeout. Its
-//     process group is written to pgid-timeout (the Go test checks /proc).
+//     sleep's marker is written to pgid-timeout (the Go test checks /proc).
 //   cancel: the same loop; when the script has written pgid-cancel the
 //     editor sends session/cancel: the prompt ends "cancelled" and the next
 //     prompt ends end_turn.
+//   hostile (default mode): a script runs os.system("touch hostile-system")
+//     and subprocess.run(["touch", "hostile-subprocess"]); the permission
+//     request shows the script as python code and both commands with their
+//     lines; the editor denies it: neither file exists, and the model reads
+//     the denial.
+//   dont_ask: after session/set_mode dont_ask, a script with no command
+//     runs without asking, and its writes into $HOME (open() and an
+//     os.system redirect) are refused by the sandbox; a script whose
+//     command is hidden in a variable still asks (fail closed), is denied
+//     and does not run.
+// Every script of the default mode asks; the editor allows them except
+// hostile's and the hidden one, and rejects the edit (files).
 //
 // Every SDK complaint fails the run. Exit status: 0 on success, 1 on any
 // failure, 2 for usage errors.
@@ -61,13 +73,42 @@ except OSError as err:
     print("home write:", type(err).__name__, err.strerror)
 `;
 
-const loopScript = (file) => `
-import os, subprocess
-subprocess.Popen(["sleep", "1000"])
+// The loop's sleep has a duration of its own (1000.<digits>), which the Go
+// test looks for in /proc: process ids inside the sandbox are its own.
+const loopScript = (file) => {
+  const marker = `1000.${process.pid}${Date.now()}${Math.floor(Math.random() * 1e6)}`;
+  return `
+import subprocess
+subprocess.Popen(["sleep", "${marker}"])
 with open("${file}", "w") as f:
-    f.write(str(os.getpgid(0)) + "\\n")
+    f.write("${marker}\\n")
 while True:
     pass
+`;
+};
+
+const hostileScript = `
+import os, subprocess
+os.system("touch hostile-system")
+subprocess.run(["touch", "hostile-subprocess"])
+print("ran")
+`;
+
+const dontAskEscapeScript = `
+import os
+try:
+    with open(os.path.expanduser("~/escape-dontask.txt"), "w") as f:
+        f.write("x")
+    print("home write: WROTE IT")
+except OSError as err:
+    print("home write:", type(err).__name__)
+print("shell write exit:", os.system("echo x > ~/escape-dontask-shell.txt") != 0)
+`;
+
+const hiddenScript = `
+import subprocess
+cmd = "touch " + "hidden-ran"
+subprocess.run(cmd, shell=True)
 `;
 
 const script = {
@@ -79,13 +120,19 @@ const script = {
     },
     { tool_calls: [{ name: "execute_code", id: "call_refusals", arguments: { code: refusalsScript } }] },
     {
-      expect: { role: "tool", matches: "(?s)outside read: .*outside the workspace.*home write: PermissionError Permission denied" },
+      expect: { role: "tool", matches: "(?s)outside read: .*outside the workspace.*home write: (PermissionError Permission denied|OSError Read-only file system)" },
       text: "Both were refused.",
     },
     { tool_calls: [{ name: "execute_code", id: "call_timeout", arguments: { code: loopScript("pgid-timeout") } }] },
     { expect: { role: "tool", contains: "Script timed out after 3s and was killed." }, text: "The loop was stopped at the timeout." },
     { tool_calls: [{ name: "execute_code", id: "call_cancel", arguments: { code: loopScript("pgid-cancel") } }] },
     { text: "still here after the cancel." },
+    { tool_calls: [{ name: "execute_code", id: "call_hostile", arguments: { code: hostileScript } }] },
+    { expect: { role: "tool", contains: "BLOCKED: User denied this script." }, text: "The user denied the script." },
+    { tool_calls: [{ name: "execute_code", id: "call_escape", arguments: { code: dontAskEscapeScript } }] },
+    { expect: { role: "tool", matches: "home write: (PermissionError|OSError)\\\\nshell write exit: True" }, text: "Both home writes were refused." },
+    { tool_calls: [{ name: "execute_code", id: "call_hidden", arguments: { code: hiddenScript } }] },
+    { expect: { role: "tool", contains: "BLOCKED: User denied this script." }, text: "The hidden command was denied." },
   ],
 };
 
@@ -124,8 +171,18 @@ async function main() {
   const scriptPath = join(workdir, "execute_code.script.yaml");
   writeFileSync(scriptPath, JSON.stringify(script)); // JSON is YAML
 
+  // Edits are rejected; scripts are allowed unless denyScripts names the
+  // execute_code call.
   const permissions = [];
+  const scriptPerms = [];
+  const denyScripts = new Set(["call_hostile", "call_hidden"]);
   const app = acp.client({ name: "hermes-acp-execute-code" }).onRequest(acp.methods.client.session.requestPermission, async ({ params }) => {
+    if (params.toolCall.title?.startsWith("Run Python script: ")) {
+      scriptPerms.push(params);
+      const deny = denyScripts.has(params.toolCall.toolCallId);
+      const opt = params.options.find((o) => o.kind === (deny ? "reject_once" : "allow_once"));
+      return { outcome: { outcome: "selected", optionId: opt.optionId } };
+    }
     permissions.push(params);
     return { outcome: { outcome: "selected", optionId: "reject" } };
   });
@@ -156,7 +213,8 @@ async function main() {
           show(children.map((u) => u.title)) === show(["[py 1] read: a.txt", "[py 2] read: b.txt", "[py 3] read: c.txt", "[py 4] patch (replace): a.txt"]),
           `files: the script's calls shown ${show(children.map((u) => u.title))}`,
         );
-        check(permissions.length === 1, `files: ${permissions.length} permission requests, want 1`);
+        check(permissions.length === 1, `files: ${permissions.length} edit permission requests, want 1`);
+        check(scriptPerms.length === 1 && scriptPerms[0].toolCall.toolCallId === "call_files", `files: script permission requests ${show(scriptPerms.map((p) => p.toolCall.toolCallId))}, want call_files asked`);
         const perm = permissions[0]?.toolCall ?? {};
         const diff = (perm.content ?? []).find((c) => c.type === "diff");
         check(diff?.oldText === "alpha\n" && diff?.newText === "ALPHA\n" && diff?.path?.endsWith("a.txt"), `files: permission diff ${show(perm.content)}`);
@@ -199,6 +257,35 @@ async function main() {
         r = await prompt(session, "after cancel", "are you there?");
         check(r.stop === "end_turn" && said(r.updates).includes("still here after the cancel"), `after cancel: ${show(r.stop)} ${show(said(r.updates))}`);
         note("cancel: session/cancel while the script loops → stopReason cancelled; the next prompt → end_turn");
+
+        // hostile: asked in the default mode, denied, nothing of it ran
+        r = await prompt(session, "hostile", "[hostile] run two commands");
+        const hp = scriptPerms.find((p) => p.toolCall.toolCallId === "call_hostile");
+        const htext = (hp?.toolCall.content ?? []).map((c) => c.content?.text ?? "").join("\n");
+        check(hp?.toolCall.kind === "execute" && hp?.toolCall.title === "Run Python script: import os, subprocess", `hostile: permission request ${show(hp?.toolCall)}`);
+        for (const want of ["line 3, `os.system`: `touch hostile-system`", "line 4, `subprocess.run`: `touch hostile-subprocess`", "```python\n" + hostileScript.trimEnd() + "\n```"]) {
+          check(htext.includes(want), `hostile: the permission request does not show ${show(want)}: ${show(htext)}`);
+        }
+        check(!existsSync(join(ws, "hostile-system")) && !existsSync(join(ws, "hostile-subprocess")), "hostile: a command of the denied script ran");
+        check(r.stop === "end_turn" && said(r.updates).includes("The user denied the script."), `hostile: ${show(r.stop)} ${show(said(r.updates))}`);
+        note("hostile: the script was asked with its code and both commands (os.system, subprocess.run); denied, neither ran");
+
+        // dont_ask: no ask without commands, and still sandboxed
+        await step("session/set_mode", agent.request(acp.methods.agent.session.setMode, { sessionId: session.sessionId, modeId: "dont_ask" }));
+        const asked = scriptPerms.length;
+        r = await prompt(session, "escape", "[escape] write into home");
+        check(scriptPerms.length === asked, `escape: dont_ask asked for a script with no command (${scriptPerms.length - asked} requests)`);
+        check(said(r.updates).includes("Both home writes were refused."), `escape: ${show(said(r.updates))}; the script printed ${show(textOf(r.updates.filter((u) => u.toolCallId === "call_escape" && u.status).at(-1) ?? {}))}`);
+        for (const f of ["escape-dontask.txt", "escape-dontask-shell.txt"]) {
+          check(!existsSync(join(process.env.HOME ?? "/nonexistent", f)), `escape: the script wrote ~/${f} in dont_ask`);
+        }
+        note("dont_ask: a script without commands ran unasked; its writes into $HOME (open() and a shell redirect) were refused by the sandbox");
+        r = await prompt(session, "hidden", "[hidden] run a hidden command");
+        const hid = scriptPerms.find((p) => p.toolCall.toolCallId === "call_hidden");
+        const hidText = (hid?.toolCall.content ?? []).map((c) => c.content?.text ?? "").join("\n");
+        check(hid && hidText.includes("hidden by expansion"), `hidden: dont_ask did not ask for a hidden command: ${show(hidText)}`);
+        check(!existsSync(join(ws, "hidden-ran")) && said(r.updates).includes("The hidden command was denied."), "hidden: the denied script ran, or the model did not read the denial");
+        note("dont_ask: a script whose command is built at run time still asked (fail closed); denied, it did not run");
       } finally {
         session.dispose?.();
       }

@@ -135,7 +135,11 @@ export function resultOf(turn, id) {
   const prefix = `${id} done; the tool said: `;
   const i = text.indexOf(prefix);
   if (i < 0) return undefined;
-  const raw = text.slice(i + prefix.length);
+  let raw = text.slice(i + prefix.length);
+  // A background process that ends meanwhile is announced in the chat
+  // ("\n\n[IMPORTANT: Background process …]\n\n") right after the echo.
+  const note = raw.indexOf("\n\n[IMPORTANT: ");
+  if (note >= 0) raw = raw.slice(0, note);
   try {
     return JSON.parse(raw);
   } catch {

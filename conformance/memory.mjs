@@ -10,7 +10,7 @@
 //
 // Environment:
 //   MEMORY_WS               the session's cwd
-//   MEMORY_PHASE            "write" or "read"
+//   MEMORY_PHASE            "write", "hostile" or "read"
 //   MEMORY_TAG              the writer's tag (write phase)
 //   CONFORMANCE_TRANSCRIPT  a file to append every JSON-RPC line to
 //   CONFORMANCE_TIMEOUT_MS  bound on each step (default 20000)
@@ -21,6 +21,12 @@
 //     The editor must see the call as kind "other", titled
 //     "memory add: user", completed, and never the entry's text in its
 //     completion.
+//   "memory hostile KIND" (phase "hostile"; KIND inject or zwsp): one
+//     memory call (id call_hostile_KIND) adding a prompt injection or an
+//     entry with a zero-width space to the agent's notes. The editor must
+//     see the call failed with hermes's refusal naming the pattern
+//     ('prompt_injection', or invisible unicode character U+200B); the Go
+//     test checks nothing was stored and the next session's prompt lacks it.
 //   "memory read": a plain reply "read done" (the Go test checks the
 //     system prompt the model received).
 //
@@ -34,8 +40,8 @@ async function main() {
   const ws = process.env.MEMORY_WS;
   const phase = process.env.MEMORY_PHASE;
   const tag = process.env.MEMORY_TAG ?? "";
-  if (!command || !ws || (phase !== "write" && phase !== "read") || (phase === "write" && !tag)) {
-    process.stderr.write("usage: MEMORY_WS=DIR MEMORY_PHASE=write|read [MEMORY_TAG=T] node conformance/memory.mjs AGENT [ARGS...]\n");
+  if (!command || !ws || !["write", "hostile", "read"].includes(phase) || (phase === "write" && !tag)) {
+    process.stderr.write("usage: MEMORY_WS=DIR MEMORY_PHASE=write|hostile|read [MEMORY_TAG=T] node conformance/memory.mjs AGENT [ARGS...]\n");
     process.exit(2);
   }
   const agentProc = await startAgent(command, args, { transcript: process.env.CONFORMANCE_TRANSCRIPT, label: `memory ${phase} ${tag}` });
@@ -72,6 +78,20 @@ async function main() {
           }
           check(agentText(turn.updates).includes("write done"), `${name}: agent text ${show(agentText(turn.updates))}, want "write done"`);
           note(`${name}: ${id} shown as ${show(start?.title)} (${show(start?.kind)}), ${show(end?.status)}`);
+        } else if (phase === "hostile") {
+          const refusals = { inject: "Blocked: content matches threat pattern 'prompt_injection'", zwsp: "Blocked: content contains invisible unicode character U+200B" };
+          for (const [kind, want] of Object.entries(refusals)) {
+            const name = `memory hostile ${kind}`;
+            const turn = await runTurn(session, name, name);
+            const id = `call_hostile_${kind}`;
+            const end = turn.updates.filter((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === id && (u.status === "completed" || u.status === "failed")).at(-1);
+            if (check(end !== undefined, `${name}: ${id} never ended`)) {
+              check(end.status === "failed", `${name}: ${id} ended ${show(end.status)}, want "failed": ${show(end)}`);
+              check(show(end.content ?? []).includes(want), `${name}: the editor was not shown ${show(want)}: ${show(end.content)}`);
+            }
+            check(agentText(turn.updates).includes("hostile done"), `${name}: agent text ${show(agentText(turn.updates))}`);
+            note(`${name}: refused, the editor saw ${show(want)}`);
+          }
         } else {
           const turn = await runTurn(session, "memory read", "memory read");
           check(turn.stopReason === "end_turn", `memory read: stopReason ${show(turn.stopReason)}, want "end_turn"`);

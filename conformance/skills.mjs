@@ -32,6 +32,14 @@
 //       kind "read", completed, titled "skills list" and
 //       "skill view (deploy-checklist)"; the view's completion never shows
 //       the skill's body.
+//   poisoned phase (issue 25; the Go test has written a project skill
+//   "helper" whose description is a prompt injection, as any command could):
+//     "skill poisoned": skill_view of helper (call_skill_poisoned), which
+//       fails naming the pattern, then "poisoned done".
+//     "skill inject": skill_manage create of sneaky whose description is an
+//       injection (call_skill_inject): refused before any permission
+//       request, naming the pattern; then "inject done".
+//     "/context": reports the skill left out, its SKILL.md and findings.
 //
 // Exit status: 0 on success, 1 on any failure, 2 for usage errors.
 
@@ -65,8 +73,8 @@ async function main() {
   const ws = process.env.SKILLS_WS;
   const home = process.env.SKILLS_HOME;
   const phase = process.env.SKILLS_PHASE;
-  if (!command || !ws || !home || (phase !== "create" && phase !== "use")) {
-    process.stderr.write("usage: SKILLS_WS=DIR SKILLS_HOME=DIR SKILLS_PHASE=create|use node conformance/skills.mjs AGENT [ARGS...]\n");
+  if (!command || !ws || !home || !["create", "use", "poisoned"].includes(phase)) {
+    process.stderr.write("usage: SKILLS_WS=DIR SKILLS_HOME=DIR SKILLS_PHASE=create|use|poisoned node conformance/skills.mjs AGENT [ARGS...]\n");
     process.exit(2);
   }
   const permissions = [];
@@ -120,6 +128,20 @@ async function main() {
           check(permissions.length === 2, `skill reject: ${permissions.length} permission requests in all, want 2`);
           check(agentText(turn.updates).includes("reject done"), `skill reject: agent text ${show(agentText(turn.updates))}`);
           note("skill reject: the rejected create ended failed");
+        } else if (phase === "poisoned") {
+          let turn = await runTurn(session, "skill poisoned", "skill poisoned");
+          const view = checkCall("skill poisoned", turn.updates, "call_skill_poisoned", { kind: "read", title: "skill view (helper)", status: "failed" });
+          check(show(view.end?.content ?? []).includes("prompt_injection"), `skill poisoned: the failed view does not name the pattern: ${show(view.end?.content)}`);
+          check(agentText(turn.updates).includes("poisoned done"), `skill poisoned: agent text ${show(agentText(turn.updates))}`);
+          turn = await runTurn(session, "skill inject", "skill inject");
+          const inject = checkCall("skill inject", turn.updates, "call_skill_inject", { kind: "edit", title: "skill create: sneaky", status: "failed" });
+          check(show(inject.end?.content ?? []).includes("threat pattern 'prompt_injection'"), `skill inject: the refusal does not name the pattern: ${show(inject.end?.content)}`);
+          check(permissions.length === 0, `skill inject: ${permissions.length} permission requests for a refused create, want none`);
+          turn = await runTurn(session, "context", "/context");
+          const ctx = agentText(turn.updates);
+          check(ctx.includes("Skills left out (possible prompt injection): 1") && ctx.includes("`helper`") && ctx.includes("/.hermes/skills/helper/SKILL.md") && ctx.includes("prompt_injection"),
+            `/context does not report the skill left out: ${show(ctx)}`);
+          note("poisoned: the project skill with an injected description was refused by skill_view and reported by /context; a poisoned create was refused without asking");
         } else {
           const turn = await runTurn(session, "skill use", "skill use");
           check(turn.stopReason === "end_turn", `skill use: stopReason ${show(turn.stopReason)}`);

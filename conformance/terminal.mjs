@@ -32,12 +32,13 @@
 // always; a cancel during `sleep` ends the turn with no process left.
 //
 // Connection C (phase "restart", a new agent process on the same
-// $HERMES_HOME) runs the same danger with no permission request.
+// $HERMES_HOME) runs the command allowed always with no permission request,
+// and asks about another command with the same danger.
 //
 // Exit status: 0 on success, 1 on any failure, 2 for usage errors.
 
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { callUpdates, check, fail, failWith, finalOf, note, processesWith, report, resultOf, runTurn, sdkVersion, show, startAgent, step, stopAgent } from "./lib.mjs";
@@ -289,11 +290,20 @@ async function phaseRestart(command, args) {
   const ws = process.env.TERMINAL_WS;
   const perms = new Permissions();
   await connect(command, args, "C", { fs: { readTextFile: false, writeTextFile: false }, terminal: false }, perms, null, async (agent, session) => {
-    const marker = join(ws, "restart-marker");
-    await runTurn(session, "again", prompt("again", { command: `rm -rf build-again && touch ${marker}` }));
+    // "Always allow" stored the exact command: the same command runs
+    // without asking (its marker, removed first, is made again); another
+    // command with the same danger still asks.
+    const marker = join(ws, "always-marker");
+    rmSync(marker, { force: true });
+    await runTurn(session, "again", prompt("again", { command: `rm -rf build-always && touch ${marker}` }));
     check(perms.asked.length === 0, `restart: ${perms.asked.length} permission requests, want 0 (allow always survives a restart)`);
     check(existsSync(marker), "restart: the command allowed always did not run");
-    note("C: after a restart, the danger allowed always ran without asking");
+    perms.answer = "deny";
+    const other = join(ws, "other-marker");
+    await runTurn(session, "other", prompt("other", { command: `rm -rf build-other && touch ${other}` }));
+    check(perms.asked.length === 1, `restart: ${perms.asked.length} permission requests for another recursive delete, want 1`);
+    check(!existsSync(other), "restart: a command the exact entry does not cover ran");
+    note("C: after a restart, the command allowed always ran without asking; another recursive delete still asked");
   });
 }
 

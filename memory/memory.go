@@ -23,6 +23,9 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/hermes-acp/hermes-acp/internal/atomicfile"
+	"github.com/hermes-acp/hermes-acp/internal/threat"
 )
 
 // Delimiter separates the entries of a memory file.
@@ -184,9 +187,15 @@ func (s *Store) Apply(target string, ops []Op, batch bool) (Outcome, error) {
 	if !batch && len(ops) != 1 {
 		return Outcome{}, fmt.Errorf("memory apply: %d operations in a single call", len(ops))
 	}
-	// Check what needs no file first.
+	// Check what needs no file first: the fields, then what the new
+	// entries say (they reach every later session's system prompt).
 	for i, op := range ops {
 		if err := checkOp(op, i, batch); err != nil {
+			return Outcome{}, err
+		}
+	}
+	for i, op := range ops {
+		if err := scanOp(op, i, batch); err != nil {
 			return Outcome{}, err
 		}
 	}
@@ -230,8 +239,8 @@ func (s *Store) Apply(target string, ops []Op, batch bool) (Outcome, error) {
 			msg = fmt.Sprintf("Applied %d operation(s).", len(ops))
 		}
 		if !slices.Equal(entries, working) {
-			if err := writeAtomic(path, Format(working)); err != nil {
-				return err
+			if err := atomicfile.Write(path, []byte(Format(working)), 0o600); err != nil {
+				return fmt.Errorf("write %s: %w", filepath.Base(path), err)
 			}
 		}
 		out = Outcome{Target: target, Chars: after, Limit: limit, Entries: len(working), Message: msg}
@@ -286,6 +295,24 @@ func checkOp(op Op, i int, batch bool) error {
 		return refuse("Unknown action '%s'. Use: add, replace, remove", op.Action)
 	}
 	return nil
+}
+
+// scanOp refuses an add or replace whose content fails the shared threat
+// scan in hermes's strict scope (prompt injection, exfiltration,
+// persistence, hard-coded secrets, hidden Unicode), naming the pattern, as
+// hermes's memory tool does; a batch names the operation too.
+func scanOp(op Op, i int, batch bool) error {
+	if op.Action != ActionAdd && op.Action != ActionReplace {
+		return nil
+	}
+	msg := threat.Check(op.Content, threat.Strict)
+	if msg == "" {
+		return nil
+	}
+	if batch {
+		return refuse("Operation %d: %s", i+1, msg)
+	}
+	return refuse("%s", msg)
 }
 
 func batchRefusal(format string, args ...any) *Refusal {
@@ -433,32 +460,6 @@ func (s *Store) locked(path string, fn func() error) error {
 	}
 	defer unlockFile(lf) //nolint:errcheck // closing the file releases it too
 	return fn()
-}
-
-// writeAtomic replaces path by content: a temporary file in the same
-// directory, synced, renamed over it. Readers see the old file or the new
-// one, never a part.
-func writeAtomic(path, content string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".mem_*.tmp")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
-	}
-	name := tmp.Name()
-	_, err = tmp.WriteString(content)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		os.Remove(name)
-		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
-	}
-	return nil
 }
 
 func percent(n, limit int) int {

@@ -2,8 +2,11 @@ package memory
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/hermes-acp/hermes-acp/internal/threat"
 )
 
 // Snapshot renders both targets as they are on disk now, for the system
@@ -21,7 +24,7 @@ func (s *Store) Snapshot() (string, error) {
 			errs = append(errs, err.Error())
 			continue
 		}
-		if b := s.block(t, entries); b != "" {
+		if b := s.block(t, sanitize(entries, filepath.Base(s.Path(t)))); b != "" {
 			blocks = append(blocks, b)
 		}
 	}
@@ -60,4 +63,27 @@ func (s *Store) block(target string, entries []string) string {
 	}
 	sep := strings.Repeat("═", 46)
 	return fmt.Sprintf("%s\n%s [%d%% — %s/%s chars%s]\n%s\n%s", sep, title, percent(n, limit), commas(n), commas(limit), over, sep, content)
+}
+
+// sanitize replaces each stored entry that fails the threat scan (written
+// by something other than the memory tool: a command, an editor, an older
+// version) with hermes's marker, so it never reaches the prompt while the
+// file keeps it for the user to see and remove.
+func sanitize(entries []string, file string) []string {
+	var out []string
+	for i, e := range entries {
+		findings := threat.Scan(e, threat.Strict)
+		if len(findings) == 0 {
+			continue
+		}
+		if out == nil {
+			out = append([]string(nil), entries...)
+		}
+		out[i] = fmt.Sprintf("[BLOCKED: %s entry contained threat pattern(s): %s. Removed from system prompt; use memory(action=remove) to delete the original.]",
+			file, strings.Join(findings, ", "))
+	}
+	if out == nil {
+		return entries
+	}
+	return out
 }

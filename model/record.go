@@ -5,12 +5,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
+	"github.com/hermes-acp/hermes-acp/internal/atomicfile"
 	"gopkg.in/yaml.v3"
 )
 
@@ -58,7 +57,9 @@ func (r *recorder) Stream(ctx context.Context, req Request, emit func(Delta)) (*
 	}
 	data, err := marshalScript(r.add(req, reply))
 	if err == nil {
-		err = writeFileAtomic(r.path, data)
+		if err = atomicfile.Write(r.path, data, 0o644); err != nil {
+			err = fmt.Errorf("record %s: %w", r.path, err)
+		}
 	}
 	if err != nil {
 		r.log.Error("cannot record the model reply", "file", r.path, "err", err)
@@ -162,29 +163,4 @@ func marshalScript(replies []scriptReply) ([]byte, error) {
 		return nil, fmt.Errorf("encode script: %w", err)
 	}
 	return buf.Bytes(), nil
-}
-
-// writeFileAtomic replaces path with data through a temporary file in the
-// same folder, so a reader never sees a half-written script.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("record %s: %w", path, err)
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("record %s: %w", path, err)
-	}
-	return nil
 }

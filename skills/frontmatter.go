@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/hermes-acp/hermes-acp/internal/threat"
 )
 
 // Limits and rules of hermes-agent's skill manager (tools/skill_manager_tool.py).
@@ -99,7 +101,8 @@ func yamlMessage(err error) string {
 // _validate_frontmatter does, and returns hermes's message for the first
 // problem, or "" when it is fine: not empty, front matter opened and closed,
 // a YAML mapping with name and description, a description of at most
-// MaxDescriptionLength characters, and a body after it.
+// MaxDescriptionLength characters, a body after it, and nothing the shared
+// threat scan finds (hermes's refusal naming the pattern).
 func Validate(content string) string {
 	if strings.TrimSpace(content) == "" {
 		return "Content cannot be empty."
@@ -133,7 +136,9 @@ func Validate(content string) string {
 	if strings.TrimSpace(content[loc[1]+3:]) == "" {
 		return "SKILL.md must have content after the frontmatter (instructions, procedures, etc.)."
 	}
-	return ""
+	// Its name and description reach every later session's system prompt
+	// and its body the model: the same threat scan as AGENTS.md.
+	return threat.Check(content, threat.Context)
 }
 
 // pyStr renders a YAML value as Python's str() would for the common cases.

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/hermes-acp/hermes-acp/internal/threat"
 	"github.com/hermes-acp/hermes-acp/workspace"
 )
 
@@ -128,6 +129,31 @@ type Skill struct {
 	Rel string
 	// Problem says what was wrong with the front matter, or "".
 	Problem string
+	// Blocked holds what the threat scan found in the skill's name,
+	// description or SKILL.md (hermes's pattern ids, hidden characters);
+	// non-nil means the skill is left out of listings and the prompt and
+	// cannot be viewed.
+	Blocked []string
+}
+
+// BlockedError is a skill the threat scan left out.
+type BlockedError struct {
+	Name     string
+	Path     string // its SKILL.md, absolute
+	Findings []string
+}
+
+func (e *BlockedError) Error() string {
+	return fmt.Sprintf("Skill '%s' is not loaded: %s contained potential prompt injection (%s). Inspect and fix the file on disk.",
+		e.Name, e.Path, strings.Join(e.Findings, ", "))
+}
+
+// blocked returns the BlockedError of a skill the scan left out, or nil.
+func (s Skill) blocked() *BlockedError {
+	if s.Blocked == nil {
+		return nil
+	}
+	return &BlockedError{Name: s.Name, Path: filepath.Join(s.Dir(), FileName), Findings: s.Blocked}
 }
 
 // Dir returns the skill's folder, absolute.
@@ -146,7 +172,9 @@ func (p Problem) Error() string { return p.Path + ": " + p.Err.Error() }
 
 // List returns every skill of the library, the first of each name winning
 // (project roots come first), disabled ones left out, sorted by category
-// then name; and the SKILL.md files it could not read.
+// then name; and the SKILL.md files it could not read or that the threat
+// scan left out (a *BlockedError: that skill still takes its name, so a
+// poisoned project skill does not make way for another of the same name).
 func (l *Library) List() ([]Skill, []Problem) {
 	var out []Skill
 	var problems []Problem
@@ -159,6 +187,10 @@ func (l *Library) List() ([]Skill, []Problem) {
 				continue
 			}
 			seen[s.Name] = true
+			if b := s.blocked(); b != nil {
+				problems = append(problems, Problem{Path: b.Path, Err: b})
+				continue
+			}
 			out = append(out, s)
 		}
 	}
@@ -295,6 +327,16 @@ func readSkill(root *os.Root, r Root, rel, full string) (Skill, error) {
 		return Skill{}, unwrap(err)
 	}
 	head := toValidUTF8(buf[:n])
+	whole := head
+	if n == len(buf) {
+		// The rest of the file, for the threat scan only (up to what
+		// skill_view would show).
+		rest, err := io.ReadAll(io.LimitReader(f, MaxFileBytes-maxHeadBytes))
+		if err != nil {
+			return Skill{}, unwrap(err)
+		}
+		whole = toValidUTF8(append(buf[:n:n], rest...))
+	}
 	doc, perr := Parse(head)
 	s := Skill{Root: r, Rel: rel, Path: full, Name: path.Base(full)}
 	if perr != nil {
@@ -314,6 +356,7 @@ func readSkill(root *os.Root, r Root, rel, full string) (Skill, error) {
 		}
 	}
 	s.Description = truncateDescription(s.Description)
+	s.Blocked = threat.Scan(s.Name+"\n"+s.Description+"\n"+strings.TrimPrefix(whole, "\ufeff"), threat.Context)
 	if parts := strings.Split(full, "/"); len(parts) >= 2 {
 		s.Category = parts[0]
 	} else {
@@ -425,6 +468,9 @@ func (l *Library) Find(name string) (Skill, error) {
 		case 0:
 			continue
 		case 1:
+			if b := t[0].blocked(); b != nil {
+				return Skill{}, b
+			}
 			return t[0], nil
 		}
 		// An exact path match beats name matches.
@@ -435,6 +481,9 @@ func (l *Library) Find(name string) (Skill, error) {
 			}
 		}
 		if len(exact) == 1 {
+			if b := exact[0].blocked(); b != nil {
+				return Skill{}, b
+			}
 			return exact[0], nil
 		}
 		e := &AmbiguousError{Name: name}

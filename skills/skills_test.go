@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hermes-acp/hermes-acp/internal/atomicfile"
 	"github.com/hermes-acp/hermes-acp/workspace"
 )
 
@@ -275,7 +276,7 @@ func TestWriteIsAtomicAndConfined(t *testing.T) {
 	}
 	entries, _ := os.ReadDir(filepath.Dir(p))
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), tempPrefix) {
+		if strings.HasPrefix(e.Name(), atomicfile.Prefix) {
 			t.Errorf("temporary file %s left behind", e.Name())
 		}
 	}

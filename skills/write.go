@@ -4,19 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
 
+	"github.com/hermes-acp/hermes-acp/internal/atomicfile"
 	"github.com/hermes-acp/hermes-acp/workspace"
 )
-
-// tempPrefix starts the name of a write's temporary file (the workspace's
-// prefix, so watchers ignore it too).
-const tempPrefix = ".hermes-tmp."
 
 // Target is a file in a skills root that a change writes or removes.
 type Target struct {
@@ -162,26 +157,9 @@ func (l *Library) Write(t Target, content []byte) (err error) {
 			mode = fi.Mode().Perm()
 		}
 	}
-	tmp := path.Join(path.Dir(t.Rel), tempPrefix+strconv.FormatUint(rand.Uint64(), 36))
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-	if err != nil {
+	if err := atomicfile.WriteIn(root, filepath.FromSlash(t.Rel), content, mode, atomicfile.Options{}); err != nil {
 		return fmt.Errorf("write %s: %w", t.Abs(), unwrap(err))
 	}
-	_, werr := f.Write(content)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = root.Rename(tmp, t.Rel)
-	}
-	if werr != nil {
-		_ = root.Remove(tmp)
-		return fmt.Errorf("write %s: %w", t.Abs(), unwrap(werr))
-	}
-	syncDir(root, path.Dir(t.Rel))
 	return nil
 }
 

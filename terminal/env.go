@@ -5,8 +5,9 @@ import (
 	"io"
 )
 
-// Environment starts commands. Implementations: [Local]; containers and
-// remote hosts later. An Environment is safe for concurrent use.
+// Environment starts commands. Implementations: [Local] (this machine, in
+// the session's sandbox), terminal/docker and terminal/ssh. An Environment
+// is safe for concurrent use.
 type Environment interface {
 	// Start starts s and returns its handle. ctx bounds the start only:
 	// the command runs until it exits or the handle kills it. The caller
@@ -29,6 +30,11 @@ type Spec struct {
 	// and Process.CloseStdin; otherwise it reads /dev/null (or, with PTY,
 	// the terminal, which nobody writes to).
 	Stdin bool
+	// Network and Credentials are the user's grants for this command on
+	// this machine (Local): the machine's network, and the credential
+	// places (~/.ssh, ~/.aws, …). The Docker and SSH environments ignore
+	// them: their network and files are their own.
+	Network, Credentials bool
 }
 
 // Process is a started command. Its methods are safe for concurrent use.

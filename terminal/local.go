@@ -1,9 +1,7 @@
 package terminal
 
 import (
-	"os"
 	"os/exec"
-	"sort"
 	"time"
 )
 
@@ -12,21 +10,22 @@ import (
 const DefaultKillGrace = time.Second
 
 // drainDelay is how long the output of an exited command may stay open
-// (held by something that left its process group) before it is closed.
+// (held by something outside it) before it is closed.
 const drainDelay = 2 * time.Second
 
 // Local runs commands on this machine with bash (sh when there is no bash),
-// each in its own process group. The zero value is ready to use; its
-// fields must not change once it is in use.
+// each in its own session and process group, in its session's sandbox
+// when it has one. The zero value is ready to use; its fields must not
+// change once it is in use.
 type Local struct {
 	// Shell is the shell's path; "" finds bash, then sh, on PATH.
 	Shell string
-	// Sandbox, when set, runs every command under it, with Roots (the
-	// workspace roots) writable.
-	Sandbox *Sandbox
-	Roots   []string
-	// Env is the base environment ("KEY=value"); nil uses os.Environ().
-	Env []string
+	// Sandbox, when set, runs every command in the session's sandbox
+	// (and editor terminals through its helper, see EditorArgv).
+	Sandbox *SandboxSession
+	// Environ builds the commands' environment from this process's, the
+	// agent's secrets removed (its zero value strips hermes's list).
+	Environ Environ
 	// KillGrace is the time between SIGTERM and SIGKILL (0: DefaultKillGrace).
 	KillGrace time.Duration
 }
@@ -46,42 +45,18 @@ func (l *Local) shell() string {
 	return "/bin/sh"
 }
 
-// Argv returns the program and arguments that run command: the shell,
-// wrapped in the sandbox helper when the environment has a sandbox. Editor
-// terminals run the same argv.
+// Argv returns the program and arguments that run command: the shell.
 func (l *Local) Argv(command string) []string {
-	argv := []string{l.shell(), "-c", command}
-	if l.Sandbox != nil {
-		return l.Sandbox.Wrap(argv, l.Roots)
-	}
-	return argv
+	return []string{l.shell(), "-c", command}
 }
 
-// environ returns the base environment with add applied.
-func (l *Local) environ(add map[string]string) []string {
-	base := l.Env
-	if base == nil {
-		base = os.Environ()
+// exec is the sandbox's Exec of s (without its standard files).
+func (l *Local) exec(s Spec) Exec {
+	env := l.Environ.Build(s.Env)
+	if s.PTY && !hasEnv(env, "TERM") {
+		env = append(env, "TERM=xterm-256color")
 	}
-	if len(add) == 0 {
-		return base
-	}
-	out := make([]string, 0, len(base)+len(add))
-	for _, kv := range base {
-		k, _, _ := cutEnv(kv)
-		if _, ok := add[k]; !ok {
-			out = append(out, kv)
-		}
-	}
-	keys := make([]string, 0, len(add))
-	for k := range add {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		out = append(out, k+"="+add[k])
-	}
-	return out
+	return Exec{Argv: l.Argv(s.Command), Env: env, Dir: s.Dir, PTY: s.PTY, Network: s.Network, Credentials: s.Credentials, KillGrace: l.KillGrace}
 }
 
 func cutEnv(kv string) (k, v string, ok bool) {

@@ -2,13 +2,11 @@
 
 package terminal
 
-import (
-	"context"
-	"errors"
-)
+import "context"
 
 // Start refuses: commands need process groups, which only Unix systems
 // have here.
-func (l *Local) Start(ctx context.Context, s Spec) (Process, error) {
-	return nil, errors.New("running commands is supported on Linux and macOS only")
-}
+func (l *Local) Start(ctx context.Context, s Spec) (Process, error) { return nil, errNoCommands }
+
+// EditorArgv refuses, as Start does.
+func (l *Local) EditorArgv(s Spec) ([]string, func(), error) { return nil, nil, errNoCommands }

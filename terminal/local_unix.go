@@ -8,109 +8,102 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
-
-	"github.com/creack/pty"
 )
 
-// Start starts s in a new process group (a new session with the PTY).
+// Start starts s in a new session and process group (with the PTY as its
+// controlling terminal), in the session's sandbox when there is one.
 func (l *Local) Start(ctx context.Context, s Spec) (Process, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	// The sandbox applies in process (startSandboxed), without the
-	// helper that wraps editor terminals' commands (Argv).
-	argv := []string{l.shell(), "-c", s.Command}
-	startCmd := func(start func() error) error { return start() }
-	if l.Sandbox != nil {
-		writable := l.Sandbox.WritableDirs(l.Roots)
-		startCmd = func(start func() error) error { return startSandboxed(writable, start) }
-	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = s.Dir
-	cmd.Env = l.environ(s.Env)
-	grace := l.KillGrace
-	if grace <= 0 {
-		grace = DefaultKillGrace
-	}
-	p := &localProcess{cmd: cmd, grace: grace, done: make(chan struct{}), eof: make(chan struct{})}
-	if s.PTY {
-		if !hasEnv(cmd.Env, "TERM") {
-			cmd.Env = append(cmd.Env, "TERM=xterm-256color")
-		}
-		var master *os.File
-		err := startCmd(func() (err error) {
-			master, err = pty.StartWithAttrs(cmd, &pty.Winsize{Rows: 50, Cols: 200}, &syscall.SysProcAttr{Setsid: true, Setctty: true})
-			return err
-		})
+	e := l.exec(s)
+	p := &localProcess{done: make(chan struct{}), eof: make(chan struct{})}
+	var stdinR, w *os.File
+	if !s.PTY {
+		r, wr, err := os.Pipe()
 		if err != nil {
-			return nil, fmt.Errorf("start %s: %w", argv[0], err)
+			return nil, fmt.Errorf("start %s: %w", e.Argv[0], err)
 		}
-		p.out, p.in, p.pty = master, master, true
-	} else {
-		r, w, err := os.Pipe()
-		if err != nil {
-			return nil, fmt.Errorf("start %s: %w", argv[0], err)
-		}
-		cmd.Stdout, cmd.Stderr = w, w
-		var stdinW *os.File
+		p.out, w = r, wr
+		e.Stdout, e.Stderr = w, w
 		if s.Stdin {
 			sr, sw, err := os.Pipe()
 			if err != nil {
 				r.Close()
 				w.Close()
-				return nil, fmt.Errorf("start %s: %w", argv[0], err)
+				return nil, fmt.Errorf("start %s: %w", e.Argv[0], err)
 			}
-			cmd.Stdin, stdinW = sr, sw
-			defer sr.Close()
-		}
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		err = startCmd(cmd.Start)
-		w.Close()
-		if err != nil {
-			r.Close()
-			if stdinW != nil {
-				stdinW.Close()
-			}
-			return nil, fmt.Errorf("start %s: %w", argv[0], err)
-		}
-		p.out = r
-		if stdinW != nil {
-			p.in = stdinW
+			stdinR, p.in = sr, sw
+			e.Stdin = sr
 		}
 	}
-	p.pid = cmd.Process.Pid
+	var proc *Proc
+	var err error
+	if l.Sandbox != nil {
+		proc, err = l.Sandbox.Start(ctx, e)
+	} else {
+		proc, err = groupRunner{}.start(ctx, e)
+	}
+	if w != nil {
+		w.Close()
+	}
+	if stdinR != nil {
+		stdinR.Close()
+	}
+	if err != nil {
+		if p.out != nil {
+			p.out.Close()
+		}
+		if p.in != nil {
+			p.in.Close()
+		}
+		return nil, fmt.Errorf("start %s: %w", e.Argv[0], err)
+	}
+	p.proc = proc
+	if s.PTY {
+		p.out, p.in, p.pty = proc.PTY(), proc.PTY(), true
+	}
 	go p.wait()
 	return p, nil
 }
 
+// EditorArgv returns the command line of an editor terminal that runs s
+// (terminal/create's command and args) and a release to call when the
+// terminal is done. In the session's sandbox the line is the sandbox's
+// helper with a ticket and the command as the editor shows it (see
+// SandboxSession.EditorCommand); without one it is the shell, which then
+// gets the editor's environment rather than the one built here.
+func (l *Local) EditorArgv(s Spec) ([]string, func(), error) {
+	if l.Sandbox == nil {
+		return l.Argv(s.Command), func() {}, nil
+	}
+	return l.Sandbox.EditorCommand(l.exec(s), s.Command)
+}
+
 // localProcess is a command started by Local.
 type localProcess struct {
-	cmd   *exec.Cmd
-	pid   int
-	grace time.Duration
-	pty   bool
-	out   *os.File // output pipe or PTY master
-	in    *os.File // stdin pipe or PTY master; nil without stdin
+	proc *Proc
+	pty  bool
+	out  *os.File // output pipe or PTY master
+	in   *os.File // stdin pipe or PTY master; nil without stdin
 
-	done chan struct{} // closed when the command is reaped
+	done chan struct{} // closed when the command has ended
 	exit Exit
 
 	read    atomic.Int64  // bytes of output read so far
 	eof     chan struct{} // closed when the output has ended
 	eofOnce sync.Once
 
-	mu       sync.Mutex // guards killed, exited, inClosed
-	killed   bool
+	mu       sync.Mutex // guards exited, inClosed
 	exited   bool
 	inClosed bool
 }
 
-func (p *localProcess) PID() int { return p.pid }
+func (p *localProcess) PID() int { return p.proc.PID() }
 
 func (p *localProcess) Output() io.Reader { return outputReader{p} }
 
@@ -158,43 +151,17 @@ func (p *localProcess) CloseStdin() error {
 	return p.in.Close()
 }
 
-func (p *localProcess) Kill() {
-	p.mu.Lock()
-	if p.killed || p.exited {
-		p.mu.Unlock()
-		return
-	}
-	p.killed = true
-	p.mu.Unlock()
-	_ = syscall.Kill(-p.pid, syscall.SIGTERM)
-	go func() {
-		select {
-		case <-p.done:
-		case <-time.After(p.grace):
-			_ = syscall.Kill(-p.pid, syscall.SIGKILL)
-		}
-	}()
-}
+func (p *localProcess) Kill() { p.proc.Kill() }
 
 func (p *localProcess) Wait() Exit {
 	<-p.done
 	return p.exit
 }
 
-// wait waits for the shell to exit, kills what is left of its process
-// group, reaps the shell and closes the output if something outside the
-// group keeps it open.
+// wait waits for the command to end, then closes its stdin and, if
+// something outside it keeps it open, its output.
 func (p *localProcess) wait() {
-	var err error
-	if waitExited(p.pid) { // exited, not reaped: the group id stays ours
-		_ = syscall.Kill(-p.pid, syscall.SIGKILL)
-		err = p.cmd.Wait()
-	} else {
-		err = p.cmd.Wait()
-		_ = syscall.Kill(-p.pid, syscall.SIGKILL)
-	}
-	waitGroupGone(p.pid)
-	p.exit = exitOf(p.cmd.ProcessState, err)
+	p.exit = p.proc.Wait()
 	p.mu.Lock()
 	p.exited = true
 	p.mu.Unlock()
@@ -205,9 +172,9 @@ func (p *localProcess) wait() {
 	p.drain()
 }
 
-// drain closes the output of an exited command once reading it has
-// stalled for drainDelay without reaching its end: something that left
-// the process group (a daemon) holds it open.
+// drain closes the output of an ended command once reading it has
+// stalled for drainDelay without reaching its end: something outside the
+// command (a daemon it handed it to) holds it open.
 func (p *localProcess) drain() {
 	last := int64(-1)
 	for {

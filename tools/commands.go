@@ -23,6 +23,19 @@ type CommandRequest struct {
 	// inside the workspace).
 	Workdir    string
 	Background bool
+	// Network and Credentials: the model asks to run it with the
+	// machine's network and the credential places (the sandbox's grants).
+	Network, Credentials bool
+	// Confines says which of those grants mean something where the
+	// command runs: the sandbox keeps it from the network, and hides the
+	// credentials. Both false on a Docker or SSH backend (their own
+	// network and files) and with the sandbox off: nothing is asked then.
+	Confines Confines
+}
+
+// Confines are what the sandbox a command runs in withholds unless granted.
+type Confines struct {
+	Network, Credentials bool
 }
 
 // CommandDecision is the answer of a CommandApprover.
@@ -41,6 +54,14 @@ type CommandDecision struct {
 	Approval string
 	// Description names the danger found ("recursive delete"); "" if none.
 	Description string
+	// Network and Credentials are the sandbox grants the command runs
+	// with on this machine (the Docker and SSH backends have their own
+	// network and files); Asked says the user was asked for them, and
+	// GrantNote is what the model must know of a grant it wanted and does
+	// not have.
+	Network, Credentials bool
+	Asked                bool
+	GrantNote            string
 }
 
 // EditorTerminals runs commands in terminals of the editor (ACP

@@ -106,6 +106,9 @@ type Deps struct {
 	// code_execution section of config.yaml.
 	CallTool      CallToolFunc
 	CodeExecution CodeExecutionConfig
+	// Scripts approves execute_code scripts (issue 24). Nil refuses every
+	// script.
+	Scripts ScriptApprover
 	// terminal backends (issue 18): the session's current terminal
 	// environment when it is not this machine. Called before every
 	// command (the session may switch backends between commands); nil, or
@@ -184,7 +187,10 @@ type session struct {
 	reads   *readFileTracker // read_file's dedup and loop guard
 	patches *patchFailures   // patch's consecutive failure counters
 	procs   *terminal.Table  // the terminal tool's background processes
-	web     *browserSession  // the browser tools' browser
+	// sandbox runs the session's commands on this machine (nil: the
+	// terminal config has no sandbox); closed with the session.
+	sandbox *terminal.SandboxSession
+	web     *browserSession // the browser tools' browser
 	// browserOK reports, once per session, whether the browser tools can
 	// run (a browser set and a browser found): descriptions name them
 	// only then.
@@ -198,7 +204,14 @@ func newSession(d Deps) *session {
 	s := &session{Deps: d, reads: newReadTracker(), patches: newPatchFailures(), web: &browserSession{}}
 	s.browserOK = sync.OnceValue(func() bool { return d.Browsers != nil && d.Browsers.Available() == nil })
 	s.procs = terminal.NewTable(terminal.TableOptions{OnExit: s.announceExit})
+	if d.Terminal.Sandbox != nil && d.Workspace != nil {
+		s.sandbox = d.Terminal.Sandbox.NewSession(d.Workspace.Roots())
+	}
 	if d.OnClose != nil {
+		if s.sandbox != nil {
+			// After the processes (closers run last registered first).
+			d.OnClose(func() { _ = s.sandbox.Close() })
+		}
 		d.OnClose(s.procs.Close)
 	}
 	return s

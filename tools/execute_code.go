@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -9,20 +8,18 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	_ "embed"
 
 	"github.com/hermes-acp/hermes-acp/registry"
 	"github.com/hermes-acp/hermes-acp/terminal"
+	"github.com/hermes-acp/hermes-acp/tools/internal/pycmd"
 )
 
 // execute_code runs a Python script that calls the session's tools, as
@@ -109,6 +106,58 @@ func (c CodeExecutionConfig) maxToolCalls() int {
 // tool's JSON result.
 type CallToolFunc func(ctx context.Context, parentCallID, name string, args json.RawMessage) (string, error)
 
+// ScriptApprover decides whether an execute_code script may run: the
+// danger check of every command a static look finds in it, the session's
+// mode and standing approvals, and when needed the user's answer to a
+// permission request shown on tool call callID. The agent implements it
+// over ACP; tests use fakes.
+type ScriptApprover interface {
+	ApproveScript(ctx context.Context, callID string, req ScriptRequest) CommandDecision
+}
+
+// ScriptRequest is a script the model wants to run.
+type ScriptRequest struct {
+	Code string
+	// Commands are the commands it runs, in source order, as a static
+	// look at the source finds them (tools/internal/pycmd).
+	Commands []ScriptCommand
+	// Workdir is where it runs (the workspace, or its own folder in
+	// strict mode); Where names the terminal backend ("" for this
+	// machine).
+	Workdir, Where string
+	// Confines says which sandbox grants mean something where it runs
+	// (as CommandRequest's).
+	Confines Confines
+}
+
+// ScriptCommand is one command a script runs, or may run unseen.
+type ScriptCommand struct {
+	Line int
+	// Call is what runs it ("os.system", "subprocess.run",
+	// "hermes_tools.terminal"), or what hides commands ("exec").
+	Call string
+	// Text is the command, readable (a part known only at run time as
+	// {its source}); Check is it with such parts as one shell word, for
+	// the danger check. Both "" when nothing of it is known.
+	Text, Check string
+	// Hidden: not written as literals; Why says what hides it.
+	Hidden bool
+	Why    string
+	// Tool: it goes through hermes_tools.terminal, which approves it
+	// again when the script calls it.
+	Tool bool
+}
+
+// scriptCommands are the commands pycmd finds in code.
+func scriptCommands(code string) []ScriptCommand {
+	found := pycmd.Scan(code)
+	out := make([]ScriptCommand, len(found))
+	for i, c := range found {
+		out[i] = ScriptCommand{Line: c.Line, Call: c.Call, Text: c.Text, Check: c.Check, Hidden: c.Hidden, Why: c.Why, Tool: c.Tool}
+	}
+	return out
+}
+
 // sandboxTools are the tools a script may call, in hermes's stub order.
 var sandboxTools = []string{"patch", "read_file", "search_files", "terminal", "web_extract", "web_search", "write_file"}
 
@@ -135,9 +184,9 @@ var toolStubs = map[string]toolStub{
 	"patch": {`path: str = None, old_string: str = None, new_string: str = None, replace_all: bool = False, mode: str = "replace", patch: str = None`,
 		`"""Targeted find-and-replace (mode="replace") or V4A multi-file patches (mode="patch"). Returns dict with status."""`,
 		`{"path": path, "old_string": old_string, "new_string": new_string, "replace_all": replace_all, "mode": mode, "patch": patch}`},
-	"terminal": {"command: str, timeout: int = None, workdir: str = None",
-		`"""Run a shell command (foreground only). Returns dict with "output" and "exit_code"."""`,
-		`{"command": command, "timeout": timeout, "workdir": workdir}`},
+	"terminal": {"command: str, timeout: int = None, workdir: str = None, network: bool = None, credentials: bool = None",
+		`"""Run a shell command (foreground only). network=True / credentials=True ask the user to run it with the network / your credentials. Returns dict with "output" and "exit_code"."""`,
+		`{"command": command, "timeout": timeout, "workdir": workdir, "network": network, "credentials": credentials}`},
 }
 
 // hermesToolsModule is the source of hermes_tools.py for the tools
@@ -181,7 +230,9 @@ type executeCodeResult struct {
 	StdoutCharsTotal     int     `json:"stdout_chars_total,omitempty"`
 	StderrTruncated      bool    `json:"stderr_truncated,omitempty"`
 	Approval             string  `json:"approval,omitempty"`
+	Grants               string  `json:"grants,omitempty"`
 	renderStdout, stderr string  // what Render shows
+	where                string  // the terminal backend it ran on, "" here
 }
 
 func codeError(msg string, calls int, dur float64) registry.Result {
@@ -203,18 +254,32 @@ func runExecuteCode(ctx context.Context, s *session, call *registry.Call, p *exe
 			"To run shell commands, use terminal(command=...) instead."), nil
 	}
 	cfg := s.CodeExecution
-	python, err := s.codePython(cfg)
-	if err != nil {
-		return codeError(err.Error(), 0, 0), nil
+	// Scripts run where commands run: on the session's terminal backend
+	// when it has one; a backend that cannot run commands (an
+	// unsupported terminal.backend, an unreachable host) refuses the
+	// script rather than running it here.
+	var backend TerminalBackend
+	if s.TerminalBackend != nil {
+		b, err := s.TerminalBackend()
+		if err != nil {
+			return codeError("Script not run: the terminal backend is unavailable: "+err.Error(), 0, 0), nil
+		}
+		backend = b
 	}
-	if s.Commands == nil {
-		return codeError("Scripts cannot run in this session: it has no command approval (the agent did not set one up).", 0, 0), nil
+	var python string
+	if backend == nil {
+		var err error
+		if python, err = s.codePython(cfg); err != nil {
+			return codeError(err.Error(), 0, 0), nil
+		}
 	}
-	// The script is approved as the command that runs it: the
-	// dangerous-command patterns see its whole text (os.system("rm -rf
-	// /") is caught as the command would be), and a policy that asks for
-	// commands asks for it.
-	d := s.Commands.ApproveCommand(ctx, call.ID, CommandRequest{Command: "python3 - <<'PY'\n" + code + "\nPY", Workdir: s.Workspace.Cwd()})
+	if s.Scripts == nil {
+		return codeError("Scripts cannot run in this session: it has no script approval (the agent did not set one up).", 0, 0), nil
+	}
+	// The script is approved like a command: every command it runs is
+	// danger-checked, one it hides asks, and the session's policy for
+	// scripts applies (the default mode asks for each).
+	d := s.Scripts.ApproveScript(ctx, call.ID, ScriptRequest{Code: code, Commands: scriptCommands(code), Workdir: s.Workspace.Cwd(), Where: describe(backend), Confines: s.confines(backend)})
 	if !d.Allowed {
 		msg := d.Message
 		if msg == "" {
@@ -223,57 +288,31 @@ func runExecuteCode(ctx context.Context, s *session, call *registry.Call, p *exe
 		return codeError(msg, 0, 0), nil
 	}
 
-	dir, err := os.MkdirTemp("", "hermes-exec-")
-	if err != nil {
-		return codeError("could not create the script's folder: "+err.Error(), 0, 0), nil
-	}
-	defer os.RemoveAll(dir)
-	if err := os.Chmod(dir, 0o700); err != nil {
-		return codeError("could not protect the script's folder: "+err.Error(), 0, 0), nil
-	}
-	tools := s.scriptTools()
-	script, stderrPath := filepath.Join(dir, "script.py"), filepath.Join(dir, "stderr.txt")
-	if err := os.WriteFile(filepath.Join(dir, "hermes_tools.py"), []byte(hermesToolsModule(tools)), 0o600); err != nil {
-		return codeError("could not write hermes_tools.py: "+err.Error(), 0, 0), nil
-	}
-	if err := os.WriteFile(script, []byte(code), 0o600); err != nil {
-		return codeError("could not write the script: "+err.Error(), 0, 0), nil
-	}
-	token := randomToken()
-	srv, err := startRPC(ctx, filepath.Join(dir, "rpc.sock"), token, call.ID, tools, cfg.maxToolCalls(), s.CallTool)
-	if err != nil {
-		return codeError("could not open the tools socket: "+err.Error(), 0, 0), nil
-	}
-	defer srv.close()
-
-	cwd := s.Workspace.Cwd()
-	if cfg.Mode == "strict" {
-		cwd = dir
-	}
-	env := &terminal.Local{Sandbox: s.Terminal.Sandbox, Roots: s.Workspace.Roots(), Env: scrubEnv(os.Environ(), dir, srv.path, token)}
-	command := "exec " + shellQuote(python) + " " + shellQuote(script) + " 2>" + shellQuote(stderrPath)
-	timeout := cfg.timeout()
+	job := scriptJob{code: code, tools: s.scriptTools(), token: randomToken(), parent: call.ID, timeout: cfg.timeout()}
 	start := time.Now()
-	res, err := terminal.Run(ctx, env, terminal.Spec{Command: command, Dir: cwd},
-		terminal.RunOptions{Timeout: timeout, MaxChars: maxCodeStdoutChars})
-	dur := math.Round(time.Since(start).Seconds()*100) / 100
-	srv.close()
-	calls := srv.made()
-	if err != nil {
-		return codeError("could not start python: "+err.Error(), calls, dur), nil
+	var run scriptRun
+	var err error
+	if backend != nil {
+		run, err = s.runRemoteScript(ctx, backend, job)
+	} else {
+		run, err = s.runLocalScript(ctx, python, job, d)
 	}
+	dur := math.Round(time.Since(start).Seconds()*100) / 100
+	if err != nil {
+		return codeError(err.Error(), run.calls, dur), nil
+	}
+	res := run.res
 	stdout := res.Output
 	if res.TimedOut || res.Cancelled {
 		stdout = strings.TrimSuffix(stdout, lastLine(stdout))
 	}
 	stdout = strings.TrimRight(stdout, "\n")
-	stderr, stderrTrunc := readCapped(stderrPath, maxCodeStderrChars)
-	stderr = strings.TrimRight(stderr, "\n")
+	stderr := strings.TrimRight(run.stderr, "\n")
 	stdout = terminal.Redact(terminal.StripANSI(stdout), "")
 	stderr = terminal.Redact(terminal.StripANSI(stderr), "")
-	r := executeCodeResult{Status: "success", Output: stdout, ToolCallsMade: calls, DurationSeconds: dur,
-		StdoutTruncated: res.Truncated, StderrTruncated: stderrTrunc, Approval: approvalNote(d),
-		renderStdout: stdout, stderr: stderr}
+	r := executeCodeResult{Status: "success", Output: stdout, ToolCallsMade: run.calls, DurationSeconds: dur,
+		StdoutTruncated: res.Truncated, StderrTruncated: run.stderrTruncated, Approval: approvalNote(d), Grants: grantsNote(d, backend, false),
+		renderStdout: stdout, stderr: stderr, where: describe(backend)}
 	if res.Truncated {
 		r.StdoutCharsTotal = res.TotalChars
 	}
@@ -281,7 +320,7 @@ func runExecuteCode(ctx context.Context, s *session, call *registry.Call, p *exe
 	switch {
 	case res.TimedOut:
 		r.Status = "timeout"
-		r.Error = fmt.Sprintf("Script timed out after %ds and was killed.", int(timeout.Round(time.Second)/time.Second))
+		r.Error = fmt.Sprintf("Script timed out after %ds and was killed.", int(job.timeout.Round(time.Second)/time.Second))
 		r.Output = withNotice(stdout, "⏰ "+r.Error)
 	case res.Cancelled:
 		r.Status = "interrupted"
@@ -300,10 +339,97 @@ func runExecuteCode(ctx context.Context, s *session, call *registry.Call, p *exe
 		r.Output += "\n--- stderr ---\n" + stderr
 	}
 	out := registry.Result{Value: r, IsError: r.Status != "success", Data: r}
-	if r.Status != "success" && s.Terminal.Sandbox != nil && terminal.LooksRefused(stderr) {
-		out.Hint = "[Hint: " + terminal.SandboxHint + "]"
+	if r.Status != "success" && backend == nil && s.Terminal.Sandbox != nil {
+		switch {
+		case terminal.LooksRefused(stderr):
+			out.Hint = "[Hint: " + terminal.SandboxHint + "]"
+		case !d.Network && terminal.LooksOffline(stdout+"\n"+stderr):
+			out.Hint = "[Hint: " + scriptNetworkHint + "]"
+		}
 	}
 	return out, nil
+}
+
+// scriptNetworkHint is added to the result of a failed script that ran
+// without the network and whose output looks like it needed it.
+const scriptNetworkHint = "Scripts run in a sandbox without network (only the session's own loopback), and so do the commands they start, " +
+	"unless the user allowed the network for the commands the script visibly runs (npm install, git fetch …). " +
+	"For a command that needs the network, call hermes_tools.terminal(command, network=True): the user is asked to allow it."
+
+// scriptJob is a script to run: its code, the tools its module offers,
+// its token, its execute_code call and its timeout.
+type scriptJob struct {
+	code, token, parent string
+	tools               []string
+	timeout             time.Duration
+}
+
+// scriptRun is how a script ended: its stdout (with the runner's end),
+// its stderr and the tool calls it made.
+type scriptRun struct {
+	res             terminal.Result
+	stderr          string
+	stderrTruncated bool
+	calls           int
+}
+
+// runLocalScript runs job on this machine with python, under the
+// terminal's sandbox: the script's folder (module, script, token file,
+// socket) is private to the user, and the socket serves only the script's
+// processes.
+func (s *session) runLocalScript(ctx context.Context, python string, job scriptJob, d CommandDecision) (scriptRun, error) {
+	// The script's folder: in the session's scratch folder when commands
+	// run in a sandbox (the one folder of this machine's temporary ones
+	// that the sandbox shows, at the same path).
+	parent := ""
+	if s.sandbox != nil {
+		var err error
+		if parent, err = s.sandbox.Scratch(); err != nil {
+			return scriptRun{}, fmt.Errorf("could not prepare the sandbox: %w", err)
+		}
+	}
+	dir, err := os.MkdirTemp(parent, "hermes-exec-")
+	if err != nil {
+		return scriptRun{}, fmt.Errorf("could not create the script's folder: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return scriptRun{}, fmt.Errorf("could not protect the script's folder: %w", err)
+	}
+	script, stderrPath := filepath.Join(dir, "script.py"), filepath.Join(dir, "stderr.txt")
+	for name, text := range scriptFiles(job) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+			return scriptRun{}, fmt.Errorf("could not write %s: %w", name, err)
+		}
+	}
+	srv, err := startRPC(ctx, filepath.Join(dir, "rpc.sock"), job.token, job.parent, job.tools, s.CodeExecution.maxToolCalls(), s.CallTool)
+	if err != nil {
+		return scriptRun{}, fmt.Errorf("could not open the tools socket: %w", err)
+	}
+	defer srv.close()
+
+	cwd := s.Workspace.Cwd()
+	if s.CodeExecution.Mode == "strict" {
+		cwd = dir
+	}
+	env := &terminal.Local{Sandbox: s.sandbox, Environ: scriptEnviron(s.Terminal.Environ, dir, srv.path)}
+	command := "exec " + shellQuote(python) + " " + shellQuote(script) + " 2>" + shellQuote(stderrPath)
+	res, err := terminal.Run(ctx, scriptEnv{env, srv.set}, terminal.Spec{Command: command, Dir: cwd, Network: d.Network, Credentials: d.Credentials},
+		terminal.RunOptions{Timeout: job.timeout, MaxChars: maxCodeStdoutChars})
+	srv.close()
+	run := scriptRun{res: res, calls: srv.made()}
+	if err != nil {
+		return run, fmt.Errorf("could not start python: %w", err)
+	}
+	run.stderr, run.stderrTruncated = readCapped(stderrPath, maxCodeStderrChars)
+	return run, nil
+}
+
+// scriptFiles are the files of a script's folder: the module, the script
+// and the token file. The token is in no process's environment: the module
+// reads the file, and removes it, when the script imports it.
+func scriptFiles(job scriptJob) map[string]string {
+	return map[string]string{"hermes_tools.py": hermesToolsModule(job.tools), "script.py": job.code, tokenFile: job.token}
 }
 
 // withNotice appends a line to output.
@@ -352,15 +478,35 @@ var (
 	hermesEnvAllow  = []string{"HERMES_HOME", "HERMES_PROFILE", "HERMES_CONFIG", "HERMES_ENV"}
 )
 
-// scrubEnv is hermes's child environment: variables whose name holds a
-// secret word are dropped; of the rest only safe prefixes and a few
-// HERMES_ names stay; the socket, token and module folder are added.
-func scrubEnv(environ []string, dir, sock, token string) []string {
+// scriptEnviron builds a script's environment from the commands' builder
+// cmd: hermes's child environment (scrubEnv) as the base, then the
+// commands' rules over it (hermes-agent's secret list, the variables the
+// configuration reads keys from); terminal.env_passthrough keeps its
+// variables for scripts as for commands.
+func scriptEnviron(cmd terminal.Environ, dir, sock string) terminal.Environ {
+	base := cmd.Base
+	if base == nil {
+		base = os.Environ()
+	}
+	cmd.Base = scrubEnv(base, dir, sock, cmd.Passthrough)
+	return cmd
+}
+
+// scrubEnv is hermes's child environment: variables named in passthrough
+// stay; of the others, those whose name holds a secret word are dropped,
+// and of the rest only safe prefixes and a few HERMES_ names stay; the
+// socket and the module folder are added (not the token: any process that
+// may read /proc/PID/environ would have it).
+func scrubEnv(environ []string, dir, sock string, passthrough []string) []string {
 	var out []string
 	pythonPath := dir
 	for _, kv := range environ {
 		k, v, _ := strings.Cut(kv, "=")
 		up := strings.ToUpper(k)
+		if k != "PYTHONPATH" && slices.ContainsFunc(passthrough, func(p string) bool { return strings.EqualFold(p, k) }) {
+			out = append(out, kv)
+			continue
+		}
 		if slices.ContainsFunc(secretWords, func(w string) bool { return strings.Contains(up, w) }) {
 			continue
 		}
@@ -374,9 +520,13 @@ func scrubEnv(environ []string, dir, sock, token string) []string {
 			out = append(out, kv)
 		}
 	}
-	return append(out, "PYTHONPATH="+pythonPath, "HERMES_RPC_SOCKET="+sock, "HERMES_RPC_TOKEN="+token,
+	return append(out, "PYTHONPATH="+pythonPath, "HERMES_RPC_SOCKET="+sock,
 		"PYTHONDONTWRITEBYTECODE=1", "PYTHONIOENCODING=utf-8", "PYTHONUTF8=1")
 }
+
+// tokenFile is the file, beside hermes_tools.py, that holds the script's
+// tools token until the module reads and removes it.
+const tokenFile = ".rpc-token"
 
 func randomToken() string {
 	b := make([]byte, 24)
@@ -415,159 +565,6 @@ func readCapped(path string, max int) (string, bool) {
 	return terminal.Truncate(string(head[:n])+"\n...\n"+string(tail[:m]), max), true
 }
 
-// rpcServer serves one script's tool calls on its socket.
-type rpcServer struct {
-	path   string
-	ln     net.Listener
-	ctx    context.Context
-	cancel context.CancelFunc
-	count  atomic.Int64
-	wg     sync.WaitGroup
-	mu     sync.Mutex // guards conns and closed
-	conns  []net.Conn
-	closed bool
-	once   sync.Once
-}
-
-// rpcRequest is one call of the script (hermes's wire format).
-type rpcRequest struct {
-	Tool  string          `json:"tool"`
-	Args  json.RawMessage `json:"args"`
-	Token string          `json:"token"`
-}
-
-// startRPC listens on path and serves each connection in its own
-// goroutine until close.
-func startRPC(ctx context.Context, path, token, parent string, allowed []string, max int, callTool CallToolFunc) (*rpcServer, error) {
-	ln, err := net.Listen("unix", path)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	s := &rpcServer{path: path, ln: ln, ctx: ctx, cancel: cancel}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s.mu.Lock()
-			if s.closed {
-				s.mu.Unlock()
-				_ = c.Close()
-				return
-			}
-			s.conns = append(s.conns, c)
-			s.mu.Unlock()
-			s.wg.Add(1)
-			go func() {
-				defer s.wg.Done()
-				s.serve(c, token, parent, allowed, max, callTool)
-			}()
-		}
-	}()
-	return s, nil
-}
-
-// serve answers the requests of one connection, one line each.
-func (s *rpcServer) serve(c net.Conn, token, parent string, allowed []string, max int, callTool CallToolFunc) {
-	defer c.Close()
-	r := bufio.NewReaderSize(c, 64<<10)
-	for {
-		line, err := r.ReadBytes('\n')
-		if err != nil {
-			return
-		}
-		answer := s.answer(line, token, parent, allowed, max, callTool)
-		b, _ := json.Marshal(answer)
-		if _, err := c.Write(append(b, '\n')); err != nil {
-			return
-		}
-	}
-}
-
-// answer runs one request and returns the JSON text the stub decodes.
-func (s *rpcServer) answer(line []byte, token, parent string, allowed []string, max int, callTool CallToolFunc) string {
-	var req rpcRequest
-	if err := json.Unmarshal(line, &req); err != nil {
-		return errJSON("Invalid RPC request: " + err.Error())
-	}
-	if req.Token != token {
-		return errJSON("Invalid RPC token")
-	}
-	if !slices.Contains(allowed, req.Tool) {
-		return errJSON(fmt.Sprintf("Tool '%s' is not available in execute_code. Available: %s", req.Tool, strings.Join(allowed, ", ")))
-	}
-	if n := s.count.Add(1); n > int64(max) {
-		s.count.Add(-1)
-		return errJSON(fmt.Sprintf("Tool call limit reached (%d). No more tool calls allowed in this execution.", max))
-	}
-	if callTool == nil {
-		return errJSON("Tool calls from scripts are not available in this session.")
-	}
-	args, err := scriptArgs(req.Tool, req.Args)
-	if err != nil {
-		return errJSON("Invalid arguments: " + err.Error())
-	}
-	out, err := callTool(s.ctx, parent, req.Tool, args)
-	if err != nil {
-		return errJSON(fmt.Sprintf("Tool execution failed: %v", err))
-	}
-	return out
-}
-
-// scriptArgs drops the arguments a stub sends as None (the tool's default
-// then applies) and, for terminal, anything that would leave the
-// foreground (hermes's blocked terminal parameters).
-func scriptArgs(tool string, raw json.RawMessage) (json.RawMessage, error) {
-	var m map[string]any
-	if len(raw) > 0 && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &m); err != nil {
-			return nil, err
-		}
-	}
-	for k, v := range m {
-		if v == nil {
-			delete(m, k)
-		}
-	}
-	if tool == terminalName {
-		for _, k := range []string{"background", "pty", "notify_on_complete"} {
-			delete(m, k)
-		}
-	}
-	if m == nil {
-		m = map[string]any{}
-	}
-	return json.Marshal(m)
-}
-
-func errJSON(msg string) string {
-	b, _ := json.Marshal(map[string]string{"error": msg})
-	return string(b)
-}
-
-// made returns the number of tool calls served.
-func (s *rpcServer) made() int { return int(s.count.Load()) }
-
-// close stops listening, ends the running calls and the connections, and
-// waits for the goroutines.
-func (s *rpcServer) close() {
-	s.once.Do(func() {
-		s.cancel()
-		_ = s.ln.Close()
-		s.mu.Lock()
-		s.closed = true
-		for _, c := range s.conns {
-			_ = c.Close()
-		}
-		s.mu.Unlock()
-		s.wg.Wait()
-	})
-}
-
 // executeCodeTitle is hermes's "python: <first non-blank line>" (70
 // characters).
 func executeCodeTitle(args map[string]any) string {
@@ -600,6 +597,9 @@ func executeCodeRender(_ map[string]any, r registry.Result) string {
 		return ""
 	}
 	var b strings.Builder
+	if v.where != "" {
+		fmt.Fprintf(&b, "Ran in %s\n\n", v.where)
+	}
 	if v.renderStdout != "" {
 		out := clipRunes(v.renderStdout, renderOutputChars)
 		f := fence(out)

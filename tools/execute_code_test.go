@@ -1,12 +1,15 @@
 package tools
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,23 +26,28 @@ import (
 // in agent/), recording each call.
 type codeEnv struct {
 	*termEnv
-	mu    sync.Mutex
-	calls []string // "parent name args"
+	mu      sync.Mutex
+	calls   []string // "parent name args"
+	scripts []ScriptRequest
+	decide  func(ScriptRequest) CommandDecision
 }
 
 type codeEnvOptions struct {
-	Files   map[string]string
-	Config  CodeExecutionConfig
-	Term    TerminalConfig
-	Decide  func(CommandRequest) CommandDecision
-	Enabled func(string) bool
+	Files  map[string]string
+	Config CodeExecutionConfig
+	Term   TerminalConfig
+	Decide func(CommandRequest) CommandDecision // the commands of hermes_tools.terminal
+	// DecideScript approves scripts (nil allows them).
+	DecideScript func(ScriptRequest) CommandDecision
+	Enabled      func(string) bool
 }
 
 func newCodeEnv(t testing.TB, o codeEnvOptions) *codeEnv {
 	t.Helper()
 	te := newTermEnv(t, termEnvOptions{Files: o.Files, Config: o.Term, Decide: o.Decide})
-	e := &codeEnv{termEnv: te}
+	e := &codeEnv{termEnv: te, decide: o.DecideScript}
 	d := te.sess.Deps
+	d.Scripts = e
 	d.CodeExecution = o.Config
 	if d.CodeExecution.Python == "" {
 		d.CodeExecution.Python = testPython()
@@ -64,6 +72,16 @@ func newCodeEnv(t testing.TB, o codeEnvOptions) *codeEnv {
 	}
 	te.sess = newSession(d)
 	return e
+}
+
+func (e *codeEnv) ApproveScript(_ context.Context, _ string, req ScriptRequest) CommandDecision {
+	e.mu.Lock()
+	e.scripts = append(e.scripts, req)
+	e.mu.Unlock()
+	if e.decide == nil {
+		return CommandDecision{Allowed: true}
+	}
+	return e.decide(req)
 }
 
 func (e *codeEnv) Calls() []string {
@@ -303,50 +321,59 @@ sys.stderr.write("EHEAD" + "e" * 50000 + "ETAIL")
 }
 
 // A script sees no secrets: variables naming keys and tokens are gone,
-// ordinary ones stay.
+// ordinary ones stay; the commands' environment rules apply too (the
+// variable the configuration reads the model's key from is removed, a
+// terminal.env_passthrough variable kept).
 func TestExecuteCodeScrubsEnvironment(t *testing.T) {
 	t.Setenv("OPENROUTER_API_KEY", "sk-secret-value")
 	t.Setenv("GITHUB_TOKEN", "ghp_secret")
+	t.Setenv("GH_TOKEN", "gh_passed")
+	t.Setenv("LC_MODEL_KEYRING", "x")
+	t.Setenv("LC_LLM", "sk-in-an-odd-name")
 	t.Setenv("LANG", "C.UTF-8")
 	needPython(t)
-	e := newCodeEnv(t, codeEnvOptions{})
+	e := newCodeEnv(t, codeEnvOptions{Term: TerminalConfig{Environ: terminal.Environ{Block: []string{"lc_llm"}, Passthrough: []string{"gh_token"}}}})
 	_, m := e.run(t, t.Context(), `
 import os
-print(os.environ.get("OPENROUTER_API_KEY"), os.environ.get("GITHUB_TOKEN"), os.environ.get("LANG"), "HERMES_RPC_SOCKET" in os.environ)
+print(*[os.environ.get(k) for k in ("OPENROUTER_API_KEY", "GITHUB_TOKEN", "GH_TOKEN", "LC_MODEL_KEYRING", "LC_LLM", "LANG")], "HERMES_RPC_SOCKET" in os.environ)
 `)
-	if m["output"] != "None None C.UTF-8 True" {
-		t.Errorf("output = %q, want the secrets unset", m["output"])
+	if want := "None None gh_passed None None C.UTF-8 True"; m["output"] != want {
+		t.Errorf("output = %q, want %q: the secrets unset, the passthrough kept", m["output"], want)
 	}
 }
 
-// The script text is approved as a command; a denial runs nothing.
+// The script is approved before it runs, with the commands a static look
+// finds in it; a denial runs nothing of it.
 func TestExecuteCodeApproval(t *testing.T) {
 	t.Parallel()
 	needPython(t)
-	e := newCodeEnv(t, codeEnvOptions{Decide: func(r CommandRequest) CommandDecision {
-		if strings.Contains(r.Command, "rm -rf") {
-			return CommandDecision{Message: "BLOCKED: User denied this command."}
-		}
-		return CommandDecision{Allowed: true}
+	e := newCodeEnv(t, codeEnvOptions{DecideScript: func(r ScriptRequest) CommandDecision {
+		return CommandDecision{Message: "BLOCKED: User denied this script."}
 	}})
 	marker := e.Abs("ran")
-	r, m := e.run(t, t.Context(), fmt.Sprintf("import os\nopen(%q, 'w').close()\nos.system('rm -rf /tmp/nothing-here')\n", marker))
-	if !r.IsError || m["status"] != "error" || m["error"] != "BLOCKED: User denied this command." {
+	code := fmt.Sprintf("import os, subprocess\nopen(%q, 'w').close()\nos.system('rm -rf /tmp/nothing-here')\nsubprocess.run(['ls', d])\n", marker)
+	r, m := e.run(t, t.Context(), code)
+	if !r.IsError || m["status"] != "error" || m["error"] != "BLOCKED: User denied this script." {
 		t.Errorf("result = %s, want the denial", r.Encode())
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Errorf("the denied script ran")
 	}
 	e.mu.Lock()
-	req := e.requests[0]
+	req := e.scripts[0]
 	e.mu.Unlock()
-	if !strings.Contains(req.Command, "os.system('rm -rf /tmp/nothing-here')") || req.Workdir != e.Root {
-		t.Errorf("approval request = %+v, want the script's text in the workspace", req)
+	want := []ScriptCommand{
+		{Line: 3, Call: "os.system", Text: "rm -rf /tmp/nothing-here", Check: "rm -rf /tmp/nothing-here"},
+		{Line: 4, Call: "subprocess.run", Text: "ls {d}", Check: "ls ${HERMES_PY_VALUE}", Hidden: true, Why: "parts of the command are computed at run time"},
+	}
+	if req.Code != code || req.Workdir != e.Root || !slices.Equal(req.Commands, want) {
+		t.Errorf("approval request = %+v, want the script in the workspace with its commands %+v", req, want)
 	}
 }
 
-// With the sandbox, a direct write into $HOME fails inside the script
-// (PermissionError it can print); the workspace stays writable.
+// With the sandbox, a direct write into $HOME fails inside the script (an
+// OSError it can print: EROFS in the namespace sandbox, where the world is
+// read-only, EACCES under Landlock alone); the workspace stays writable.
 func TestExecuteCodeSandboxRefusesHome(t *testing.T) {
 	t.Parallel()
 	needPython(t)
@@ -362,24 +389,124 @@ func TestExecuteCodeSandboxRefusesHome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := newCodeEnv(t, codeEnvOptions{Term: TerminalConfig{Sandbox: &terminal.Sandbox{Exe: exe, Home: home, Getenv: func(string) string { return "" }}}})
+	sb := &terminal.Sandbox{Exe: exe, Home: home, Getenv: func(string) string { return "" }}
+	e := newCodeEnv(t, codeEnvOptions{Term: TerminalConfig{Sandbox: sb}})
 	target := filepath.Join(home, "x")
 	r, m := e.run(t, t.Context(), fmt.Sprintf(`
+import errno
 try:
     open(%q, "w").write("x")
     print("wrote")
 except OSError as err:
-    print("refused:", type(err).__name__)
+    print("refused:", errno.errorcode[err.errno])
 open("inside.txt", "w").write("ok")
 `, target))
-	if r.IsError || m["output"] != "refused: PermissionError" {
-		t.Errorf("result = %s, want the write refused", r.Encode())
+	want := "refused: EACCES"
+	if sb.Confinement().Kind == terminal.KindNamespaces {
+		want = "refused: EROFS"
+	}
+	if r.IsError || m["output"] != want {
+		t.Errorf("result = %s, want %q", r.Encode(), want)
 	}
 	if _, err := os.Stat(target); err == nil {
 		t.Errorf("the script wrote %s", target)
 	}
 	if e.ReadFile(t, "inside.txt") != "ok" {
 		t.Errorf("the workspace write failed")
+	}
+}
+
+// A script gets the commands' resource limits (terminal.limits): a file
+// larger than file_size cannot be written, and a loop past cpu_time is
+// killed (by SIGXCPU, or SIGKILL at the hard limit) long before the
+// script's timeout, in the sandbox as any command.
+func TestExecuteCodeSandboxLimits(t *testing.T) {
+	t.Parallel()
+	needPython(t)
+	if terminal.LandlockABI() == 0 {
+		t.Skip("this kernel has no Landlock")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb := &terminal.Sandbox{Exe: exe, Home: t.TempDir(), Getenv: func(string) string { return "" },
+		Limits: terminal.Limits{CPUTime: 2, FileSize: 1 << 20}}
+	e := newCodeEnv(t, codeEnvOptions{Term: TerminalConfig{Sandbox: sb}, Config: CodeExecutionConfig{Timeout: 60 * time.Second}})
+	r, m := e.run(t, t.Context(), `
+import errno, signal
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+try:
+    with open("big.bin", "wb") as f:
+        f.write(b"x" * (2 << 20))
+    print("wrote 2 MiB")
+except OSError as err:
+    print("refused:", errno.errorcode[err.errno], flush=True)
+while True:
+    pass
+`)
+	if m["status"] != "error" || !strings.HasPrefix(m["output"].(string), "refused: EFBIG") || !strings.Contains(m["error"].(string), "SIGXCPU") && !strings.Contains(m["error"].(string), "(killed)") {
+		t.Errorf("result = %s, want the big write refused and the loop killed by SIGXCPU", r.Encode())
+	}
+}
+
+// A script runs without the network unless its approval granted it: a
+// loopback listener of this machine (outside the sandbox's network) is
+// unreachable from a script without the grant, and reached with it; the
+// request says which grants the sandbox confines here, and a failed
+// offline script gets the hint to ask through hermes_tools.terminal.
+func TestExecuteCodeNetworkGrant(t *testing.T) {
+	t.Parallel()
+	needPython(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb := &terminal.Sandbox{Exe: exe, Home: t.TempDir(), Getenv: func(string) string { return "" }}
+	if sb.Confinement().Kind != terminal.KindNamespaces {
+		t.Skip("the sandbox has no network namespace here: " + sb.Confinement().Reason)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("hello from outside\n"))
+			c.Close()
+		}
+	}()
+	code := fmt.Sprintf(`
+import socket
+s = socket.create_connection(("127.0.0.1", %d), timeout=10)
+print(s.recv(100).decode().strip())
+`, ln.Addr().(*net.TCPAddr).Port)
+	for _, grant := range []bool{false, true} {
+		e := newCodeEnv(t, codeEnvOptions{Term: TerminalConfig{Sandbox: sb}, DecideScript: func(req ScriptRequest) CommandDecision {
+			return CommandDecision{Allowed: true, Network: grant, Asked: grant}
+		}})
+		r, m := e.run(t, t.Context(), code)
+		if req := e.scripts[0]; !req.Confines.Network {
+			t.Errorf("request %+v: want the network confined here", req.Confines)
+		}
+		switch {
+		case grant && (r.IsError || m["output"] != "hello from outside" || !strings.Contains(fmt.Sprint(m["grants"]), "the network")):
+			t.Errorf("granted: result = %s, want the listener's greeting and the grant named", r.Encode())
+		case !grant && (!r.IsError || strings.Contains(fmt.Sprint(m["output"]), "hello")):
+			t.Errorf("not granted: result = %s, want the connection refused", r.Encode())
+		}
+	}
+	// the hint, for output that shows a missing network (as pip's, without
+	// sending a query anywhere)
+	e := newCodeEnv(t, codeEnvOptions{Term: TerminalConfig{Sandbox: sb}})
+	r, _ := e.run(t, t.Context(), `raise OSError("[Errno -3] Temporary failure in name resolution")`)
+	if !r.IsError || !strings.Contains(r.Hint, "hermes_tools.terminal(command, network=True)") {
+		t.Errorf("offline failure: result %s, hint %q; want the hint to ask through hermes_tools.terminal", r.Encode(), r.Hint)
 	}
 }
 
@@ -453,5 +580,104 @@ func TestExecuteCodeTitleAndPreview(t *testing.T) {
 	}
 	if got := executeCodePreview(args); got != "```python\n"+args["code"].(string)+"\n```" {
 		t.Errorf("preview = %q", got)
+	}
+}
+
+// The tools token is in no environment: the module reads it from a file
+// beside it and removes the file; the calls still work.
+func TestExecuteCodeTokenNotInEnvironment(t *testing.T) {
+	t.Parallel()
+	needPython(t)
+	e := newCodeEnv(t, codeEnvOptions{Files: map[string]string{"a.txt": "alpha\n"}})
+	r, m := e.run(t, t.Context(), `
+import os, hermes_tools
+from hermes_tools import read_file
+here = os.path.dirname(hermes_tools.__file__)
+print(sorted(k for k in os.environ if "TOKEN" in k), os.path.exists(os.path.join(here, ".rpc-token")), len(hermes_tools._token) >= 32)
+print(read_file("a.txt")["content"])
+`)
+	if r.IsError || m["output"] != "[] False True\n1|alpha" {
+		t.Errorf("result = %s, want no token variable, the token file gone, and the call served", r.Encode())
+	}
+}
+
+// The socket serves only the script's own processes: another process
+// connecting with the right token is refused (the cross-session attack,
+// where a second session's script found the socket and the token).
+func TestRPCServesOnlyTheScriptsProcesses(t *testing.T) {
+	t.Parallel()
+	if !peerCheck {
+		t.Skip("peer credentials are not checked on this system")
+	}
+	called := make(chan string, 1)
+	callTool := func(_ context.Context, _, name string, _ json.RawMessage) (string, error) {
+		called <- name
+		return `{"ok":true}`, nil
+	}
+	ask := func(t *testing.T, root int) string {
+		t.Helper()
+		dir := t.TempDir()
+		srv, err := startRPC(t.Context(), filepath.Join(dir, "rpc.sock"), "tok", "call-1", []string{"read_file"}, 5, callTool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer srv.close()
+		srv.set(root)
+		c, err := net.Dial("unix", srv.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if _, err := c.Write([]byte(`{"tool":"read_file","args":{"path":"a"},"token":"tok"}` + "\n")); err != nil {
+			t.Fatal(err)
+		}
+		line, _ := bufio.NewReader(c).ReadString('\n')
+		return line
+	}
+	// This process is the "script": served.
+	if got := ask(t, os.Getpid()); !strings.Contains(got, "ok") {
+		t.Errorf("the script's own connection got %q", got)
+	}
+	if name := <-called; name != "read_file" {
+		t.Errorf("called %q", name)
+	}
+	// Another process is the script: this one is refused, token or not.
+	other := exec.Command("sleep", "30")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = other.Process.Kill(); _ = other.Wait() }()
+	if got := ask(t, other.Process.Pid); !strings.Contains(got, "Refused: this socket serves only the execute_code script") {
+		t.Errorf("a connection from outside the script got %q, want the refusal", got)
+	}
+	select {
+	case name := <-called:
+		t.Errorf("the refused connection ran %s", name)
+	default:
+	}
+}
+
+func TestDescendantOf(t *testing.T) {
+	t.Parallel()
+	if !peerCheck {
+		t.Skip("not on this system")
+	}
+	child := exec.Command("sleep", "30")
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = child.Process.Kill(); _ = child.Wait() }()
+	for _, c := range []struct {
+		pid, root int
+		want      bool
+	}{
+		{child.Process.Pid, os.Getpid(), true},
+		{os.Getpid(), os.Getpid(), true},
+		{os.Getpid(), child.Process.Pid, false},
+		{1, child.Process.Pid, false},
+	} {
+		if got, err := descendantOf(c.pid, c.root); got != c.want || err != nil {
+			t.Errorf("descendantOf(%d, %d) = %v, %v; want %v", c.pid, c.root, got, err, c.want)
+		}
 	}
 }

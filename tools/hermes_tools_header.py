@@ -2,6 +2,15 @@
 import json, os, socket, shlex, threading, time
 
 _sock = None
+# The tools token: in a file beside this module that only this script's
+# user can read, removed as soon as it is read (it is in no environment).
+_token_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), ".rpc-token")
+try:
+    with open(_token_path, encoding="utf-8") as _f:
+        _token = _f.read().strip()
+    os.unlink(_token_path)
+except OSError:
+    _token = ""
 # One connection per script, no request ids: serialise the whole round
 # trip so that threads do not read each other's answers.
 _call_lock = threading.Lock()
@@ -55,7 +64,7 @@ def _call(tool_name, args):
     request = json.dumps({
         "tool": tool_name,
         "args": args,
-        "token": os.environ.get("HERMES_RPC_TOKEN", ""),
+        "token": _token,
     }) + "\n"
     with _call_lock:
         conn = _connect()

@@ -31,6 +31,12 @@ var registrationHelperFiles = []string{
 	"encoding.go", // binary files and text encodings for the editing tools
 	"commands.go", // the command tools' seams to the session
 	"browser.go",  // what the browser_* tools share
+	// execute_code's tool calls: their socket and answers, the relay of a
+	// terminal backend, the check of who connected, per system
+	"execute_code_rpc.go",
+	"execute_code_remote.go",
+	"execute_code_peer_linux.go",
+	"execute_code_peer_other.go",
 }
 
 // registration is one top-level `var _ = register(registry.Entry{...}, handle(run))`.

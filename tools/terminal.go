@@ -56,6 +56,19 @@ var _ = register(registry.Entry{
 				"description": "Run in pseudo-terminal (PTY) mode for interactive CLI tools like Codex, Claude Code, or Python REPL. Default: false.",
 				"default":     false,
 			},
+			"network": map[string]any{
+				"type": "boolean",
+				"description": "Run with network access. Commands run in a sandbox without network (only a loopback of this session's own, " +
+					"shared by its commands); set true for installs, downloads, git fetch/push and the like — the user is asked. " +
+					"With it the command uses the machine's network and loopback instead. Default: false.",
+				"default": false,
+			},
+			"credentials": map[string]any{
+				"type": "boolean",
+				"description": "Run with the user's credential folders visible (~/.ssh, ~/.aws, ~/.config/gh, ~/.netrc …), which the sandbox hides; " +
+					"set true for git push over SSH, cloud CLIs and the like — the user is asked. Default: false.",
+				"default": false,
+			},
 			"notify_on_complete": map[string]any{
 				"type":        "boolean",
 				"description": "When true (and background=true), you'll be notified when the process finishes. Background processes that exit by themselves are always announced; this flag is kept for compatibility.",
@@ -90,9 +103,12 @@ type TerminalConfig struct {
 	// MaxOutputChars is tool_output.max_bytes: the characters of output a
 	// result keeps (0: 50 000).
 	MaxOutputChars int
-	// Sandbox, when set, runs every command under it
-	// (terminal.sandbox: workspace-write on a kernel with Landlock).
+	// Sandbox, when set, runs every command on this machine in it: each
+	// session in its own (terminal.sandbox; Unconfined when off).
 	Sandbox *terminal.Sandbox
+	// Environ builds the environment of commands run on this machine:
+	// the agent's secrets removed (terminal.env_passthrough keeps some).
+	Environ terminal.Environ
 }
 
 func (c TerminalConfig) defaultTimeout() time.Duration {
@@ -125,6 +141,8 @@ type terminalParams struct {
 	Workdir          string `json:"workdir"`
 	PTY              bool   `json:"pty"`
 	NotifyOnComplete bool   `json:"notify_on_complete"`
+	Network          bool   `json:"network"`
+	Credentials      bool   `json:"credentials"`
 }
 
 // terminalResult is terminal's answer for a command that ran (or was
@@ -137,6 +155,12 @@ type terminalResult struct {
 	Approval        string `json:"approval,omitempty"`
 	ExitCodeMeaning string `json:"exit_code_meaning,omitempty"`
 	PTYNote         string `json:"pty_note,omitempty"`
+	// Sandbox, in the session's first command result, says that the
+	// sandbox is weaker than the namespace sandbox, and why.
+	Sandbox string `json:"sandbox,omitempty"`
+	// Grants says what the command ran with beyond the sandbox's defaults
+	// (the network, credentials), or why not what it asked for.
+	Grants string `json:"grants,omitempty"`
 }
 
 // terminalBackgroundResult is terminal's answer for a background start.
@@ -149,12 +173,15 @@ type terminalBackgroundResult struct {
 	Approval         string `json:"approval,omitempty"`
 	PTYNote          string `json:"pty_note,omitempty"`
 	NotifyOnComplete bool   `json:"notify_on_complete,omitempty"`
+	Sandbox          string `json:"sandbox,omitempty"`
+	Grants           string `json:"grants,omitempty"`
 }
 
 // terminalRenderData is what Render shows of a foreground command.
 type terminalRenderData struct {
 	Output   string
 	ExitCode int
+	Sandbox  string // the session's first result: a weaker sandbox
 	Backend  string // where it ran when not here (issue 18), else ""
 }
 
@@ -193,7 +220,12 @@ func runTerminal(ctx context.Context, s *session, call *registry.Call, p *termin
 	if s.Commands == nil {
 		return refused("blocked", "Commands cannot run in this session: it has no command approval (the agent did not set one up)."), nil
 	}
-	d := s.Commands.ApproveCommand(ctx, call.ID, CommandRequest{Command: command, Workdir: dir, Background: p.Background})
+	env, backend, msg := s.terminalEnv(p.Background)
+	if msg != "" {
+		return refused("error", msg), nil
+	}
+	d := s.Commands.ApproveCommand(ctx, call.ID, CommandRequest{Command: command, Workdir: dir, Background: p.Background,
+		Network: p.Network, Credentials: p.Credentials, Confines: s.confines(backend)})
 	if !d.Allowed {
 		msg := d.Message
 		if msg == "" {
@@ -206,27 +238,41 @@ func runTerminal(ctx context.Context, s *session, call *registry.Call, p *termin
 	if pty && terminal.NeedsPipedStdin(command) {
 		pty, ptyNote = false, terminal.PTYDisabledNote
 	}
-	env, backend, msg := s.terminalEnv(p.Background)
-	if msg != "" {
-		return refused("error", msg), nil
-	}
+	grants := grantsNote(d, backend, p.Network || p.Credentials)
 	if p.Background {
-		b, err := s.procs.Start(context.WithoutCancel(ctx), env, terminal.Spec{Command: command, Dir: dir, PTY: pty, Stdin: true}, p.NotifyOnComplete)
+		b, err := s.procs.Start(context.WithoutCancel(ctx), env, terminal.Spec{Command: command, Dir: dir, PTY: pty, Stdin: true,
+			Network: d.Network, Credentials: d.Credentials}, p.NotifyOnComplete)
 		if err != nil {
 			return registry.Failed(terminalResult{Output: "", ExitCode: -1, Error: "Failed to start background process: " + err.Error()}), nil
 		}
+		note := s.sandboxNote(backend)
 		return registry.Result{Value: terminalBackgroundResult{
 			Output: "Background process started" + backendNote(backend), SessionID: b.ID, PID: b.PID, ExitCode: 0,
-			Approval: approval, PTYNote: ptyNote, NotifyOnComplete: p.NotifyOnComplete,
-		}, Data: terminalRenderData{Backend: describe(backend)}}, nil
+			Approval: approval, PTYNote: ptyNote, NotifyOnComplete: p.NotifyOnComplete, Sandbox: note, Grants: grants,
+		}, Data: terminalRenderData{Backend: describe(backend), Sandbox: note}}, nil
 	}
 
 	var output string
 	var code int
+	spec := terminal.Spec{Command: command, Dir: dir, PTY: pty, Network: d.Network, Credentials: d.Credentials}
+	var editorArgv []string
+	release := func() {}
 	if local, ok := env.(*terminal.Local); ok && s.Terminals != nil && !pty {
+		argv, rel, err := local.EditorArgv(spec)
+		switch {
+		case err == nil:
+			editorArgv, release = argv, rel
+		case errors.Is(err, terminal.ErrNoHelper):
+			// Run it here instead, streamed.
+		default:
+			return registry.Failed(terminalResult{Output: "", ExitCode: -1, Error: fmt.Sprintf("Command execution failed: %v", err)}), nil
+		}
+	}
+	if editorArgv != nil {
 		out, err := s.Terminals.Run(ctx, call.ID, TerminalCommand{
-			Argv: local.Argv(command), Dir: dir, OutputByteLimit: 4 * cfg.maxChars(), Timeout: timeout,
+			Argv: editorArgv, Dir: dir, OutputByteLimit: 4 * cfg.maxChars(), Timeout: timeout,
 		})
+		release()
 		if err != nil {
 			return registry.Failed(terminalResult{Output: "", ExitCode: -1, Error: fmt.Sprintf("Command execution failed: %v", err)}), nil
 		}
@@ -237,8 +283,7 @@ func runTerminal(ctx context.Context, s *session, call *registry.Call, p *termin
 		if s.Output != nil {
 			sink = func(chunk []byte) { s.Output.Output(call.ID, chunk) }
 		}
-		res, err := terminal.Run(ctx, env, terminal.Spec{Command: command, Dir: dir, PTY: pty},
-			terminal.RunOptions{Timeout: timeout, MaxChars: cfg.maxChars(), Sink: sink})
+		res, err := terminal.Run(ctx, env, spec, terminal.RunOptions{Timeout: timeout, MaxChars: cfg.maxChars(), Sink: sink})
 		if err != nil {
 			return registry.Failed(terminalResult{Output: "", ExitCode: -1, Error: fmt.Sprintf("Command execution failed%s: %v", backendNote(backend), err)}), nil
 		}
@@ -246,13 +291,57 @@ func runTerminal(ctx context.Context, s *session, call *registry.Call, p *termin
 	}
 	output = terminal.Redact(strings.TrimSpace(terminal.StripANSI(output)), command)
 	meaning := terminal.ExitMeaning(command, code)
-	r := terminalResult{Output: output, ExitCode: code, Approval: approval, ExitCodeMeaning: meaning, PTYNote: ptyNote}
+	note := s.sandboxNote(backend)
+	r := terminalResult{Output: output, ExitCode: code, Approval: approval, ExitCodeMeaning: meaning, PTYNote: ptyNote, Sandbox: note, Grants: grants}
 	res := registry.Result{Value: r, IsError: code != 0 && !strings.Contains(meaning, "not an error"),
-		Data: terminalRenderData{Output: output, ExitCode: code, Backend: describe(backend)}}
-	if code != 0 && cfg.Sandbox != nil && terminal.LooksRefused(output) {
-		res.Hint = "[Hint: " + terminal.SandboxHint + "]"
+		Data: terminalRenderData{Output: output, ExitCode: code, Backend: describe(backend), Sandbox: note}}
+	if code != 0 && cfg.Sandbox != nil && backend == nil {
+		res.Hint = sandboxHint(output, d)
 	}
 	return res, nil
+}
+
+// sandboxHint is the hint of a failed command run in the sandbox whose
+// output looks like the sandbox refused it something: the network or the
+// credentials it ran without (retry asking for them), or a write.
+func sandboxHint(output string, d CommandDecision) string {
+	switch {
+	case !d.Network && terminal.LooksOffline(output):
+		return "[Hint: " + terminal.NetworkHint + "]"
+	case !d.Credentials && terminal.LooksUnauthenticated(output):
+		return "[Hint: " + terminal.CredentialsHint + "]"
+	case terminal.LooksRefused(output):
+		return "[Hint: " + terminal.SandboxHint + "]"
+	}
+	return ""
+}
+
+// grantsNote tells the model what a command ran with beyond the sandbox's
+// defaults on this machine when it asked (wanted) or the user was asked,
+// or why not what it asked for.
+func grantsNote(d CommandDecision, backend TerminalBackend, wanted bool) string {
+	if backend != nil || (!wanted && !d.Asked && d.GrantNote == "") {
+		return ""
+	}
+	var with []string
+	if d.Network {
+		with = append(with, "the network")
+	}
+	if d.Credentials {
+		with = append(with, "the credentials")
+	}
+	note := ""
+	if len(with) > 0 {
+		note = "Ran with " + strings.Join(with, " and ")
+		if d.Asked {
+			note += " (allowed by the user)"
+		}
+		note += "."
+	}
+	if d.GrantNote != "" {
+		note = strings.TrimSpace(note + " " + d.GrantNote)
+	}
+	return note
 }
 
 // approvalNote is hermes's approval field for a command that needed one.
@@ -342,7 +431,7 @@ func (s *session) commandDir(workdir string) (dir, msg string) {
 // between SIGTERM and SIGKILL: they are all killed when the agent exits,
 // which waits less than a second.
 func (s *session) localEnv(background bool) *terminal.Local {
-	l := &terminal.Local{Sandbox: s.Terminal.Sandbox, Roots: s.Workspace.Roots()}
+	l := &terminal.Local{Sandbox: s.sandbox, Environ: s.Terminal.Environ}
 	if background {
 		l.KillGrace = backgroundKillGrace
 	}
@@ -365,6 +454,33 @@ func (s *session) terminalEnv(background bool) (env terminal.Environment, backen
 		}
 	}
 	return s.localEnv(background), nil, ""
+}
+
+// sandboxNote is, for the session's first command run here, what the
+// model and the user must know of a sandbox weaker than the namespace one.
+func (s *session) sandboxNote(backend TerminalBackend) string {
+	if backend != nil || s.sandbox == nil {
+		return ""
+	}
+	return s.sandbox.Note()
+}
+
+// confines says what the sandbox withholds from a command that runs on
+// backend (nil: this machine) unless the user grants it: nothing on a
+// Docker or SSH backend or with the sandbox off; the network in every
+// sandbox here; the credentials where the sandbox hides them (not under
+// Landlock alone).
+func (s *session) confines(backend TerminalBackend) Confines {
+	if backend != nil || s.sandbox == nil {
+		return Confines{}
+	}
+	switch s.sandbox.Confinement().Kind {
+	case terminal.KindNamespaces, terminal.KindSeatbelt:
+		return Confines{Network: true, Credentials: true}
+	case terminal.KindLandlock:
+		return Confines{Network: true}
+	}
+	return Confines{}
 }
 
 // backendNote is " in <where>" for a command run by a backend, else "".
@@ -454,13 +570,21 @@ func terminalPreview(args map[string]any) string {
 func terminalRender(args map[string]any, r registry.Result) string {
 	switch v := r.Value.(type) {
 	case terminalBackgroundResult:
-		if data, _ := r.Data.(terminalRenderData); data.Backend != "" {
-			return fmt.Sprintf("Background process `%s` started in %s", v.SessionID, data.Backend)
+		data, _ := r.Data.(terminalRenderData)
+		warn := ""
+		if data.Sandbox != "" {
+			warn = "⚠️ " + data.Sandbox + "\n\n"
 		}
-		return fmt.Sprintf("Background process `%s` started (pid %d)", v.SessionID, v.PID)
+		if data.Backend != "" {
+			return fmt.Sprintf("%sBackground process `%s` started in %s", warn, v.SessionID, data.Backend)
+		}
+		return fmt.Sprintf("%sBackground process `%s` started (pid %d)", warn, v.SessionID, v.PID)
 	case terminalResult:
 		data, _ := r.Data.(terminalRenderData)
 		var b strings.Builder
+		if data.Sandbox != "" {
+			fmt.Fprintf(&b, "⚠️ %s\n\n", data.Sandbox)
+		}
 		if data.Backend != "" {
 			fmt.Fprintf(&b, "Ran in %s\n\n", data.Backend)
 		}

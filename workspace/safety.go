@@ -339,3 +339,31 @@ func IsSensitiveForApproval(p Path) bool {
 	}
 	return false
 }
+
+// CredentialPlace is a credential file or folder of the read-deny list,
+// resolved: the command sandbox (terminal) hides these from commands unless
+// the user grants them.
+type CredentialPlace struct {
+	// Path is absolute and cleaned (symbolic links not resolved).
+	Path string
+	// Dir: a folder (hidden whole, public keys included).
+	Dir bool
+	// What it holds, for messages ("SSH private keys and settings").
+	What string
+}
+
+// CredentialPlaces returns the credential places the file tools refuse to
+// read (see CheckRead): those of common tools under home (skipped when home
+// is "") and the system's (/etc/shadow, the sudoers files). It does no I/O.
+func CredentialPlaces(home string) []CredentialPlace {
+	var out []CredentialPlace
+	if home != "" {
+		for _, c := range readDeniedHomeCredentials {
+			out = append(out, CredentialPlace{Path: filepath.Join(home, filepath.FromSlash(c.rel)), Dir: c.dir, What: c.what})
+		}
+	}
+	for _, c := range readDeniedSystemCredentials {
+		out = append(out, CredentialPlace{Path: filepath.Clean(filepath.FromSlash(c.rel)), Dir: c.dir, What: c.what})
+	}
+	return out
+}

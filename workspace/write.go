@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math/rand/v2"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/hermes-acp/hermes-acp/internal/atomicfile"
 )
 
 // utf8BOM is the UTF-8 byte order mark.
@@ -20,9 +20,9 @@ const utf8BOM = "\xef\xbb\xbf"
 // first 4 KB).
 const crlfSample = 4096
 
-// tempPrefix starts the name of WriteFile's temporary files. The watcher
-// ignores files with this prefix.
-const tempPrefix = ".hermes-tmp."
+// tempPrefix starts the name of WriteFile's temporary files (those of the
+// module's one atomic write). The watcher ignores files with this prefix.
+const tempPrefix = atomicfile.Prefix
 
 // WriteInfo describes a completed write.
 type WriteInfo struct {
@@ -196,58 +196,13 @@ func (w *Workspace) mkdirParents(p Path) ([]string, error) {
 }
 
 // replace writes content to a temporary file next to p and renames it
-// over p. The temporary file never outlives a failure.
-func (w *Workspace) replace(p Path, content []byte, mode fs.FileMode) (err error) {
-	dir := path.Dir(p.rel)
-	var f *os.File
-	var tmp string
-	for range 100 {
-		tmp = path.Join(dir, tempPrefix+randomSuffix())
-		f, err = p.root.r.OpenFile(filepath.FromSlash(tmp), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if !errors.Is(err, fs.ErrExist) {
-			break
-		}
-	}
+// over p (internal/atomicfile). The temporary file never outlives a
+// failure.
+func (w *Workspace) replace(p Path, content []byte, mode fs.FileMode) error {
+	err := atomicfile.WriteIn(p.root.r, p.osRel(), content, mode, atomicfile.Options{Failpoint: w.failpoint})
 	if err != nil {
-		return fmt.Errorf("write %s: create temporary file: %w", p.abs, unwrapPathError(err))
-	}
-	closed := false
-	defer func() {
-		if err != nil {
-			if !closed {
-				f.Close()
-			}
-			if rmErr := p.root.r.Remove(filepath.FromSlash(tmp)); rmErr != nil && !errors.Is(rmErr, fs.ErrNotExist) {
-				w.log.Warn("cannot remove temporary file", "path", p.root.path(tmp).abs, "err", rmErr)
-			}
-		}
-	}()
-	if err = w.fail("write"); err != nil {
 		return fmt.Errorf("write %s: %w", p.abs, err)
 	}
-	if _, err = f.Write(content); err != nil {
-		return fmt.Errorf("write %s: %w", p.abs, err)
-	}
-	if err = f.Chmod(mode); err != nil {
-		return fmt.Errorf("write %s: set mode: %w", p.abs, err)
-	}
-	if err = w.fail("sync"); err != nil {
-		return fmt.Errorf("write %s: sync: %w", p.abs, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("write %s: sync: %w", p.abs, err)
-	}
-	closed = true
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", p.abs, err)
-	}
-	if err = w.fail("rename"); err != nil {
-		return fmt.Errorf("write %s: rename: %w", p.abs, err)
-	}
-	if err = p.root.r.Rename(filepath.FromSlash(tmp), p.osRel()); err != nil {
-		return fmt.Errorf("write %s: rename: %w", p.abs, unwrapPathError(err))
-	}
-	w.syncDir(p.root, dir)
 	return nil
 }
 
@@ -262,23 +217,6 @@ func (w *Workspace) syncDir(r *root, dir string) {
 	if err != nil {
 		w.log.Debug("cannot sync directory", "dir", r.path(dir).abs, "err", err)
 	}
-}
-
-func (w *Workspace) fail(step string) error {
-	if w.failpoint == nil {
-		return nil
-	}
-	return w.failpoint(step)
-}
-
-// randomSuffix returns six random letters and digits, like mkstemp's XXXXXX.
-func randomSuffix() string {
-	const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-	var b [6]byte
-	for i := range b {
-		b[i] = alphabet[rand.N(len(alphabet))]
-	}
-	return string(b[:])
 }
 
 // Remove deletes the regular file (or symbolic link) p, as V4A's

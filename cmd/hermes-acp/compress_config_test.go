@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+
+	"github.com/hermes-acp/hermes-acp/config"
 )
 
 // TestCompressionConfig reads hermes's compression keys; a threshold that is
@@ -25,7 +27,7 @@ func TestCompressionConfig(t *testing.T) {
 		{"compression:\n  threshold: -0.2\n", 0, false, "compression.threshold: -0.2 is not a share"},
 	} {
 		home := writeHome(t, map[string]string{"config.yaml": "model:\n  default: m\n" + c.yaml})
-		cfg := loadConfig(envMap(map[string]string{"HERMES_HOME": home}), "", "")
+		cfg := config.Load(envMap(map[string]string{"HERMES_HOME": home}), "", "")
 		if cfg.CompressAt != c.at || cfg.CompressOff != c.off {
 			t.Errorf("%q: threshold %v, off %v; want %v, %v", c.yaml, cfg.CompressAt, cfg.CompressOff, c.at, c.off)
 		}

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/hermes-acp/hermes-acp/client"
 )
 
 //go:embed demo/script.yaml
@@ -59,9 +61,9 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "hermes-acp demo: %v\n", err)
 		return 1
 	}
-	o := clientOptions{cwd: ws, prompts: demoPrompts, approve: "allow", json: *jsonOut, timeout: defaultDemoTimeout,
-		env: []string{"HERMES_HOME=" + home}}
-	return runClientWith(context.Background(), o, []string{self, "--model", "script:" + script, "--log-level", "warn"}, stdout, stderr)
+	o := client.Options{Cwd: ws, Prompts: demoPrompts, Approve: "allow", JSON: *jsonOut, Timeout: defaultDemoTimeout,
+		Env: []string{"HERMES_HOME=" + home}, Version: buildVersion(), Stdout: stdout, Stderr: stderr}
+	return runClientWith(context.Background(), o, []string{self, "--model", "script:" + script, "--log-level", "warn"}, stderr)
 }
 
 const defaultDemoTimeout = time.Minute

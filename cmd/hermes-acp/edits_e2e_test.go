@@ -20,6 +20,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -164,6 +165,10 @@ type sdkRun struct {
 	scenario   string // absolute
 	workdir    string // the script's CONFORMANCE_WORKDIR
 	transcript string // the script's CONFORMANCE_TRANSCRIPT
+	// agent is the binary to drive (agentBin when empty) and attr the
+	// node process's attributes (nil: this user; asNobody switches).
+	agent string
+	attr  *syscall.SysProcAttr
 }
 
 // newSDKRun prepares a run of script (under conformance/) over the archive
@@ -200,8 +205,13 @@ func (r sdkRun) exec(t testing.TB, timeout time.Duration, env ...string) {
 	node := requireNode(t)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, r.script, agentBin)
+	bin := r.agent
+	if bin == "" {
+		bin = agentBin
+	}
+	cmd := exec.CommandContext(ctx, node, r.script, bin)
 	cmd.Dir = repoRoot
+	cmd.SysProcAttr = r.attr
 	cmd.Env = baseEnv(t, append([]string{
 		"CONFORMANCE_WORKDIR=" + r.workdir,
 		"CONFORMANCE_TRANSCRIPT=" + r.transcript,
@@ -209,7 +219,7 @@ func (r sdkRun) exec(t testing.TB, timeout time.Duration, env ...string) {
 	cmd.WaitDelay = exitDeadline
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Errorf("node %s %s: %v\n%s", r.script, agentBin, err, out)
+		t.Errorf("node %s %s: %v\n%s", r.script, bin, err, out)
 		return
 	}
 	t.Logf("%s", out)

@@ -14,31 +14,68 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/hermes-acp/hermes-acp/terminal"
 )
 
 func TestTypeScriptSDKExecuteCode(t *testing.T) {
 	t.Parallel()
-	home := t.TempDir()
-	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte("code_execution:\n  timeout: 3\n"), 0o600); err != nil {
+	t.Run("as this user", func(t *testing.T) {
+		t.Parallel()
+		// $HOME outside the temporary folders, which the sandbox lets
+		// scripts write.
+		dir, err := os.MkdirTemp("/var/tmp", "hermes-execute-code-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		runExecuteCode(t, dir, sdkRun{})
+	})
+	t.Run("as user 65534", func(t *testing.T) {
+		t.Parallel()
+		dir, bin, attr := asNobody(t)
+		runExecuteCode(t, dir, sdkRun{agent: bin, attr: attr})
+	})
+}
+
+// runExecuteCode runs execute_code.mjs with its folders (workspace, homes,
+// temporary folder, transcript) made in dir and owned by the user r.attr
+// switches to.
+func runExecuteCode(t *testing.T, dir string, r sdkRun) {
+	t.Helper()
+	mk := func(name string) string {
+		p := filepath.Join(dir, name)
+		if err := os.Mkdir(p, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if r.attr != nil {
+			if err := os.Chown(p, int(r.attr.Credential.Uid), int(r.attr.Credential.Gid)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return p
+	}
+	home, userHome := mk("hermes"), mk("home")
+	config := filepath.Join(home, "config.yaml")
+	if err := os.WriteFile(config, []byte("code_execution:\n  timeout: 3\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// $HOME outside the temporary folders, which the sandbox lets scripts
-	// write.
-	userHome, err := os.MkdirTemp("/var/tmp", "hermes-execute-code-home-")
-	if err != nil {
-		t.Fatal(err)
+	if r.attr != nil {
+		if err := os.Chown(config, int(r.attr.Credential.Uid), int(r.attr.Credential.Gid)); err != nil {
+			t.Fatal(err)
+		}
 	}
-	t.Cleanup(func() { os.RemoveAll(userHome) })
-	r := sdkRun{
-		script:     filepath.Join("conformance", "execute_code.mjs"),
-		workdir:    t.TempDir(),
-		transcript: filepath.Join(t.TempDir(), "transcript.jsonl"),
+	r.script = filepath.Join("conformance", "execute_code.mjs")
+	r.workdir = mk("work")
+	r.transcript = filepath.Join(mk("transcript"), "transcript.jsonl")
+	r.exec(t, 120*time.Second, "HERMES_HOME="+home, "HOME="+userHome, "TMPDIR="+mk("tmp"))
+	for _, name := range []string{"escape.txt", "escape-dontask.txt", "escape-dontask-shell.txt"} {
+		if _, err := os.Stat(filepath.Join(userHome, name)); err == nil {
+			t.Errorf("a script wrote %s into $HOME", name)
+		}
 	}
-	r.exec(t, 120*time.Second, "HERMES_HOME="+home, "HOME="+userHome)
-	if _, err := os.Stat(filepath.Join(userHome, "escape.txt")); err == nil {
-		t.Errorf("a script wrote into $HOME")
+	for _, name := range []string{"hostile-system", "hostile-subprocess", "hidden-ran"} {
+		if _, err := os.Stat(filepath.Join(r.workdir, "ws", name)); err == nil {
+			t.Errorf("%s exists: a denied script ran", name)
+		}
 	}
 
 	conns := r.transcriptOf(t) // every agent line validates against the ACP schema
@@ -46,7 +83,7 @@ func TestTypeScriptSDKExecuteCode(t *testing.T) {
 	if len(lines) == 0 {
 		t.Fatal("no connection in the transcript")
 	}
-	if stops := promptStops(lines); !equalStrings(stops, []string{"end_turn", "end_turn", "end_turn", "cancelled", "end_turn"}) {
+	if stops := promptStops(lines); !equalStrings(stops, []string{"end_turn", "end_turn", "end_turn", "cancelled", "end_turn", "end_turn", "end_turn", "end_turn"}) {
 		t.Errorf("prompts ended %v", stops)
 	}
 	for _, name := range []string{"pgid-timeout", "pgid-cancel"} {
@@ -55,22 +92,37 @@ func TestTypeScriptSDKExecuteCode(t *testing.T) {
 			t.Errorf("%s: %v (the script did not run)", name, err)
 			continue
 		}
-		pgid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-		if err != nil {
-			t.Fatal(err)
+		// The script's sleep has a duration of its own; a process id
+		// written inside the sandbox would be of its namespace.
+		marker := strings.TrimSpace(string(b))
+		if !strings.HasPrefix(marker, "1000.") {
+			t.Fatalf("%s: %q is not the script's marker", name, marker)
 		}
-		if alive := liveGroup(t, pgid); len(alive) > 0 {
+		if alive := processesWith(t, "sleep\x00"+marker); len(alive) > 0 {
 			t.Errorf("%s: processes %v of the script are still running", name, alive)
 		}
 	}
 }
 
-// liveGroup lists the live (not zombie) processes of process group pgid.
-func liveGroup(t *testing.T, pgid int) []int {
+// processesWith lists the live (not zombie) processes whose command line
+// (its arguments joined by NUL bytes) holds needle.
+func processesWith(t *testing.T, needle string) []int {
 	t.Helper()
-	m, err := terminal.GroupMembers(pgid)
+	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		t.Fatalf("no /proc: %v", err)
 	}
-	return m
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if strings.Contains(string(cmdline), needle) && !strings.Contains(string(stat), ") Z ") {
+			out = append(out, pid)
+		}
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hermes-acp/hermes-acp/config"
 	"github.com/hermes-acp/hermes-acp/mcp"
 )
 
@@ -15,7 +16,7 @@ import (
 func TestMCPServersFromConfig(t *testing.T) {
 	t.Parallel()
 	off, on := false, true
-	got := mcpServers(map[string]mcpServerConfig{
+	got := mcpServers(map[string]config.MCPServer{
 		"zeta":  {Command: "z-server", Args: []string{"--stdio"}, Env: map[string]string{"B": "2", "A": "1"}, ParallelToolCalls: true},
 		"alpha": {URL: "https://mcp.example/alpha", Headers: map[string]string{"X-Key": "k", "Authorization": "Bearer t"}},
 		"beta":  {URL: "https://mcp.example/beta", Transport: "SSE", Enabled: &on},

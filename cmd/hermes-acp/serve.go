@@ -17,11 +17,14 @@ import (
 	"github.com/hermes-acp/hermes-acp/acp"
 	"github.com/hermes-acp/hermes-acp/agent"
 	"github.com/hermes-acp/hermes-acp/browser"
+	"github.com/hermes-acp/hermes-acp/config"
 	"github.com/hermes-acp/hermes-acp/mcp"
 	"github.com/hermes-acp/hermes-acp/model"
 	"github.com/hermes-acp/hermes-acp/registry"
 	"github.com/hermes-acp/hermes-acp/terminal"
+	"github.com/hermes-acp/hermes-acp/terminal/backend"
 	"github.com/hermes-acp/hermes-acp/tools"
+	"github.com/hermes-acp/hermes-acp/workspace"
 )
 
 type serveOptions struct {
@@ -42,11 +45,11 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		return 2
 	}
 	defer closeLog()
-	cfg := loadConfig(os.Getenv, o.model, o.baseURL)
+	cfg := config.Load(os.Getenv, o.model, o.baseURL)
 	if cfg.FileErr != nil {
 		log.Warn("configuration problem", "error", cfg.FileErr)
 	}
-	if note := ignoredNote(cfg.File, cfg.Ignored); note != "" {
+	if note := config.IgnoredNote(cfg.File, cfg.Ignored); note != "" {
 		log.Info(note)
 	}
 	setup := modelSetup(cfg, o.record, log)
@@ -58,24 +61,26 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 	browsers := browser.NewSet(browser.Options{Executable: cfg.BrowserExecutable, IdleTimeout: cfg.BrowserIdleTimeout, Log: log})
 	defer browsers.Close() // no browser outlives the agent
 	resultChars, turnChars := registry.BudgetForContextWindow(cfg.ContextLength)
-	termCfg, sandboxNotice := terminalSettings(cfg, terminal.LandlockABI, os.Executable)
+	termCfg, sandboxNotice := terminalSettings(cfg, os.Executable)
 	if sandboxNotice != "" {
-		log.Warn("terminal sandbox unavailable", "reason", sandboxNotice)
+		log.Warn("terminal sandbox weakened", "reason", sandboxNotice)
 	}
 	summarize := webSummarizer(cfg, setup, log) // web
-	termBackends := newBackends(cfg, log)       // terminal backends (issue 18)
-	defer termBackends.close()
-	termBackends.start()
+	backendOpts := cfg.Backends()
+	backendOpts.Log = log
+	termBackends := backend.New(backendOpts) // terminal backends (issue 18)
+	defer termBackends.Close()
+	termBackends.Start()
 	ag := agent.New(agent.Options{
 		Version: buildVersion(),
 		Model:   setup,
 		ReloadModel: func() (agent.ModelSetup, error) {
-			return modelSetup(loadConfig(os.Getenv, o.model, o.baseURL), o.record, log), nil
+			return modelSetup(config.Load(os.Getenv, o.model, o.baseURL), o.record, log), nil
 		},
 		Setup:    setupCommand(os.Getenv, os.Executable), // the terminal auth method (cmd/hermes-acp/setup.go)
 		Registry: reg,
 		BindTools: func(env *agent.Env) ([]registry.Entry, []registry.Hook) {
-			vision, fetchImage := visionDeps(env, cfg.Web.policy()) // cmd/hermes-acp/vision.go
+			vision, fetchImage := visionDeps(env, cfg.Web.Policy()) // cmd/hermes-acp/vision.go
 			d := tools.Deps{
 				Skills:              skillLibrary(cfg, env), // skills (issue #14)
 				Workspace:           env.Workspace(),
@@ -87,7 +92,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 				RefuseNewLintErrors: env.RefuseNewLintErrors(),
 				SavedResult:         env.SavedResult,
 				Enabled:             env.Enabled,
-				Web:                 cfg.Web.tools(summarize, env.SaveResult),
+				Web:                 webTools(cfg.Web, summarize, env.SaveResult),
 				// terminal
 				Terminal: termCfg,
 				// vision
@@ -99,17 +104,19 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 				ApproveCDP:    env.ApproveCDP,
 				BrowserVision: vision,
 				// terminal backends (issue 18)
-				TerminalBackend: termBackends.forSession(env),
+				TerminalBackend: sessionBackend(termBackends.ForSession(env)),
 				// execute_code (issue #16)
-				CallTool:      env.CallTool,
-				CodeExecution: cfg.CodeExecution,
+				CallTool: env.CallTool,
+				CodeExecution: tools.CodeExecutionConfig{Mode: cfg.CodeExecution.Mode, Timeout: cfg.CodeExecution.Timeout,
+					MaxToolCalls: cfg.CodeExecution.MaxToolCalls},
 			}
 			commandDeps(&d, env)
 			// ssh (issue 18) — TEMPORARY until the backend selection lands:
 			// terminal.backend: ssh runs the session's commands over SSH.
 			return tools.Bind(d)
 		},
-		SkillsIndex: func(env *agent.Env) string { return skillsIndex(cfg, env) }, // skills (issue #14)
+		SkillsIndex:   func(env *agent.Env) string { return skillsIndex(cfg, env, log) }, // skills (issue #14)
+		SkillsBlocked: func(env *agent.Env) []string { return skillsBlocked(cfg, env) },  // the threat scan (issue 25)
 		Pipeline: registry.PipelineOptions{
 			ResultsDir:     filepath.Join(cfg.Home, "results"),
 			Guardrails:     cfg.Guardrails,
@@ -120,18 +127,26 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		Toolsets:         cfg.Toolsets,
 		DisabledToolsets: cfg.Disabled,
 		ApprovalsOff:     cfg.ApprovalsOff,
+		Network:          cfg.TerminalNetwork,     // terminal sandbox grants (issue 24)
+		Credentials:      cfg.TerminalCredentials, // terminal sandbox grants (issue 24)
 		CommandAllowlist: cfg.Allowlist,
-		SaveAllowlist:    func(entry string) error { return saveAllowlistEntry(cfg.File, entry) },
-		LintRefuse:       cfg.LintRefuse,
-		ApprovalTimeout:  cfg.ApprovalTimeout,
-		MaxModelCalls:    cfg.MaxTurns,
-		FSTimeout:        cfg.FSTimeout,
-		HermesHome:       cfg.Home,
-		MCPServers:       mcpServers(cfg.MCPServers),
-		Delegation:       cfg.Delegation,
-		TerminalBackends: termBackends.agentOptions(), // terminal backends (issue 18)
-		Notices:          append(startNotices(cfg, setup), nonEmpty(sandboxNotice)...),
-		Log:              log,
+		SaveAllowlist:    func(entry string) error { return config.SaveAllowlistEntry(cfg.File, entry) },
+		RemoveAllowlist: func(entry string) error {
+			_, err := config.RemoveAllowlistEntry(cfg.File, entry)
+			return err
+		},
+		LintRefuse:      cfg.LintRefuse,
+		ApprovalTimeout: cfg.ApprovalTimeout,
+		MaxModelCalls:   cfg.MaxTurns,
+		FSTimeout:       cfg.FSTimeout,
+		HermesHome:      cfg.Home,
+		MCPServers:      mcpServers(cfg.MCPServers),
+		Delegation:      agent.DelegationOptions(cfg.Delegation),
+		TerminalBackends: agent.TerminalBackends{Names: termBackends.Names(), Default: termBackends.Default(),
+			Check: termBackends.Check, Describe: termBackends.Describe}, // terminal backends (issue 18)
+		SandboxStatus: func() string { return termCfg.Sandbox.Confinement().Summary() },
+		Notices:       append(startNotices(cfg, setup), nonEmpty(sandboxNotice)...),
+		Log:           log,
 	})
 	// perf: collect the start-up garbage (the packages' initialisers, the
 	// tool table) and finish sweeping before the first request, so that an
@@ -184,7 +199,7 @@ func declaredTools(log *slog.Logger, browserExe string) (*registry.Registry, err
 
 // modelSetup builds the model provider from the configuration. A missing or
 // broken model is not fatal: the agent explains it when prompted.
-func modelSetup(cfg config, record string, log *slog.Logger) agent.ModelSetup {
+func modelSetup(cfg config.Config, record string, log *slog.Logger) agent.ModelSetup {
 	setup := agent.ModelSetup{Name: cfg.Model, Choices: cfg.ModelChoices, ContextWindow: cfg.ContextLength,
 		CompressionThreshold: cfg.CompressAt, CompressionOff: cfg.CompressOff}
 	visionSetup(&setup, cfg, log) // cmd/hermes-acp/vision.go
@@ -229,28 +244,37 @@ func modelSetup(cfg config, record string, log *slog.Logger) agent.ModelSetup {
 }
 
 // terminalSettings turns the configuration into the terminal tools'
-// settings. The sandbox is on unless terminal.sandbox is off; where the
-// kernel has no Landlock (abi returns 0) or the binary cannot be found,
-// commands run without it and notice says so, once, in the chat.
-func terminalSettings(cfg config, abi func() int, exe func() (string, error)) (tools.TerminalConfig, string) {
+// settings. Every command on this machine runs in the sandbox
+// (terminal.Sandbox decides, at a session's first command, how: namespaces,
+// or Landlock alone, reported in the session; with terminal.sandbox: off,
+// unconfined but with its environment built); notice says, once in the
+// chat, when the agent cannot find its own binary, without which neither
+// the namespace sandbox nor the editor-terminal helper can run.
+func terminalSettings(cfg config.Config, exe func() (string, error)) (tools.TerminalConfig, string) {
 	tc := tools.TerminalConfig{
 		DefaultTimeout:       cfg.TerminalTimeout,
 		MaxForegroundTimeout: cfg.TerminalMaxForeground,
 		MaxOutputChars:       cfg.ToolOutputMaxChars,
+		Environ:              terminal.Environ{Block: nonEmpty(cfg.APIKeySource), Passthrough: cfg.EnvPassthrough},
 	}
-	if cfg.SandboxOff {
-		return tc, ""
+	sb := &terminal.Sandbox{Writable: cfg.SandboxWritable, Hidden: slices.Clone(cfg.SandboxHidden), HermesHome: cfg.Home,
+		Unconfined: cfg.SandboxOff, LandlockOnly: cfg.SandboxLandlock, SharedTmp: cfg.SharedTmp, Limits: cfg.Limits}
+	// The user's credential places a command may be granted; the
+	// system's (/etc/shadow, the sudoers files) are never shown.
+	home, _ := os.UserHomeDir()
+	for _, c := range workspace.CredentialPlaces(home) {
+		if home != "" && strings.HasPrefix(c.Path, home+string(os.PathSeparator)) {
+			sb.Credentials = append(sb.Credentials, c.Path)
+		} else {
+			sb.Hidden = append(sb.Hidden, c.Path)
+		}
 	}
-	const off = " Commands run without the sandbox: they can write wherever your user can. " +
-		"Set terminal.sandbox: off in config.yaml to silence this notice."
-	if abi() == 0 {
-		return tc, "The terminal sandbox is not available: this system has no Landlock (Linux 5.13 or later with Landlock enabled)." + off
-	}
+	tc.Sandbox = sb
 	path, err := exe()
 	if err != nil {
-		return tc, fmt.Sprintf("The terminal sandbox is not available: the agent cannot find its own binary (%v).", err) + off
+		return tc, fmt.Sprintf("The agent cannot find its own binary (%v): commands run under Landlock alone, and never in editor terminals.", err)
 	}
-	tc.Sandbox = &terminal.Sandbox{Exe: path, Writable: cfg.SandboxWritable}
+	sb.Exe = path
 	return tc, ""
 }
 
@@ -265,8 +289,8 @@ func nonEmpty(s string) []string {
 // startNotices are the configuration problems to show in the chat once.
 // Without a model they are already part of the explanation every prompt
 // gets (setup.Problem), so they are not repeated.
-func startNotices(cfg config, setup agent.ModelSetup) []string {
-	if n := cfg.configNotice(); n != "" && setup.Provider != nil {
+func startNotices(cfg config.Config, setup agent.ModelSetup) []string {
+	if n := cfg.Notice(); n != "" && setup.Provider != nil {
 		return []string{n}
 	}
 	return nil
@@ -275,7 +299,7 @@ func startNotices(cfg config, setup agent.ModelSetup) []string {
 // mcpServers turns the config file's mcp_servers into the agent's list,
 // sorted by name, without the servers marked enabled: false. A server with a
 // url is a streamable HTTP server; otherwise it is started with its command.
-func mcpServers(cfg map[string]mcpServerConfig) []mcp.Server {
+func mcpServers(cfg map[string]config.MCPServer) []mcp.Server {
 	var out []mcp.Server
 	for _, name := range slices.Sorted(maps.Keys(cfg)) {
 		c := cfg[name]
@@ -300,4 +324,16 @@ func mcpServers(cfg map[string]mcpServerConfig) []mcp.Server {
 		out = append(out, srv)
 	}
 	return out
+}
+
+// sessionBackend adapts a session's backend choice to the terminal tool's
+// seam (the same interface, named by tools).
+func sessionBackend(pick func() (backend.Backend, error)) func() (tools.TerminalBackend, error) {
+	return func() (tools.TerminalBackend, error) {
+		b, err := pick()
+		if b == nil {
+			return nil, err
+		}
+		return b, err
+	}
 }

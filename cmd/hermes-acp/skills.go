@@ -1,15 +1,20 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+	"log/slog"
 	"path/filepath"
+	"strings"
 
 	"github.com/hermes-acp/hermes-acp/agent"
+	"github.com/hermes-acp/hermes-acp/config"
 	"github.com/hermes-acp/hermes-acp/skills"
 	"github.com/hermes-acp/hermes-acp/workspace"
 )
 
 // skillLibrary is the skills library of a session (issue #14).
-func skillLibrary(cfg config, env *agent.Env) *skills.Library {
+func skillLibrary(cfg config.Config, env *agent.Env) *skills.Library {
 	return skills.New(skillOptions(cfg, env.Workspace().Roots()))
 }
 
@@ -17,7 +22,7 @@ func skillLibrary(cfg config, env *agent.Env) *skills.Library {
 // the project's .hermes/skills in each root (unless
 // skills.project_discovery is false), $HERMES_HOME/skills, and
 // skills.external_dirs; skills.disabled hides skills.
-func skillOptions(cfg config, roots []string) skills.Options {
+func skillOptions(cfg config.Config, roots []string) skills.Options {
 	var project []string
 	if !cfg.SkillsProjectOff {
 		for _, root := range roots {
@@ -34,8 +39,9 @@ func skillOptions(cfg config, roots []string) skills.Options {
 }
 
 // skillsIndex is the skill index of a new session's system prompt: the
-// skills it can see, one line each, when it can load them.
-func skillsIndex(cfg config, env *agent.Env) string {
+// skills it can see, one line each, when it can load them. Skills the
+// threat scan left out are logged (and shown by /context).
+func skillsIndex(cfg config.Config, env *agent.Env, log *slog.Logger) string {
 	if !env.Enabled("skill_view") {
 		return ""
 	}
@@ -47,6 +53,26 @@ func skillsIndex(cfg config, env *agent.Env) string {
 	if env.Enabled("skill_manage") {
 		manage = "skill_manage"
 	}
-	all, _ := skillLibrary(cfg, env).List()
+	all, problems := skillLibrary(cfg, env).List()
+	for _, p := range problems {
+		var b *skills.BlockedError
+		if errors.As(p.Err, &b) {
+			log.Warn("skill left out: possible prompt injection", "skill", b.Name, "path", b.Path, "findings", strings.Join(b.Findings, ","))
+		}
+	}
 	return skills.Index(all, list, "skill_view", manage)
+}
+
+// skillsBlocked lists, for /context, the skills of a session the threat
+// scan leaves out: "name: path — findings".
+func skillsBlocked(cfg config.Config, env *agent.Env) []string {
+	_, problems := skillLibrary(cfg, env).List()
+	var out []string
+	for _, p := range problems {
+		var b *skills.BlockedError
+		if errors.As(p.Err, &b) {
+			out = append(out, fmt.Sprintf("`%s`: %s — %s", b.Name, b.Path, strings.Join(b.Findings, ", ")))
+		}
+	}
+	return out
 }

@@ -5,12 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/hermes-acp/hermes-acp/config"
+	"github.com/hermes-acp/hermes-acp/terminal/backend"
 	"github.com/hermes-acp/hermes-acp/tools"
 	"github.com/hermes-acp/hermes-acp/toolsets"
 )
@@ -23,7 +24,7 @@ func runToolsCmd(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	cfg := loadConfig(os.Getenv, "", "")
+	cfg := config.Load(os.Getenv, "", "")
 	reg, err := declaredTools(nil, cfg.BrowserExecutable)
 	if err != nil {
 		fmt.Fprintf(stderr, "hermes-acp tools: %v\n", err)
@@ -31,8 +32,8 @@ func runToolsCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	// web: the web tools' availability depends on the configuration
 	// (web_search needs a search backend): list them bound to it.
-	webTools, _ := tools.Bind(tools.Deps{Web: cfg.Web.tools(nil, nil)})
-	for _, e := range webTools {
+	web, _ := tools.Bind(tools.Deps{Web: webTools(cfg.Web, nil, nil)})
+	for _, e := range web {
 		if e.Toolset == "web" {
 			if err := reg.Register(e); err != nil {
 				fmt.Fprintf(stderr, "hermes-acp tools: %v\n", err)
@@ -40,7 +41,7 @@ func runToolsCmd(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	if err := markVisionUnavailable(reg, cfg.visionReason()); err != nil { // cmd/hermes-acp/vision.go
+	if err := markVisionUnavailable(reg, cfg.VisionReason()); err != nil { // cmd/hermes-acp/vision.go
 		fmt.Fprintf(stderr, "hermes-acp tools: %v\n", err)
 		return 1
 	}
@@ -58,9 +59,11 @@ func runToolsCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, " (disabled: %s)", strings.Join(cfg.Disabled, ", "))
 	}
 	fmt.Fprintf(stdout, "\nTools offered to the model: %d\n", len(reg.Definitions(offered)))
-	tb := newBackends(cfg, slog.New(slog.DiscardHandler)) // terminal backends (issue 18)
-	fmt.Fprintf(stdout, "%s\n\n", tb.status(context.Background()))
-	tb.close()
+	tb := backend.New(cfg.Backends()) // terminal backends (issue 18)
+	fmt.Fprintf(stdout, "%s\n", tb.Status(context.Background()))
+	tb.Close()
+	tc, _ := terminalSettings(cfg, os.Executable)
+	fmt.Fprintf(stdout, "Sandbox (commands on this machine): %s\n\n", tc.Sandbox.Confinement().Summary())
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TOOL\tTOOLSET\tOFFERED\tSTATUS")
 	for _, st := range reg.Status() {

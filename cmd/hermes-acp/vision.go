@@ -11,97 +11,15 @@ import (
 	"time"
 
 	"github.com/hermes-acp/hermes-acp/agent"
+	"github.com/hermes-acp/hermes-acp/config"
 	"github.com/hermes-acp/hermes-acp/model"
 	"github.com/hermes-acp/hermes-acp/registry"
 	"github.com/hermes-acp/hermes-acp/web"
 )
 
-// auxModelConfig is one of hermes's auxiliary.<task> model settings.
-type auxModelConfig struct {
-	Provider string `yaml:"provider"` // auto (default), main, anthropic, openrouter, openai, custom, …
-	Model    string `yaml:"model"`
-	BaseURL  string `yaml:"base_url"`
-	APIKey   string `yaml:"api_key"`
-	Timeout  int    `yaml:"timeout"` // seconds per request
-}
-
-// auxModel is a resolved auxiliary model: its wire and endpoint.
-type auxModel struct {
-	Wire, Model, BaseURL, APIKey string
-	Timeout                      time.Duration
-}
-
-// defaultVisionTimeout is hermes's auxiliary.vision.timeout.
-const defaultVisionTimeout = 120 * time.Second
-
-// resolveVision sets c.NoVision from model.vision (hermes's
-// model.supports_vision also counts) and c.AuxVision from
-// auxiliary.vision, whose model AUXILIARY_VISION_MODEL supplies when the
-// file has none. The provider decides the wire and the endpoint's
-// defaults: auto, main or none use the main model's; anthropic the
-// Anthropic API (ANTHROPIC_API_KEY); openrouter OpenRouter
-// (OPENROUTER_API_KEY); any other an OpenAI-compatible base_url
-// (OPENAI_API_KEY). base_url and api_key override the defaults.
-func resolveVision(c *config, fc *fileConfig, env func(string) string) {
-	switch {
-	case fc.Model.Vision != nil:
-		c.NoVision = !*fc.Model.Vision
-	case fc.Model.SupportsVision != nil:
-		c.NoVision = !*fc.Model.SupportsVision
-	}
-	v := fc.Auxiliary["vision"]
-	name := firstNonEmpty(strings.TrimSpace(v.Model), env("AUXILIARY_VISION_MODEL"))
-	if name == "" {
-		return
-	}
-	a := auxModel{Model: name, Timeout: defaultVisionTimeout}
-	if v.Timeout > 0 {
-		a.Timeout = time.Duration(v.Timeout) * time.Second
-	}
-	switch prov := strings.ToLower(strings.TrimSpace(v.Provider)); prov {
-	case "", "auto", "main":
-		a.Wire, a.BaseURL, a.APIKey = c.Provider, c.BaseURL, c.APIKey
-	case model.WireAnthropic:
-		a.Wire, a.BaseURL, a.APIKey = model.WireAnthropic, env("ANTHROPIC_BASE_URL"), env("ANTHROPIC_API_KEY")
-	default:
-		a.Wire = model.WireOpenAI
-		p, known := openAIProviders[prov]
-		a.BaseURL = p.baseURL
-		for _, k := range p.keyEnvs {
-			if a.APIKey = env(k); a.APIKey != "" {
-				break
-			}
-		}
-		if a.APIKey == "" {
-			a.APIKey = env("OPENAI_API_KEY")
-		}
-		if !known && strings.TrimSpace(v.BaseURL) == "" {
-			c.problem(fmt.Sprintf("auxiliary.vision.provider: %q is one of hermes-agent's own integrations, which hermes-acp does not have; "+
-				"set auxiliary.vision.base_url to its OpenAI-compatible endpoint (vision_analyze uses the main model meanwhile)", v.Provider))
-			return
-		}
-	}
-	if strings.TrimSpace(v.BaseURL) != "" {
-		a.BaseURL = strings.TrimSpace(v.BaseURL)
-	}
-	if v.APIKey != "" {
-		a.APIKey = v.APIKey
-	}
-	c.AuxVision = &a
-}
-
-// visionReason says why no model can see images for this configuration,
-// or "" when one can.
-func (c *config) visionReason() string {
-	if !c.NoVision || c.AuxVision != nil {
-		return ""
-	}
-	return "no model can see images: model.vision is false and auxiliary.vision.model is not set"
-}
-
 // visionSetup adds the vision settings to setup: model.vision and the
 // auxiliary.vision model's provider (nil, logged, when it cannot be built).
-func visionSetup(setup *agent.ModelSetup, cfg config, log *slog.Logger) {
+func visionSetup(setup *agent.ModelSetup, cfg config.Config, log *slog.Logger) {
 	setup.NoVision = cfg.NoVision
 	a := cfg.AuxVision
 	if a == nil {

@@ -2,88 +2,21 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 	"strings"
 
 	"github.com/hermes-acp/hermes-acp/agent"
+	"github.com/hermes-acp/hermes-acp/config"
 	"github.com/hermes-acp/hermes-acp/model"
 	"github.com/hermes-acp/hermes-acp/tools"
-	"github.com/hermes-acp/hermes-acp/web"
 )
 
-// webFileConfig is the web section of config.yaml (hermes's keys, plus
-// hermes-acp's allow_private_urls and extract_summarize).
-type webFileConfig struct {
-	Backend          string `yaml:"backend"`
-	SearchBackend    string `yaml:"search_backend"`
-	ExtractBackend   string `yaml:"extract_backend"`
-	ExtractCharLimit int    `yaml:"extract_char_limit"`
-	ExtractSummarize *bool  `yaml:"extract_summarize"`
-	AllowPrivateURLs bool   `yaml:"allow_private_urls"`
-}
-
-// auxiliaryModel is one task's entry under auxiliary: in config.yaml
-// (auxiliary.web_extract): the model that does the side work instead of the
-// main model. With only model set, the main model's endpoint serves it.
-type auxiliaryModel = auxModelConfig
-
-// webConfig is the web tools' configuration, resolved.
-type webConfig struct {
-	Backends     web.Config
-	CharLimit    int
-	NoSummarize  bool
-	AllowPrivate bool
-	Aux          auxiliaryModel // auxiliary.web_extract
-}
-
-// webSettings resolves the web section; env reads the environment and
-// $HERMES_HOME/.env (the backends' credentials live there in hermes).
-func webSettings(c *config, fc *fileConfig, env func(string) string) {
-	w := fc.Web
-	c.Web = webConfig{
-		Backends: web.Config{
-			Backend: w.Backend, SearchBackend: w.SearchBackend, ExtractBackend: w.ExtractBackend,
-			Getenv: env,
-		},
-		NoSummarize:  w.ExtractSummarize != nil && !*w.ExtractSummarize,
-		AllowPrivate: w.AllowPrivateURLs,
-		Aux:          fc.Auxiliary["web_extract"],
-	}
-	switch v := strings.ToLower(env("HERMES_ALLOW_PRIVATE_URLS")); v {
-	case "1", "true", "yes":
-		c.Web.AllowPrivate = true
-	case "0", "false", "no":
-		c.Web.AllowPrivate = false
-	}
-	switch n := w.ExtractCharLimit; {
-	case n == 0:
-	case n < 2000:
-		c.problem(fmt.Sprintf("web.extract_char_limit: %d is below the minimum of 2000 characters; using 2000", n))
-		c.Web.CharLimit = 2000
-	default:
-		c.Web.CharLimit = n
-	}
-	if _, err := c.Web.Backends.ExtractBackendName(); err != nil {
-		c.problem(err.Error() + "; web_extract will fail until it is fixed")
-	}
-	if _, err := c.Web.Backends.SearchBackendName(); err != nil && !errors.Is(err, web.ErrNoSearchBackend) {
-		c.problem(err.Error() + "; web_search is not offered")
-	}
-}
-
-// policy is the URL policy of the web tools.
-func (w webConfig) policy() *web.Policy {
-	return &web.Policy{AllowPrivate: w.AllowPrivate}
-}
-
-// tools returns the web tools' dependencies for one session; save keeps a
+// webTools returns the web tools' dependencies for one session; save keeps a
 // long page's full text for the session's read_file.
-func (w webConfig) tools(summarize func(context.Context, string, string) (string, error), save func(id, content string) (string, error)) *tools.Web {
+func webTools(w config.Web, summarize func(context.Context, string, string) (string, error), save func(id, content string) (string, error)) *tools.Web {
 	return &tools.Web{
 		Backends:    w.Backends,
-		Policy:      w.policy(),
+		Policy:      w.Policy(),
 		CharLimit:   w.CharLimit,
 		NoSummarize: w.NoSummarize,
 		Summarize:   summarize,
@@ -95,7 +28,7 @@ func (w webConfig) tools(summarize func(context.Context, string, string) (string
 // auxiliary.web_extract model (its own endpoint when base_url is set, else
 // the main model's endpoint), else the main model. Nil when there is no
 // usable model: pages are then cut instead.
-func webSummarizer(cfg config, setup agent.ModelSetup, log *slog.Logger) func(context.Context, string, string) (string, error) {
+func webSummarizer(cfg config.Config, setup agent.ModelSetup, log *slog.Logger) func(context.Context, string, string) (string, error) {
 	p, name := setup.Provider, setup.Name
 	aux := cfg.Web.Aux
 	if aux.Model != "" {

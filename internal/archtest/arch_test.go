@@ -25,18 +25,18 @@ var allowed = map[string][]string{
 	"workspace":            {"internal/diff"},
 	"lint":                 {"internal/diff"},
 	"tools/internal/fuzzy": {"internal/diff"},
-	"tools":                {"registry", "workspace", "lint", "internal/diff", "tools/internal/fuzzy", "tools/internal/v4a", "tools/internal/search", "terminal", "web", "skills", "browser"},
+	"tools":                {"registry", "workspace", "lint", "internal/diff", "tools/internal/fuzzy", "tools/internal/v4a", "tools/internal/search", "tools/internal/pycmd", "terminal", "web", "skills", "browser", "internal/threat"},
 	"terminal":             {"workspace"},
 	"mcp":                  {"registry"},
-	"memory":               {},
-	"agent":                {"acp", "model", "registry", "toolsets", "workspace", "lint", "internal/diff", "mcp", "memory", "terminal", "terminal/danger", "agent/internal/store", "agent/internal/diagnostics", "agent/internal/queue", "agent/internal/projctx", "agent/internal/compress"},
+	"memory":               {"internal/threat"},
+	"agent":                {"acp", "model", "registry", "toolsets", "workspace", "lint", "internal/diff", "mcp", "memory", "terminal", "terminal/danger", "agent/internal/store", "agent/internal/diagnostics", "agent/internal/queue", "agent/internal/projctx", "agent/internal/compress", "internal/threat"},
 	"model/modeltest":      {"model"},
 
 	// web: URL safety, fetch and extraction, search backends (stdlib and
 	// its own libraries only).
 	"web": {},
 	// skills (issue #14): skill folders; paths for approval come from workspace.
-	"skills": {"workspace", "internal/diff"},
+	"skills": {"workspace", "internal/diff", "internal/threat"},
 	// browser: one headless Chromium per session (chromedp).
 	"browser": {},
 
@@ -44,13 +44,15 @@ var allowed = map[string][]string{
 	// fuzzy matcher are the only module packages they may use.
 	"tools/internal/v4a":    {"internal/diff", "tools/internal/fuzzy"},
 	"tools/internal/search": {"internal/diff", "tools/internal/fuzzy"},
+	// issue 24: the commands a Python script runs, by a static look (pure).
+	"tools/internal/pycmd": {},
 
 	// agent's internal packages (one concern each), below agent.
 	"agent/internal/store":       {"model"},
 	"agent/internal/diagnostics": {"acp", "lint", "workspace", "internal/diff"},
 	"agent/internal/queue":       {},
 	"agent/internal/compress":    {"model"},
-	"agent/internal/projctx":     {},
+	"agent/internal/projctx":     {"internal/threat"},
 
 	// terminal safety: dangerous-command detection is pure (issue 11).
 	"terminal/danger": {},
@@ -63,7 +65,26 @@ var allowed = map[string][]string{
 	// environments.
 	"terminal/wsync":        {"workspace", "internal/diff"},
 	"terminal/ssh/sshdtest": {},
+
+	// The layout after the core redesign (issue #32): main is wiring.
+	// config reads and validates the configuration into values of the
+	// packages it configures (never agent or tools: the composition root
+	// turns a Config into their options); client is the headless ACP
+	// client behind `hermes-acp client`; terminal/backend chooses a
+	// session's terminal environment next to the environments; atomicfile
+	// is the one atomic-write helper, below everything.
+	"config":              {"model", "registry", "web", "terminal", "terminal/backend", "terminal/docker", "terminal/ssh", "terminal/wsync", "workspace", "internal/diff"},
+	"client":              {"acp", "internal/diff"},
+	"terminal/backend":    {"terminal", "terminal/docker", "terminal/ssh", "terminal/wsync", "workspace", "internal/diff"},
+	"internal/atomicfile": {},
+	// threat (issue 25): the one threat scan for text that reaches a later
+	// system prompt (context files, memory, skills); pure.
+	"internal/threat": {},
 }
+
+// anywhere are the module packages every package may use: leaves with no
+// module imports of their own.
+var anywhere = []string{"internal/atomicfile"}
 
 // thirdParty lists the only packages allowed to import each third-party
 // module directly (DESIGN.md: each module lives in one package).
@@ -71,7 +92,7 @@ var thirdParty = map[string][]string{
 	"github.com/sourcegraph/jsonrpc2":        {"acp"},
 	"github.com/fsnotify/fsnotify":           {"workspace"},
 	"go.lsp.dev/protocol":                    {"lint", "tools"},
-	"gopkg.in/yaml.v3":                       {"lint", "model", "cmd/hermes-acp", "skills"},
+	"gopkg.in/yaml.v3":                       {"lint", "model", "config", "skills"},
 	"github.com/BurntSushi/toml":             {"lint"},
 	"golang.org/x/mod":                       {"lint"},
 	"github.com/sergi/go-diff":               {"internal/diff"},
@@ -124,6 +145,13 @@ func TestImportGraph(t *testing.T) {
 	seen := 0
 	for _, p := range pkgs {
 		rel := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, mod), "/")
+		if slices.Contains(anywhere, rel) && len(p.Deps) > 0 {
+			for _, d := range p.Deps {
+				if strings.HasPrefix(d, mod+"/") {
+					t.Errorf("%s is used anywhere, so it must not depend on %s", rel, d)
+				}
+			}
+		}
 		ok, listed := allowed[rel]
 		if !listed {
 			continue
@@ -134,7 +162,7 @@ func TestImportGraph(t *testing.T) {
 				continue
 			}
 			drel := strings.TrimPrefix(d, mod+"/")
-			if !slices.Contains(ok, drel) {
+			if !slices.Contains(ok, drel) && !slices.Contains(anywhere, drel) {
 				t.Errorf("%s depends on %s; allowed module packages: %v", rel, drel, ok)
 			}
 		}
@@ -157,6 +185,28 @@ func TestThirdPartyConfinement(t *testing.T) {
 						t.Errorf("%s imports %s; only %v may", rel, imp, owners)
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestMainIsWiring: cmd/hermes-acp uses the configuration and client
+// packages (it does not grow its own again), and no package imports a
+// command.
+func TestMainIsWiring(t *testing.T) {
+	pkgs := list(t)
+	for _, p := range pkgs {
+		rel := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, mod), "/")
+		if rel == "cmd/hermes-acp" {
+			for _, want := range []string{"config", "client", "terminal/backend"} {
+				if !slices.Contains(p.Imports, mod+"/"+want) {
+					t.Errorf("cmd/hermes-acp does not import %s; configuration, the client and backend selection live there", want)
+				}
+			}
+		}
+		for _, imp := range p.Imports {
+			if strings.HasPrefix(imp, mod+"/cmd/") {
+				t.Errorf("%s imports %s; nothing imports a command", rel, imp)
 			}
 		}
 	}

@@ -17,8 +17,9 @@ import (
 // nameHomes are the only places a tool's name may be written: the toolset
 // table (configuration compatibility with hermes-agent), the tool packages
 // (each tool's own file), the file of each of the agent's own tools, and the
-// memory package, whose target "memory" is a name of hermes's schema.
-var nameHomes = []string{"toolsets/", "tools/", "agent/todo.go", "agent/memorytool.go", "agent/session_search.go", "agent/delegate.go", "memory/memory.go"}
+// memory package, whose target "memory" is a name of hermes's schema, and
+// config/web.go, which reads hermes's auxiliary.web_extract key.
+var nameHomes = []string{"toolsets/", "tools/", "agent/todo.go", "agent/memorytool.go", "agent/session_search.go", "agent/delegate.go", "memory/memory.go", "config/web.go"}
 
 // TestToolNamesLiveWithTheirTools keeps DESIGN's promise that adding a tool
 // never touches a central list: no product package outside nameHomes spells

@@ -1,14 +1,16 @@
 package danger
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
 
 // FuzzCheck: Check never panics, gives the same verdict twice, a hardline
-// verdict is also dangerous, and a dangerous verdict always carries its key.
-// Prefix never offers a prefix for a command with shell operators, and an
-// offered prefix, stored, allows the command.
+// verdict is also dangerous, a dangerous one names its rules, each once.
+// PrefixEntry never offers an entry for a command with shell operators nor
+// the command itself, and an offered entry, stored, covers the command; so
+// does the exact command.
 func FuzzCheck(f *testing.F) {
 	for _, d := range dangerousTable {
 		f.Add(d.cmd)
@@ -25,21 +27,33 @@ func FuzzCheck(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, cmd string) {
 		v := Check(cmd)
-		if again := Check(cmd); again != v {
+		if again := Check(cmd); !reflect.DeepEqual(again, v) {
 			t.Fatalf("Check(%q) not deterministic: %+v then %+v", cmd, v, again)
 		}
-		if v.Hardline && !v.Dangerous {
-			t.Fatalf("Check(%q) = %+v: hardline but not dangerous", cmd, v)
+		if v.Hardline && !v.Dangerous || v.Dangerous != (len(v.Rules) > 0) {
+			t.Fatalf("Check(%q) = %+v: the flags and the rules disagree", cmd, v)
 		}
-		if v.Dangerous != (v.Key != "") || v.Key != v.Description {
-			t.Fatalf("Check(%q) = %+v: key and verdict disagree", cmd, v)
-		}
-		if p, ok := Prefix(cmd); ok {
-			if HasShellOperators(strings.TrimSpace(cmd)) || p == "" {
-				t.Fatalf("Prefix(%q) = %q for a compound command", cmd, p)
+		seen := map[string]bool{}
+		for _, r := range v.Rules {
+			if seen[r.Key] || r.Key == "" || CanonicalKey(r.Key) != r.Key {
+				t.Fatalf("Check(%q) = %+v: a key twice, empty or not canonical", cmd, v)
 			}
-			if !v.Hardline && !Allowed(cmd, v, []string{PrefixEntry(p)}) && !strings.ContainsAny(p, "*?[") {
-				t.Fatalf("PrefixEntry(%q) does not allow %q", p, cmd)
+			seen[r.Key] = true
+			if r.Hardline && !v.Hardline {
+				t.Fatalf("Check(%q) = %+v: a floor rule in a verdict that is not hardline", cmd, v)
+			}
+		}
+		if e, ok := PrefixEntry(cmd, v); ok {
+			if HasShellOperators(cmd) || e == strings.TrimSpace(cmd) {
+				t.Fatalf("PrefixEntry(%q) = %q", cmd, e)
+			}
+			if u := Uncovered(cmd, v, []string{e}, nil); len(u) != 0 {
+				t.Fatalf("PrefixEntry(%q) = %q does not cover the command: %v left", cmd, e, u)
+			}
+		}
+		if !v.Hardline {
+			if u := Uncovered(cmd, v, []string{cmd}, nil); len(u) != 0 && strings.TrimSpace(cmd) == cmd {
+				t.Fatalf("the exact entry %q leaves %v", cmd, u)
 			}
 		}
 	})

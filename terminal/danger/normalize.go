@@ -12,13 +12,21 @@ import (
 )
 
 // prepare is the part of hermes's normalisation that keeps shell syntax
-// intact, so the result can still be parsed: ANSI escape sequences and NUL
-// bytes go, full-width and other compatibility characters fold to their
+// intact, so the result can still be parsed: ANSI escape sequences, NUL
+// bytes (and the control bytes the walk uses as markers) go, full-width and other compatibility characters fold to their
 // plain forms (NFKC), backslash-newline continuations join, and absolute
 // home / HERMES_HOME prefixes fold back to ~/ and ~/.hermes/.
 func prepare(command string) string {
 	command = stripANSI(command)
-	command = strings.ReplaceAll(command, "\x00", "")
+	if strings.ContainsAny(command, "\x00\x01\x02\x03") {
+		// NUL, as hermes; and the walk's own markers (expand.go).
+		command = strings.Map(func(r rune) rune {
+			if r <= 3 {
+				return -1
+			}
+			return r
+		}, command)
+	}
 	if !isASCII(command) {
 		command = norm.NFKC.String(command)
 	}

@@ -2,77 +2,190 @@ package danger
 
 import (
 	"path"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// maxDepth bounds the nesting of scripts inside scripts (bash -c "eval '…'");
-// deeper payloads are judged by the regexes alone, which fails closed.
-const maxDepth = 6
+// maxDepth bounds the nesting of scripts inside scripts (bash -c "eval '…'"),
+// and maxScripts the scripts one check reads (payloads, here-documents,
+// files the command writes and runs); past either, what is left is judged
+// by the regexes alone and asks as unreadable.
+const (
+	maxDepth   = 6
+	maxScripts = 64
+)
 
-// findings collects which hardline and dangerous rules matched.
-type findings struct {
-	hard []bool
-	dang []bool
+// check is the state of one Check: the keys found (by their place in the
+// table's keys) and what the command writes and runs, shared by the
+// scripts inside it.
+type check struct {
+	opts    *Options
+	t       *table
+	hit     []bool
+	scripts int
+	// writes are the base names of the files the command writes, each
+	// with what is written when that is known (unknownContent otherwise).
+	writes map[string][]string
+	// writesAny: the command writes files whose names are not known (it
+	// unpacks an archive, clones a repository, writes to a computed path).
+	writesAny bool
+	// runs are the files the command runs as scripts, judged against
+	// writes once the whole command has been read.
+	runs []run
+	// needs are what its programs ask of the sandbox (grants.go).
+	needs Needs
 }
 
-func newFindings() *findings {
-	return &findings{hard: make([]bool, len(hardline)), dang: make([]bool, len(dangerous))}
+// unknownContent stands for a written file whose content is not known.
+const unknownContent = "\x01"
+
+// run is a file the command hands to a program that runs it: base is its
+// base name ("*.go" for a runner that runs every file of a kind); shell
+// says a shell reads it (so its content, when known, is read as a
+// script).
+type run struct {
+	base  string
+	shell bool
 }
 
-// view is one simple command as the rules see it: its words (quotes removed,
-// escapes resolved, case kept) and s, the words joined by spaces with the
-// command word reduced to its base name, its input redirections appended
-// (bash << EOF, bash < <(curl …)), lowercased.
-type view struct {
-	words []string
-	s     string
+func newCheck(o *Options) *check {
+	t := rules()
+	return &check{opts: o, t: t, hit: make([]bool, len(t.keys))}
 }
 
-func newView(words []string, in string) *view {
-	var b strings.Builder
-	b.WriteString(path.Base(strings.ReplaceAll(words[0], `\`, "/")))
-	for _, w := range words[1:] {
-		b.WriteByte(' ')
-		b.WriteString(w)
+// found records the key.
+func (c *check) found(key string) {
+	if i, ok := c.t.index[key]; ok {
+		c.hit[i] = true
 	}
-	if in != "" {
-		b.WriteByte(' ')
-		b.WriteString(in)
-	}
-	return &view{words: words, s: strings.ToLower(b.String())}
 }
 
-// name is the view's command word, lowercased and without its directory.
-func (v *view) name() string { return commandName(v.words[0]) }
-
-func commandName(w string) string {
-	return strings.ToLower(path.Base(strings.ReplaceAll(w, `\`, "/")))
-}
-
-// analyze parses command as bash and records every rule it breaks; a
-// command that cannot be parsed is judged by the regexes over the whole
-// normalised string.
-func analyze(command string, depth int, f *findings) {
-	src := prepare(command)
-	if depth > maxDepth || nesting(src) > maxNesting {
-		fallback(src, f)
+// analyze parses src as bash and records every rule it breaks; sc is the
+// shell state it starts in (nil: a new shell).
+func (c *check) analyze(src string, depth int, sc *scope) {
+	src = prepare(src)
+	c.scripts++
+	if depth > maxDepth || c.scripts > maxScripts || nesting(src) > maxNesting {
+		c.fallback(src)
 		return
 	}
 	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true)).Parse(strings.NewReader(src), "")
 	if err != nil {
-		fallback(src, f)
+		c.fallback(src)
 		return
 	}
-	w := &walker{src: src, depth: depth, f: f, vars: map[string]string{}}
-	w.whole(file)
-	syntax.Walk(file, w.visit)
-	for _, p := range w.stdinScripts {
-		analyze(p, depth+1, f)
+	if sc == nil {
+		sc = newScope()
 	}
+	w := &walker{c: c, src: src, depth: depth, sc: sc, aliases: map[string]bool{}}
+	w.whole(file)
+	w.stmts(file.Stmts, true)
+}
+
+// script analyses a script a command hands to a shell. A script that is
+// itself computed is hidden code, whatever its text says.
+func (w *walker) script(p payload) {
+	if !isStatic(p.text) {
+		w.c.found(KeyHidden)
+	}
+	var sc *scope
+	if p.sameShell {
+		sc = w.sc.clone()
+	}
+	w.c.analyze(clean(p.text), w.depth+1, sc)
+}
+
+// finish judges the files the command runs against the files it writes:
+// a script it wrote itself is read as a script when a shell runs it and
+// its content is known, and is hidden code otherwise.
+func (c *check) finish() {
+	for i := 0; i < len(c.runs); i++ {
+		r := c.runs[i]
+		contents := c.written(r.base)
+		if len(contents) == 0 {
+			if c.writesAny {
+				c.found(KeyHidden)
+			}
+			continue
+		}
+		for _, body := range contents {
+			if !r.shell || body == unknownContent || !shellScript(body) {
+				c.found(KeyHidden)
+				continue
+			}
+			c.analyze(body, 1, nil)
+		}
+	}
+}
+
+// written returns what the command writes to files named base ("*.go":
+// every Go file).
+func (c *check) written(base string) []string {
+	if suffix, ok := strings.CutPrefix(base, "*"); ok {
+		var out []string
+		for name, contents := range c.writes {
+			if strings.HasSuffix(name, suffix) {
+				out = append(out, contents...)
+			}
+		}
+		return out
+	}
+	return c.writes[base]
+}
+
+// shellScript reports content a shell runs: no #! line, or one naming a
+// shell.
+func shellScript(body string) bool {
+	line, _, _ := strings.Cut(body, "\n")
+	if !strings.HasPrefix(line, "#!") {
+		return true
+	}
+	for _, sh := range []string{"/sh", "/bash", "/zsh", "/dash", "/ksh", " sh", " bash", " zsh", " dash", " ksh"} {
+		if strings.HasSuffix(strings.TrimSpace(line), strings.TrimPrefix(sh, " ")) && (strings.Contains(line, sh)) {
+			return true
+		}
+	}
+	return false
+}
+
+// write records a file the command writes: its name as rendered, and what
+// is written (unknownContent when not known).
+func (w *walker) write(target, content string) {
+	if target == "" {
+		return
+	}
+	c := w.c
+	if !isStatic(target) {
+		base := target
+		if i := strings.LastIndexAny(target, "/"); i >= 0 {
+			base = target[i+1:]
+		}
+		if isUnknown(target) {
+			c.found(keyHiddenTarget)
+		}
+		if !isStatic(base) {
+			c.writesAny = true
+			return
+		}
+	}
+	t := clean(target)
+	if gitMetaPath(t) {
+		c.found(keyGitMeta)
+	}
+	if t == "/dev/null" || strings.HasPrefix(t, "/dev/") || t == "-" {
+		return
+	}
+	w.record(path.Base(strings.TrimSuffix(t, "/")), content)
+}
+
+// record adds a file the command writes, by base name.
+func (w *walker) record(base, content string) {
+	c := w.c
+	if c.writes == nil {
+		c.writes = map[string][]string{}
+	}
+	c.writes[base] = append(c.writes[base], content)
 }
 
 // maxNesting bounds how deep parentheses and braces may nest before the
@@ -101,32 +214,36 @@ func nesting(s string) int {
 	return deepest
 }
 
-// fallback is hermes's detection over a string the parser refused: every
-// rule, unanchored (the floor at hermes's command positions), over the
-// normalised text.
-func fallback(src string, f *findings) {
+// fallback is hermes's detection over a string the parser refused (or one
+// too deep to read): every rule, unanchored (the floor at hermes's command
+// positions), over the normalised text. What it runs is not known, so it
+// also asks as unreadable.
+func (c *check) fallback(src string) {
 	s := flatten(src)
-	for i := range hardline {
-		if hardline[i].possible(s) && hardline[i].loose.MatchString(s) {
-			f.hard[i] = true
+	t := c.t
+	for i := range t.hardline {
+		if t.hardline[i].possible(s) && t.hardline[i].loose.MatchString(s) {
+			c.hit[t.hardKey[i]] = true
 		}
 	}
-	for i := range dangerous {
-		if dangerous[i].possible(s) && dangerous[i].matchLoose(s) {
-			f.dang[i] = true
+	for i := range t.dangerous {
+		if t.dangerous[i].possible(s) && t.dangerous[i].matchLoose(s) {
+			c.hit[t.dangKey[i]] = true
 		}
 	}
+	c.found(KeyUnparsable)
 }
 
+// walker reads one parsed script.
 type walker struct {
+	c     *check
 	src   string
 	depth int
-	f     *findings
-	// vars are the variables the script set to a literal so far (X=rm),
-	// in the order the walk meets them.
-	vars map[string]string
-	// stdinScripts are scripts piped into a shell (echo "…" | sh).
-	stdinScripts []string
+	// sc is the shell state at the statement being read.
+	sc *scope
+	// aliases are the names the script defines as aliases: a command word
+	// naming one runs text the walk does not resolve.
+	aliases map[string]bool
 }
 
 func (w *walker) text(n syntax.Node) string {
@@ -177,396 +294,664 @@ func (w *walker) whole(file *syntax.File) {
 		return true
 	})
 	s := flatten(string(masked))
-	for i := range hardline {
-		if hardline[i].possible(s) && hardline[i].loose.MatchString(s) {
-			w.f.hard[i] = true
+	t := w.c.t
+	for i := range t.hardline {
+		if t.hardline[i].possible(s) && t.hardline[i].loose.MatchString(s) {
+			w.c.hit[t.hardKey[i]] = true
 		}
 	}
 	w.matchWhole(s)
 }
 
 func (w *walker) matchWhole(s string) {
-	for i := range dangerous {
-		if dangerous[i].kind == kindWhole && dangerous[i].possible(s) && dangerous[i].re.MatchString(s) {
-			w.f.dang[i] = true
+	t := w.c.t
+	for i := range t.dangerous {
+		if t.dangerous[i].kind == kindWhole && t.dangerous[i].possible(s) && t.dangerous[i].re.MatchString(s) {
+			w.c.hit[t.dangKey[i]] = true
 		}
 	}
 }
 
-func (w *walker) visit(n syntax.Node) bool {
-	switch n := n.(type) {
-	case *syntax.Stmt:
-		if call, ok := n.Cmd.(*syntax.CallExpr); ok {
-			if len(call.Args) == 0 {
-				w.assign(call.Assigns)
+// stmts reads a statement list. certain says its statements run, in this
+// shell, in order (so an assignment there replaces what a variable held).
+func (w *walker) stmts(list []*syntax.Stmt, certain bool) {
+	for _, s := range list {
+		w.stmt(s, certain)
+	}
+}
+
+func (w *walker) stmt(s *syntax.Stmt, certain bool) {
+	if s.Background || s.Coprocess {
+		// It runs in a subshell, alongside what follows.
+		outer := w.sc
+		w.sc = outer.clone()
+		defer func() { w.sc = outer }()
+		certain = false
+	}
+	for _, r := range s.Redirs {
+		w.substs(r.Word)
+		w.substs(r.Hdoc)
+	}
+	switch cmd := s.Cmd.(type) {
+	case *syntax.CallExpr:
+		for _, a := range cmd.Assigns {
+			w.assignSubsts(a)
+		}
+		for _, a := range cmd.Args {
+			w.substs(a)
+		}
+		if len(cmd.Args) == 0 {
+			for _, a := range cmd.Assigns {
+				w.assign(a, certain)
+			}
+			w.redirects(s.Redirs, nil, "")
+			return
+		}
+		w.call(cmd, s.Redirs)
+		w.effects(cmd, certain)
+	case *syntax.BinaryCmd:
+		switch cmd.Op {
+		case syntax.AndStmt, syntax.OrStmt:
+			w.stmt(cmd.X, certain)
+			w.stmt(cmd.Y, false)
+		default: // a pipeline: every part in its own subshell
+			w.pipeline(cmd)
+			outer := w.sc
+			for _, part := range pipeParts(cmd) {
+				w.sc = outer.clone()
+				w.stmt(part, false)
+			}
+			w.sc = outer
+		}
+		w.redirects(s.Redirs, nil, "")
+	case *syntax.Subshell:
+		outer := w.sc
+		w.sc = outer.clone()
+		w.stmts(cmd.Stmts, certain)
+		w.sc = outer
+		w.redirects(s.Redirs, nil, "")
+	case *syntax.Block:
+		w.stmts(cmd.Stmts, certain)
+		w.redirects(s.Redirs, nil, "")
+	case *syntax.IfClause:
+		w.ifClause(cmd, certain)
+		w.redirects(s.Redirs, nil, "")
+	case *syntax.WhileClause:
+		w.prescan(cmd.Cond)
+		w.prescan(cmd.Do)
+		w.stmts(cmd.Cond, false)
+		w.stmts(cmd.Do, false)
+		w.redirects(s.Redirs, nil, "")
+	case *syntax.ForClause:
+		switch loop := cmd.Loop.(type) {
+		case *syntax.WordIter:
+			var v value
+			if loop.InPos.IsValid() || len(loop.Items) > 0 {
+				for _, it := range loop.Items {
+					w.substs(it)
+					for _, fs := range w.wordFields(it) {
+						for _, f := range fs {
+							v = union(v, known(f))
+						}
+					}
+				}
 			} else {
-				w.call(call, n.Redirs)
+				v = value{unknown: true} // for x; do … (the positional parameters)
+			}
+			if len(v.alts) == 0 && !v.unknown {
+				v = known("")
+			}
+			// The body runs with the variable set to one of the items.
+			w.sc.set(loop.Name.Value, v, true)
+		case *syntax.CStyleLoop:
+			syntax.Walk(loop, w.substVisit)
+			w.arith(loop.Init)
+			w.arith(loop.Cond)
+			w.arith(loop.Post)
+		}
+		w.prescan(cmd.Do)
+		w.stmts(cmd.Do, false)
+		w.redirects(s.Redirs, nil, "")
+	case *syntax.CaseClause:
+		w.substs(cmd.Word)
+		for _, it := range cmd.Items {
+			for _, p := range it.Patterns {
+				w.substs(p)
+			}
+			w.stmts(it.Stmts, false)
+		}
+		w.redirects(s.Redirs, nil, "")
+	case *syntax.FuncDecl:
+		// The body runs whenever the function is called: nothing is known
+		// of the variables there.
+		outer := w.sc
+		w.sc = outer.clone()
+		w.sc.inFunc = true
+		w.stmt(cmd.Body, false)
+		w.sc = outer
+	case *syntax.DeclClause:
+		for _, a := range cmd.Args {
+			w.assignSubsts(a)
+		}
+		variant := ""
+		if cmd.Variant != nil {
+			variant = cmd.Variant.Value
+		}
+		nameref := variant == "nameref"
+		for _, a := range cmd.Args {
+			if a.Naked && a.Name == nil && a.Value != nil {
+				if lit, ok := literal(a.Value); ok && strings.HasPrefix(lit, "-") && strings.ContainsRune(lit, 'n') {
+					nameref = true // declare -n: the name stands for another variable
+				}
 			}
 		}
-	case *syntax.DeclClause:
-		w.assign(n.Args)
-	case *syntax.Redirect:
-		w.redirect(n)
-	case *syntax.BinaryCmd:
-		if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
-			w.pipeline(n)
+		for _, a := range cmd.Args {
+			if nameref && a.Name != nil {
+				w.sc.set(a.Name.Value, value{unknown: true}, true)
+				continue
+			}
+			if a.Naked && a.Name == nil && a.Value != nil {
+				// an option, or a name given by an expansion: unknown
+				if lit, ok := literal(a.Value); !ok || !strings.HasPrefix(lit, "-") {
+					w.c.found(KeyHidden)
+				}
+				continue
+			}
+			if variant == "export" && a.Naked {
+				continue
+			}
+			w.assign(a, certain && variant != "local")
+			if variant == "export" && a.Name != nil && a.Value != nil {
+				w.envVar(a.Name.Value, w.word(a.Value), "")
+			}
+		}
+		w.redirects(s.Redirs, nil, "")
+	case *syntax.TimeClause:
+		if cmd.Stmt != nil {
+			w.stmt(cmd.Stmt, certain)
+		}
+	case *syntax.CoprocClause:
+		// What the script writes to a coprocess is its input: a shell
+		// there runs it.
+		w.c.found(KeyHidden)
+		outer := w.sc
+		w.sc = outer.clone()
+		w.stmt(cmd.Stmt, false)
+		w.sc = outer
+	case *syntax.LetClause:
+		syntax.Walk(cmd, w.substVisit)
+		for _, e := range cmd.Exprs {
+			w.arith(e)
+		}
+		syntax.Walk(cmd, func(n syntax.Node) bool {
+			if wd, ok := n.(*syntax.Word); ok {
+				if lit, ok := literal(wd); ok && isName(lit) {
+					w.sc.set(lit, value{unknown: true}, false)
+				}
+			}
+			return true
+		})
+		w.redirects(s.Redirs, nil, "")
+	case *syntax.ArithmCmd:
+		syntax.Walk(cmd, w.substVisit)
+		w.arith(cmd.X)
+		w.redirects(s.Redirs, nil, "")
+	case *syntax.TestClause:
+		syntax.Walk(cmd, w.substVisit)
+		syntax.Walk(cmd.X, func(n syntax.Node) bool {
+			if b, ok := n.(*syntax.BinaryTest); ok {
+				switch b.Op {
+				case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
+					if x, ok := b.X.(*syntax.Word); ok {
+						w.arithWord(x)
+					}
+					if y, ok := b.Y.(*syntax.Word); ok {
+						w.arithWord(y)
+					}
+				}
+			}
+			return true
+		})
+		w.redirects(s.Redirs, nil, "")
+	case nil:
+		w.redirects(s.Redirs, nil, "")
+	}
+}
+
+func (w *walker) ifClause(c *syntax.IfClause, certain bool) {
+	w.stmts(c.Cond, certain)
+	w.stmts(c.Then, false)
+	if c.Else != nil {
+		w.ifClause(c.Else, false)
+	}
+}
+
+// pipeParts returns the statements of a pipeline, in order.
+func pipeParts(b *syntax.BinaryCmd) []*syntax.Stmt {
+	var out []*syntax.Stmt
+	var collect func(s *syntax.Stmt)
+	collect = func(s *syntax.Stmt) {
+		if bc, ok := s.Cmd.(*syntax.BinaryCmd); ok && (bc.Op == syntax.Pipe || bc.Op == syntax.PipeAll) && len(s.Redirs) == 0 {
+			collect(bc.X)
+			collect(bc.Y)
+			return
+		}
+		out = append(out, s)
+	}
+	collect(b.X)
+	collect(b.Y)
+	return out
+}
+
+// substs reads the commands inside a word: command and process
+// substitutions, which run in subshells before the command does.
+func (w *walker) substs(word *syntax.Word) {
+	if word == nil {
+		return
+	}
+	syntax.Walk(word, w.substVisit)
+}
+
+func (w *walker) substVisit(n syntax.Node) bool {
+	switch n := n.(type) {
+	case *syntax.CmdSubst:
+		outer := w.sc
+		w.sc = outer.clone()
+		w.stmts(n.Stmts, false)
+		w.sc = outer
+		return false
+	case *syntax.ProcSubst:
+		outer := w.sc
+		w.sc = outer.clone()
+		if n.Op == syntax.CmdOut {
+			// >(cmd) reads what the outer command writes: a shell or an
+			// interpreter there runs it.
+			for _, st := range n.Stmts {
+				if call, ok := st.Cmd.(*syntax.CallExpr); ok && len(call.Args) > 0 {
+					words := w.callWords(call.Args)[0]
+					if len(words) > 0 {
+						var discard []payload
+						views := wrapped(words, &discard, 0)
+						if readsProgram(views[len(views)-1], st) {
+							w.c.found(KeyHidden)
+						}
+					}
+				}
+			}
+		}
+		w.stmts(n.Stmts, false)
+		w.sc = outer
+		return false
+	case *syntax.ArithmExp:
+		w.arith(n.X)
+	case *syntax.ParamExp:
+		if n.Slice != nil {
+			w.arith(n.Slice.Offset)
+			w.arith(n.Slice.Length)
+		}
+		if n.Index != nil {
+			w.arith(n.Index)
 		}
 	}
 	return true
 }
 
-// assign records variables set to a value known without running anything.
-func (w *walker) assign(as []*syntax.Assign) {
-	for _, a := range as {
-		if a.Name == nil || a.Naked || a.Array != nil || a.Index != nil {
-			continue
+// arithValues checks the values of a variable arithmetic evaluates: one
+// the command computed (read, a command's output) may hold a[$(cmd)]; a
+// literal holding a substitution runs it. A variable the command never set
+// comes from the agent's environment, which the model does not write.
+func (w *walker) arithValues(name string, vals []string) {
+	if isName(name) && !w.sc.inFunc {
+		v, set := w.sc.vars[name]
+		if !set {
+			return
 		}
-		if a.Value == nil {
-			w.vars[a.Name.Value] = ""
-			continue
+		if !v.unknown {
+			vals = v.alts // the environment's value aside
 		}
-		if v := w.word(a.Value); !strings.Contains(v, "$") {
-			w.vars[a.Name.Value] = v
-		} else {
-			delete(w.vars, a.Name.Value)
+	}
+	for _, v := range vals {
+		switch {
+		case isUnknown(v):
+			w.c.found(KeyHidden)
+		case isStatic(v) && (strings.Contains(v, "$(") || strings.Contains(v, "`")):
+			w.script(payload{text: v})
 		}
 	}
 }
 
-// braces matches an unquoted word bash brace-expands into several words:
-// {rm,-rf,/} is the command rm -rf /.
-var braces = regexp.MustCompile(`^([^{},]*)\{([^{}]*,[^{}]*)\}([^{}]*)$`)
+// arithWord checks a word [[ ]] evaluates as arithmetic (-eq, -lt …).
+func (w *walker) arithWord(word *syntax.Word) {
+	if lit, ok := literal(word); ok {
+		if isName(lit) {
+			w.arith(word)
+		}
+		return
+	}
+	for _, p := range word.Parts {
+		if dq, ok := p.(*syntax.DblQuoted); ok && len(dq.Parts) == 1 {
+			p = dq.Parts[0]
+		}
+		if pe, ok := p.(*syntax.ParamExp); ok {
+			name := ""
+			if pe.Param != nil {
+				name = pe.Param.Value
+			}
+			w.arithValues(name, w.param(pe))
+		}
+	}
+}
 
-// words renders a command's words, brace expansion included.
-func (w *walker) words(args []*syntax.Word) []string {
-	out := make([]string, 0, len(args))
-	for _, a := range args {
-		v := w.rawWord(a)
-		if strings.Contains(v, ifsSplit) {
-			for _, f := range strings.Split(v, ifsSplit) {
-				if f != "" {
-					out = append(out, f)
+// arith checks an arithmetic expression: bash evaluates the value of every
+// variable it names as arithmetic again, and a[$(cmd)] there runs cmd. A
+// variable whose value is not known may hold that; one whose known value
+// holds a substitution runs it.
+func (w *walker) arith(e syntax.ArithmExpr) {
+	if e == nil {
+		return
+	}
+	syntax.Walk(e, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Word:
+			if lit, ok := literal(n); ok && isName(lit) {
+				w.arithValues(lit, w.lookup(lit, "$"+lit))
+				return false
+			}
+		case *syntax.ParamExp:
+			name := ""
+			if n.Param != nil {
+				name = n.Param.Value
+			}
+			w.arithValues(name, w.param(n))
+			return false
+		case *syntax.CmdSubst:
+			if _, ok := w.literalOutput(n); !ok && !dataOutput(n) {
+				w.c.found(KeyHidden) // its output is evaluated as arithmetic
+			}
+		}
+		return true
+	})
+}
+
+func (w *walker) assignSubsts(a *syntax.Assign) {
+	if a.Value != nil {
+		w.substs(a.Value)
+	}
+	if a.Array != nil {
+		syntax.Walk(a.Array, w.substVisit)
+	}
+	if a.Index != nil {
+		syntax.Walk(a.Index, w.substVisit)
+	}
+}
+
+// assign records an assignment in the shell (X=v, declare X=v).
+func (w *walker) assign(a *syntax.Assign, certain bool) {
+	if a.Name == nil {
+		return
+	}
+	name := a.Name.Value
+	switch {
+	case a.Array != nil || a.Index != nil:
+		w.sc.set(name, value{unknown: true}, certain)
+	case a.Naked:
+		if _, ok := w.sc.vars[name]; !ok {
+			return // declare X: X keeps the environment's value
+		}
+	case a.Value == nil:
+		w.sc.set(name, known(""), certain)
+	case a.Append:
+		old, ok := w.sc.vars[name]
+		if !ok || old.unknown {
+			w.sc.set(name, value{unknown: true}, certain)
+			return
+		}
+		add := w.word(a.Value)
+		var v value
+		for _, o := range old.alts {
+			v = union(v, known(o+add))
+		}
+		w.sc.set(name, v, certain)
+	default:
+		w.sc.set(name, w.wordValue(a.Value), certain)
+	}
+}
+
+// prescan adds, before a loop is read, every assignment inside it: a later
+// iteration sees what an earlier one set.
+func (w *walker) prescan(list []*syntax.Stmt) {
+	for _, s := range list {
+		syntax.Walk(s, func(n syntax.Node) bool {
+			switch n := n.(type) {
+			case *syntax.FuncDecl:
+				return false
+			case *syntax.Assign:
+				if n.Name != nil && !n.Naked {
+					if n.Value != nil && n.Array == nil && n.Index == nil && !n.Append {
+						w.sc.set(n.Name.Value, w.wordValue(n.Value), false)
+					} else {
+						w.sc.set(n.Name.Value, value{unknown: true}, false)
+					}
 				}
+			case *syntax.CallExpr:
+				if len(n.Args) > 0 {
+					if lit, ok := literal(n.Args[0]); ok && setsVariables[lit] {
+						for _, a := range n.Args[1:] {
+							if l, ok := literal(a); ok && isName(l) {
+								w.sc.set(l, value{unknown: true}, false)
+							}
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+}
+
+// setsVariables are builtins whose operands name variables they set to
+// what they read or compute.
+var setsVariables = map[string]bool{"read": true, "mapfile": true, "readarray": true, "getopts": true, "printf": true}
+
+// effects records what a simple command does to the shell: read and the
+// like set variables to unknown values, alias defines names, unset clears.
+func (w *walker) effects(call *syntax.CallExpr, certain bool) {
+	name, ok := literal(call.Args[0])
+	if !ok {
+		return
+	}
+	args := call.Args[1:]
+	switch name {
+	case "read", "mapfile", "readarray", "getopts":
+		for _, a := range args {
+			if l, ok := literal(a); ok && isName(l) {
+				w.sc.set(l, value{unknown: true}, certain)
+			}
+		}
+		if name == "read" {
+			w.sc.set("REPLY", value{unknown: true}, certain)
+		}
+	case "printf":
+		for i, a := range args {
+			if l, ok := literal(a); ok && l == "-v" && i+1 < len(args) {
+				if v, ok := literal(args[i+1]); ok {
+					w.sc.set(v, value{unknown: true}, certain)
+				}
+			}
+		}
+	case "unset":
+		for _, a := range args {
+			if l, ok := literal(a); ok && isName(l) {
+				if l == "IFS" && certain {
+					delete(w.sc.vars, "IFS") // the default splitting again
+					continue
+				}
+				w.sc.set(l, known(""), certain)
+			}
+		}
+	case "hash":
+		// hash -p /path name: name now runs /path
+		for i, a := range args {
+			if l, ok := literal(a); ok && l == "-p" && i+2 < len(args) {
+				if n, ok := literal(args[i+2]); ok {
+					w.aliases[n] = true
+				}
+			}
+		}
+	case "enable":
+		w.c.found(KeyHidden) // enable -f loads a builtin from a shared object
+	case "trap":
+		// trap CMD SIGNALS: CMD runs later, in this shell
+		if len(args) >= 2 {
+			if l, ok := literal(args[0]); !ok || !strings.HasPrefix(l, "-") {
+				w.script(payload{text: w.word(args[0]), sameShell: true})
+			}
+		}
+	case "alias":
+		for _, a := range args {
+			def := w.word(a)
+			n, v, ok := strings.Cut(def, "=")
+			if !ok {
+				continue
+			}
+			w.aliases[clean(n)] = true
+			w.script(payload{text: v, sameShell: true})
+		}
+	case "shopt", "set":
+		// set -- a b sets the positional parameters; set -f, shopt -s …
+		// change expansion: nothing the walk resolves depends on them,
+		// except IFS, which is a variable.
+	}
+}
+
+// call checks one simple command: every view of every way its words may
+// expand.
+func (w *walker) call(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
+	var env []string
+	for _, a := range ce.Assigns {
+		if a.Name == nil {
+			continue
+		}
+		val := ""
+		if a.Value != nil {
+			val = w.word(a.Value)
+		}
+		env = append(env, a.Name.Value+"="+val)
+	}
+	in, bodies, stdin := w.inputs(redirs)
+	for _, words := range w.callWords(ce.Args) {
+		if len(words) == 0 {
+			continue
+		}
+		var payloads []payload
+		views := wrapped(words, &payloads, 0)
+		for i, raw := range views {
+			vEnv := env
+			if i > 0 {
+				vEnv = append(append([]string(nil), env...), envAssigns(views[i-1][1:])...)
+			}
+			v := newView(raw, in, vEnv)
+			w.checkView(v)
+			w.inspect(v, bodies, stdin, &payloads)
+		}
+		w.redirects(redirs, words, stdin)
+		for _, p := range payloads {
+			w.script(p)
+		}
+	}
+}
+
+// callWords returns the words of a simple command for each way its words
+// may expand (at most maxViews; past that, the words with more than one
+// value are unknown).
+func (w *walker) callWords(args []*syntax.Word) [][]string {
+	per := make([][][]string, len(args))
+	n := 1
+	for i, a := range args {
+		per[i] = w.wordFields(a)
+		n *= len(per[i])
+		if n > maxViews {
+			n = maxViews + 1
+		}
+	}
+	if n > maxViews {
+		for i := range per {
+			if len(per[i]) > 1 {
+				per[i] = [][]string{{unknownText(w.text(args[i]))}}
+			}
+		}
+	}
+	out := [][]string{nil}
+	for _, alts := range per {
+		if len(alts) == 1 {
+			for i := range out {
+				out[i] = append(out[i], alts[0]...)
 			}
 			continue
 		}
-		if lit, ok := literal(a); ok && len(a.Parts) == 1 && strings.ContainsRune(lit, ',') {
-			if m := braces.FindStringSubmatch(v); m != nil {
-				for _, alt := range strings.Split(m[2], ",") {
-					out = append(out, m[1]+alt+m[3])
-				}
-				continue
+		var next [][]string
+		for _, o := range out {
+			for _, a := range alts {
+				next = append(next, append(append([]string(nil), o...), a...))
 			}
 		}
-		out = append(out, v)
+		out = next
 	}
 	return out
 }
 
-// ifsSplit stands for an unquoted $IFS inside a word while it is rendered:
-// the shell splits the word there (rm${IFS}-rf is two words). NUL cannot
-// occur otherwise: prepare removed it.
-const ifsSplit = "\x00"
-
-// word renders a shell word as the command would receive it, as far as that
-// is knowable without running anything: quotes removed, escapes resolved,
-// $IFS a space; other expansions and substitutions stay as written.
-func (w *walker) word(word *syntax.Word) string {
-	return strings.ReplaceAll(w.rawWord(word), ifsSplit, " ")
-}
-
-func (w *walker) rawWord(word *syntax.Word) string {
-	var b strings.Builder
-	for _, p := range word.Parts {
-		w.part(&b, p, false)
-	}
-	return b.String()
-}
-
-func (w *walker) part(b *strings.Builder, p syntax.WordPart, quoted bool) {
-	switch p := p.(type) {
-	case *syntax.Lit:
-		b.WriteString(unescape(p.Value, quoted))
-	case *syntax.SglQuoted:
-		if p.Dollar {
-			b.WriteString(ansiC(p.Value))
-		} else {
-			b.WriteString(p.Value)
-		}
-	case *syntax.DblQuoted:
-		for _, q := range p.Parts {
-			w.part(b, q, true)
-		}
-	case *syntax.ParamExp:
-		v := w.param(p)
-		if quoted {
-			v = strings.ReplaceAll(v, ifsSplit, " ")
-		}
-		b.WriteString(v)
-	case *syntax.CmdSubst:
-		if out, ok := w.literalOutput(p); ok {
-			b.WriteString(out)
-			return
-		}
-		b.WriteString(w.text(p))
-	default:
-		b.WriteString(w.text(p))
-	}
-}
-
-// param renders a parameter expansion: $IFS is a space (the shell splits
-// on it), a variable the script set to a literal earlier is that literal,
-// ${x:-word} and ${x-word} of a variable it never set are the word, and
-// ${x/a/b} is its replacement — the spellings that hide a command name
-// (${u:-rm} -rf /). Anything else stays as written.
-func (w *walker) param(p *syntax.ParamExp) string {
-	if p.Param == nil || p.Length || p.Excl || p.Index != nil {
-		return w.text(p)
-	}
-	name := p.Param.Value
-	if name == "IFS" {
-		return ifsSplit
-	}
-	val, known := w.vars[name]
-	switch {
-	case p.Exp != nil && (p.Exp.Op == syntax.DefaultUnset || p.Exp.Op == syntax.DefaultUnsetOrNull ||
-		p.Exp.Op == syntax.AssignUnset || p.Exp.Op == syntax.AssignUnsetOrNull):
-		if known && val != "" {
-			return val
-		}
-		if p.Exp.Word != nil {
-			return w.word(p.Exp.Word)
-		}
-		return ""
-	case p.Repl != nil && p.Repl.With != nil:
-		return w.word(p.Repl.With)
-	case p.Exp == nil && p.Repl == nil && p.Slice == nil && known:
-		return val
-	}
-	return w.text(p)
-}
-
-// literalOutput resolves a command substitution whose output is known
-// without running anything: $() is empty, $(echo rm) and $(printf %s rm)
-// print their literal.
-func (w *walker) literalOutput(c *syntax.CmdSubst) (string, bool) {
-	if len(c.Stmts) == 0 {
-		return "", true
-	}
-	if len(c.Stmts) != 1 || len(c.Stmts[0].Redirs) > 0 {
-		return "", false
-	}
-	call, ok := c.Stmts[0].Cmd.(*syntax.CallExpr)
-	if !ok || len(call.Args) < 2 {
-		return "", false
-	}
-	var args []string
-	for _, a := range call.Args {
-		lit, ok := literal(a)
-		if !ok {
-			return "", false
-		}
-		args = append(args, lit)
-	}
-	switch args[0] {
-	case "echo":
-		args = args[1:]
-		for len(args) > 0 && (args[0] == "-n" || args[0] == "-e" || args[0] == "-E") {
-			args = args[1:]
-		}
-		return strings.Join(args, " "), true
-	case "printf":
-		if len(args) == 2 && !strings.ContainsAny(args[1], `%\`) {
-			return args[1], true
-		}
-		if len(args) == 3 && args[1] == "%s" {
-			return args[2], true
-		}
-	}
-	return "", false
-}
-
-// literal returns a word's value when it has no expansions at all.
-func literal(word *syntax.Word) (string, bool) {
-	var b strings.Builder
-	for _, p := range word.Parts {
-		switch p := p.(type) {
-		case *syntax.Lit:
-			b.WriteString(unescape(p.Value, false))
-		case *syntax.SglQuoted:
-			if p.Dollar {
-				b.WriteString(ansiC(p.Value))
-			} else {
-				b.WriteString(p.Value)
-			}
-		case *syntax.DblQuoted:
-			for _, q := range p.Parts {
-				l, ok := q.(*syntax.Lit)
-				if !ok {
-					return "", false
-				}
-				b.WriteString(unescape(l.Value, true))
-			}
-		default:
-			return "", false
-		}
-	}
-	return b.String(), true
-}
-
-// ansiC decodes bash's $'…' escapes (\xHH, \NNN, \uHHHH, \n …), so
-// $'\x72\x6d' reads as rm.
-func ansiC(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' || i+1 >= len(s) {
-			b.WriteByte(c)
+// inputs renders a command's input redirections ("<< EOF", "< <(curl …)")
+// for its views, returns the bodies of its here-documents and here-strings,
+// and what its standard input is: "heredoc", "file", or "" (inherited).
+func (w *walker) inputs(redirs []*syntax.Redirect) (in string, bodies []string, stdin string) {
+	var parts []string
+	for _, r := range redirs {
+		if r.N != nil && r.N.Value != "0" {
 			continue
 		}
-		i++
-		switch e := s[i]; e {
-		case 'n':
-			b.WriteByte('\n')
-		case 't':
-			b.WriteByte('\t')
-		case 'r':
-			b.WriteByte('\r')
-		case 'a':
-			b.WriteByte(7)
-		case 'b':
-			b.WriteByte(8)
-		case 'e', 'E':
-			b.WriteByte(0x1b)
-		case 'f':
-			b.WriteByte('\f')
-		case 'v':
-			b.WriteByte('\v')
-		case 'x', 'u', 'U':
-			max := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
-			j := i + 1
-			for j < len(s) && j-i-1 < max && isHex(s[j]) {
-				j++
-			}
-			if j == i+1 {
-				b.WriteByte('\\')
-				b.WriteByte(e)
-				continue
-			}
-			n, _ := strconv.ParseUint(s[i+1:j], 16, 32)
-			if e == 'x' {
-				b.WriteByte(byte(n))
-			} else {
-				b.WriteRune(rune(n))
-			}
-			i = j - 1
-		case '0', '1', '2', '3', '4', '5', '6', '7':
-			j := i
-			for j < len(s) && j-i < 3 && s[j] >= '0' && s[j] <= '7' {
-				j++
-			}
-			n, _ := strconv.ParseUint(s[i:j], 8, 16)
-			b.WriteByte(byte(n))
-			i = j - 1
-		default:
-			b.WriteByte(e) // \\ \' \" \?
-		}
-	}
-	return b.String()
-}
-
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
-
-// unescape resolves backslashes as the shell does: outside quotes a
-// backslash escapes any character; inside double quotes only $ ` " \ and
-// newline.
-func unescape(s string, quoted bool) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			next := s[i+1]
-			if !quoted || strings.IndexByte("$`\"\\\n", next) >= 0 {
-				if next != '\n' {
-					b.WriteByte(next)
-				}
-				i++
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
-// call checks one simple command: every view of it against the command
-// rules and the floor, the scripts it carries recursively.
-func (w *walker) call(call *syntax.CallExpr, redirs []*syntax.Redirect) {
-	words := w.words(call.Args)
-	if len(words) == 0 {
-		return
-	}
-	var in, bodies []string
-	for _, r := range redirs {
 		switch r.Op {
 		case syntax.RdrIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
 			target := ""
 			if r.Word != nil {
 				target = w.word(r.Word)
 			}
-			in = append(in, r.Op.String()+" "+target)
-			if r.Hdoc != nil {
+			parts = append(parts, r.Op.String()+" "+clean(target))
+			switch {
+			case r.Hdoc != nil:
 				bodies = append(bodies, w.word(r.Hdoc))
-			}
-			if r.Op == syntax.WordHdoc {
+				stdin = "heredoc"
+			case r.Op == syntax.WordHdoc:
 				bodies = append(bodies, target)
+				stdin = "heredoc"
+			default:
+				stdin = "file:" + target
 			}
+		case syntax.DplIn:
+			stdin = "file:/dev/stdin" // <&3: another descriptor's content
 		}
 	}
-	inText := strings.Join(in, " ")
-	var payloads []string
-	views := expand(words, &payloads, 0)
-	for _, vw := range views {
-		v := newView(vw, inText)
-		w.checkView(v)
-		// A shell or interpreter fed by a here-document runs its body.
-		if len(bodies) > 0 && isShell(v.name()) && !hasDashC(v) {
-			payloads = append(payloads, bodies...)
-		}
-		if len(bodies) > 0 && !proseCommands[v.name()] {
-			s := strings.ToLower(strings.Join(bodies, "\n"))
-			w.matchArgs(s)
-		}
-	}
-	for _, p := range payloads {
-		analyze(p, w.depth+1, w.f)
-	}
+	return strings.Join(parts, " "), bodies, stdin
 }
 
 func (w *walker) checkView(v *view) {
-	for i := range hardline {
-		if hardline[i].kind == kindCmd && strings.HasPrefix(v.s, hardline[i].prefix) && hardline[i].re.MatchString(v.s) {
-			w.f.hard[i] = true
+	t := w.c.t
+	w.c.needs = w.c.needs.Or(needsOf(v))
+	for i := range t.hardline {
+		if t.hardline[i].kind == kindCmd && strings.HasPrefix(v.s, t.hardline[i].prefix) && t.hardline[i].re.MatchString(v.s) {
+			w.c.hit[t.hardKey[i]] = true
 		}
 	}
-	for i := range dangerous {
-		r := &dangerous[i]
+	for i := range t.dangerous {
+		r := &t.dangerous[i]
 		if r.kind != kindCmd || !strings.HasPrefix(v.s, r.prefix) {
 			continue
 		}
 		if r.fn != nil {
 			if r.fn(v) {
-				w.f.dang[i] = true
+				w.c.hit[t.dangKey[i]] = true
 			}
 		} else if r.re.MatchString(v.s) {
-			w.f.dang[i] = true
+			w.c.hit[t.dangKey[i]] = true
 		}
 	}
 	if !proseCommands[v.name()] {
@@ -575,105 +960,208 @@ func (w *walker) checkView(v *view) {
 }
 
 func (w *walker) matchArgs(s string) {
-	for i := range dangerous {
-		if dangerous[i].kind == kindArgs && dangerous[i].possible(s) && dangerous[i].matchString(s) {
-			w.f.dang[i] = true
+	t := w.c.t
+	for i := range t.dangerous {
+		if t.dangerous[i].kind == kindArgs && t.dangerous[i].possible(s) && t.dangerous[i].matchString(s) {
+			w.c.hit[t.dangKey[i]] = true
 		}
 	}
 }
 
-// redirect checks an output redirection, rendered "<op> <target>".
-func (w *walker) redirect(r *syntax.Redirect) {
-	switch r.Op {
-	case syntax.RdrIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc, syntax.DplIn:
-		return
-	}
-	target := ""
-	if r.Word != nil {
-		target = w.word(r.Word)
-	}
-	s := strings.ToLower(r.Op.String() + " " + target)
-	for i := range hardline {
-		if hardline[i].kind == kindRedir && hardline[i].re.MatchString(s) {
-			w.f.hard[i] = true
-		}
-	}
-	for i := range dangerous {
-		if dangerous[i].kind == kindRedir && dangerous[i].re.MatchString(s) {
-			w.f.dang[i] = true
-		}
-	}
-}
-
-// pipeline rebuilds a pipeline from its stages, each reduced to the command
-// it finally runs (curl … | sudo bash → "curl … | bash") with arguments that
-// hold spaces or shell syntax masked, and matches the pipeline rules.
-func (w *walker) pipeline(b *syntax.BinaryCmd) {
-	var stages []string
-	var prev []string
-	var collect func(s *syntax.Stmt)
-	collect = func(s *syntax.Stmt) {
-		if bc, ok := s.Cmd.(*syntax.BinaryCmd); ok && (bc.Op == syntax.Pipe || bc.Op == syntax.PipeAll) {
-			collect(bc.X)
-			collect(bc.Y)
-			return
-		}
-		call, ok := s.Cmd.(*syntax.CallExpr)
-		if !ok || len(call.Args) == 0 {
-			stages = append(stages, "_")
-			return
-		}
-		words := w.words(call.Args)
-		if len(words) == 0 {
-			stages = append(stages, "_")
-			return
-		}
-		var discard []string
-		views := expand(words, &discard, 0)
-		last := views[len(views)-1]
-		parts := []string{commandName(last[0])}
-		for _, a := range last[1:] {
-			parts = append(parts, maskArg(a))
-		}
-		stages = append(stages, strings.Join(parts, " "))
-		// echo "…" | sh: the shell runs what echo prints.
-		if isShell(commandName(last[0])) && readsStdin(last[1:]) && len(prev) > 1 {
-			if n := commandName(prev[0]); n == "echo" || n == "printf" {
-				args := prev[1:]
-				escapes := n == "printf"
-				for len(args) > 0 && n == "echo" && strings.HasPrefix(args[0], "-") {
-					escapes = escapes || strings.ContainsRune(args[0], 'e')
-					args = args[1:]
+// redirects checks a statement's output redirections, rendered "<op>
+// <target>", and records the files they write. words are the command's
+// (nil for a compound command): what echo, printf or cat of a
+// here-document prints is the content written.
+func (w *walker) redirects(redirs []*syntax.Redirect, words []string, stdin string) {
+	t := w.c.t
+	for _, r := range redirs {
+		switch r.Op {
+		case syntax.RdrIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc, syntax.DplIn, syntax.DplOut:
+			if r.Op != syntax.DplOut {
+				continue
+			}
+			if r.Word != nil {
+				if lit, ok := literal(r.Word); !ok || lit == "-" || isDigits(lit) {
+					continue // 2>&1, >&-, >&"$fd": a descriptor, not a file
 				}
-				script := strings.Join(args, " ")
-				if escapes {
-					script = ansiC(script)
-				}
-				w.stdinScripts = append(w.stdinScripts, script)
 			}
 		}
-		prev = last
+		if r.Word != nil && len(r.Word.Parts) == 1 {
+			if _, ok := r.Word.Parts[0].(*syntax.ProcSubst); ok {
+				continue // > >(cmd): cmd's input, checked with cmd
+			}
+		}
+		target := ""
+		if r.Word != nil {
+			target = w.word(r.Word)
+		}
+		s := strings.ToLower(r.Op.String() + " " + clean(target))
+		for i := range t.hardline {
+			if t.hardline[i].kind == kindRedir && t.hardline[i].re.MatchString(s) {
+				w.c.hit[t.hardKey[i]] = true
+			}
+		}
+		for i := range t.dangerous {
+			if t.dangerous[i].kind == kindRedir && t.dangerous[i].re.MatchString(s) {
+				w.c.hit[t.dangKey[i]] = true
+			}
+		}
+		content := unknownContent
+		if r.Op == syntax.RdrOut || r.Op == syntax.ClbOut || r.Op == syntax.RdrAll {
+			content = printedBy(words, w.hdocBody(redirs), stdin)
+		}
+		w.write(target, content)
 	}
-	collect(b.X)
-	collect(b.Y)
-	w.matchWhole(strings.ToLower(strings.Join(stages, " | ")))
 }
 
-// readsStdin reports whether a shell with these arguments reads its script
-// from standard input: no operand, or -s.
-func readsStdin(args []string) bool {
-	if _, ok := shellPayload(args); ok {
+func isDigits(s string) bool {
+	if s == "" {
 		return false
 	}
-	for _, a := range args {
-		if a == "-s" || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.ContainsRune(a, 's') {
-			return true
-		}
-		if !strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "+") {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
 			return false
 		}
 	}
 	return true
+}
+
+// hdocBody returns the rendered body of the here-document among redirs, or "".
+func (w *walker) hdocBody(redirs []*syntax.Redirect) string {
+	for _, r := range redirs {
+		if r.Hdoc != nil {
+			return w.word(r.Hdoc)
+		}
+		if r.Op == syntax.WordHdoc && r.Word != nil {
+			return w.word(r.Word) + "\n"
+		}
+	}
+	return ""
+}
+
+// printedBy is what a command with these words prints, when the walk knows:
+// echo and printf of literals, cat of its here-document.
+func printedBy(words []string, body, stdin string) string {
+	if len(words) == 0 {
+		return unknownContent
+	}
+	for _, w := range words {
+		if !isStatic(w) {
+			return unknownContent
+		}
+	}
+	switch commandName(words[0]) {
+	case "echo", "printf":
+		if s, ok := printed(append([]string{commandName(words[0])}, words[1:]...)); ok {
+			return s
+		}
+	case "cat":
+		if len(words) == 1 && stdin == "heredoc" && isStatic(body) {
+			return body
+		}
+	}
+	return unknownContent
+}
+
+// pipeline checks a pipeline as a whole: rebuilt from its stages, each
+// reduced to the command it finally runs (curl … | sudo bash → "curl … |
+// bash") with arguments that hold spaces or shell syntax masked, it is
+// matched against the pipeline rules; and a shell or interpreter that reads
+// its program from the pipe runs the output of the stage before it —
+// hidden, unless that is echo or printf of a literal script.
+func (w *walker) pipeline(b *syntax.BinaryCmd) {
+	var stages []string
+	var prev []string
+	prevBody := ""
+	for i, s := range pipeParts(b) {
+		call, ok := s.Cmd.(*syntax.CallExpr)
+		if !ok || len(call.Args) == 0 {
+			stages = append(stages, "_")
+			prev, prevBody = nil, ""
+			continue
+		}
+		alts := w.callWords(call.Args)
+		words := alts[0]
+		if len(words) == 0 {
+			stages = append(stages, "_")
+			prev = nil
+			continue
+		}
+		var discard []payload
+		views := wrapped(words, &discard, 0)
+		last := views[len(views)-1]
+		parts := []string{commandName(last[0])}
+		for _, a := range last[1:] {
+			parts = append(parts, maskArg(clean(a)))
+		}
+		stages = append(stages, strings.Join(parts, " "))
+		if i > 0 && readsProgram(last, s) {
+			switch {
+			case isShell(commandName(last[0])) && echoes(prev):
+				w.script(payload{text: echoed(prev)})
+			case isShell(commandName(last[0])) && prevBody != "" && isStatic(prevBody):
+				w.script(payload{text: prevBody})
+			default:
+				w.c.found(KeyHidden)
+			}
+		}
+		prev, prevBody = last, ""
+		if len(last) == 1 && commandName(last[0]) == "cat" {
+			prevBody = w.hdocBody(s.Redirs)
+		}
+	}
+	w.matchWhole(strings.ToLower(strings.Join(stages, " | ")))
+}
+
+// readsProgram reports a shell or interpreter that reads its program from
+// its standard input (the pipe), not from a file, -c or a here-document.
+func readsProgram(words []string, s *syntax.Stmt) bool {
+	for _, r := range s.Redirs {
+		switch r.Op {
+		case syntax.RdrIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			return false
+		}
+	}
+	name := commandName(words[0])
+	args := words[1:]
+	switch {
+	case isShell(name):
+		op := shellOperand(cleanAll(args))
+		return op == "-" || op == "/dev/stdin"
+	case name == "source" || name == ".":
+		return len(args) == 0 || clean(args[0]) == "/dev/stdin" || clean(args[0]) == "-"
+	case interpreterFamily(name) != "":
+		if interpreterExec(newView(words, "", nil)) {
+			return false
+		}
+		op := interpreterScript(interpreterFamily(name), cleanAll(args))
+		return op == "" || op == "-" || op == "/dev/stdin"
+	}
+	return false
+}
+
+// echoes reports echo or printf of literals.
+func echoes(words []string) bool {
+	if len(words) < 2 {
+		return false
+	}
+	if n := commandName(words[0]); n != "echo" && n != "printf" {
+		return false
+	}
+	for _, w := range words {
+		if !isStatic(w) {
+			return false
+		}
+	}
+	return true
+}
+
+// echoed is what echo or printf of literals prints.
+func echoed(words []string) string {
+	if s, ok := printed(append([]string{commandName(words[0])}, words[1:]...)); ok {
+		return s
+	}
+	return unknownText(strings.Join(words[1:], " "))
 }
 
 func maskArg(a string) string {
@@ -706,527 +1194,4 @@ func isShell(name string) bool { return shellNames[name] }
 func hasDashC(v *view) bool {
 	_, ok := shellPayload(v.words[1:])
 	return ok
-}
-
-// expand returns the views of a simple command: the command itself and, for
-// each wrapper it starts with, the command the wrapper runs (sudo, env,
-// nohup, setsid, time, nice, timeout, exec, command, builtin, stdbuf,
-// ionice, chrt, taskset, busybox, watch, chroot, runuser, strace, flock,
-// parallel, xargs, docker/kubectl exec, every find -exec and fd -x).
-// Scripts the command hands to a shell (bash -c, eval, su -c, env -S,
-// ssh host …, script -c, flock -c) are appended to payloads.
-func expand(words []string, payloads *[]string, depth int) [][]string {
-	views := [][]string{words}
-	cur := words
-	for range 16 {
-		if len(cur) == 0 || depth > maxDepth {
-			break
-		}
-		name := commandName(cur[0])
-		args := cur[1:]
-		var next []string
-		switch name {
-		case "sudo", "doas":
-			next = skipOptions(args, "uUgGhpCDRrtTc", []string{"--user", "--group", "--host", "--prompt", "--chdir", "--close-from", "--role", "--type", "--other-user", "--command-timeout"})
-			next = skipAssigns(next)
-		case "env":
-			next = envCommand(args, payloads)
-		case "nohup", "builtin", "busybox", "toybox":
-			next = args
-		case "setsid":
-			next = skipOptions(args, "", nil)
-		case "time":
-			next = skipOptions(args, "fo", []string{"--format", "--output"})
-		case "exec":
-			next = skipOptions(args, "a", nil)
-		case "command":
-			for _, a := range args {
-				if !strings.HasPrefix(a, "-") {
-					break
-				}
-				if strings.ContainsAny(a, "vV") {
-					return views // command -v only looks the name up
-				}
-			}
-			next = skipOptions(args, "", nil)
-		case "nice":
-			next = skipOptions(args, "n", []string{"--adjustment"})
-		case "timeout":
-			next = skipOptions(args, "sk", []string{"--signal", "--kill-after"})
-			if len(next) > 0 {
-				next = next[1:] // the duration
-			}
-		case "stdbuf":
-			next = skipOptions(args, "ioe", []string{"--input", "--output", "--error"})
-		case "ionice":
-			if hasOption(args, "p", "--pid") {
-				return views
-			}
-			next = skipOptions(args, "cnt", []string{"--class", "--classdata"})
-		case "chrt", "taskset":
-			if hasOption(args, "p", "--pid") {
-				return views
-			}
-			next = skipOptions(args, "", nil)
-			if len(next) > 0 {
-				next = next[1:] // the priority or the CPU mask
-			}
-		case "xargs":
-			next = skipOptions(args, "ILdEanPsl", []string{"--arg-file", "--delimiter", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"})
-		case "find":
-			for i := 0; i < len(args); i++ {
-				switch args[i] {
-				case "-exec", "-execdir", "-ok", "-okdir":
-					j := i + 1
-					for j < len(args) && args[j] != ";" && args[j] != "+" {
-						j++
-					}
-					if j > i+1 {
-						views = append(views, expand(args[i+1:j], payloads, depth+1)...)
-					}
-					i = j
-				}
-			}
-			return views
-		case "bash", "sh", "zsh", "ksh", "dash":
-			if p, ok := shellPayload(args); ok && p != "" {
-				*payloads = append(*payloads, p)
-			}
-			return views
-		case "eval":
-			if len(args) > 0 {
-				*payloads = append(*payloads, strings.Join(args, " "))
-			}
-			return views
-		case "chroot":
-			next = skipOptions(args, "", []string{"--userspec", "--groups"})
-			if len(next) > 0 {
-				next = next[1:] // the new root
-			}
-		case "runuser":
-			next = skipOptions(args, "ugGs", []string{"--user", "--group", "--supp-group", "--shell", "--command"})
-			for i, a := range args {
-				if (a == "-c" || a == "--command") && i+1 < len(args) {
-					*payloads = append(*payloads, args[i+1])
-				}
-			}
-		case "strace", "ltrace":
-			next = skipOptions(args, "eoOpPsSuUXbI", []string{"--output", "--attach", "--user", "--trace", "--signal"})
-		case "unbuffer", "caffeinate":
-			next = skipOptions(args, "w", nil)
-		case "flock":
-			for i, a := range args {
-				if (a == "-c" || a == "--command") && i+1 < len(args) {
-					*payloads = append(*payloads, args[i+1])
-					return views
-				}
-			}
-			next = skipOptions(args, "wEn", []string{"--timeout", "--conflict-exit-code"})
-			if len(next) > 0 {
-				next = next[1:] // the lock file
-			}
-		case "parallel":
-			// parallel [options] command ::: arguments
-			rest := skipOptions(args, "jSIaCdEnNPsL", []string{"--jobs", "--sshlogin", "--arg-file", "--colsep", "--delimiter", "--max-args", "--max-lines", "--joblog", "--results", "--tmpdir", "--workdir"})
-			i := indexOf(rest, ":::")
-			if i < 0 {
-				if i = indexOf(rest, "::::"); i >= 0 {
-					return append(views, expand(rest[:i], payloads, depth+1)...)
-				}
-				next = rest
-				break
-			}
-			// each input after ::: is appended to the command
-			for _, in := range rest[i+1:] {
-				if i == 0 && in != ":::" {
-					*payloads = append(*payloads, in) // no command: each input is one
-				} else if in != ":::" && len(views) < 64 {
-					cmd := append(append([]string{}, rest[:i]...), in)
-					views = append(views, expand(cmd, payloads, depth+1)...)
-				}
-			}
-			return views
-		case "fd", "fdfind":
-			// fd … -x|-X|--exec|--exec-batch command [args] [;]
-			for i, a := range args {
-				if a == "-x" || a == "-X" || a == "--exec" || a == "--exec-batch" {
-					j := i + 1
-					for j < len(args) && args[j] != ";" {
-						j++
-					}
-					if j > i+1 {
-						views = append(views, expand(args[i+1:j], payloads, depth+1)...)
-					}
-				}
-			}
-			return views
-		case "watch":
-			next = skipOptions(args, "nqd", []string{"--interval", "--differences"})
-		case "ssh":
-			// the remote shell parses the words after the host
-			rest := skipOptions(args, "bcDEeFIiJLlmOopQRSWw", nil)
-			if len(rest) > 1 {
-				*payloads = append(*payloads, strings.Join(rest[1:], " "))
-			}
-			return views
-		case "script":
-			for i, a := range args {
-				short := len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.HasSuffix(a, "c")
-				if (short || a == "--command") && i+1 < len(args) {
-					*payloads = append(*payloads, args[i+1])
-				}
-			}
-			return views
-		case "docker", "podman", "kubectl", "oc":
-			// a command run in a container: docker exec [opts] ctr cmd…,
-			// kubectl exec [opts] pod -- cmd…
-			if len(args) == 0 || args[0] != "exec" {
-				return views
-			}
-			if i := indexOf(args, "--"); i >= 0 {
-				next = args[i+1:]
-			} else if name == "docker" || name == "podman" {
-				rest := skipOptions(args[1:], "euw", []string{"--env", "--user", "--workdir", "--env-file", "--detach-keys"})
-				if len(rest) > 1 {
-					next = rest[1:]
-				}
-			}
-		case "su":
-			for i, a := range args {
-				if (a == "-c" || a == "--command") && i+1 < len(args) {
-					*payloads = append(*payloads, args[i+1])
-				} else if p, ok := strings.CutPrefix(a, "--command="); ok {
-					*payloads = append(*payloads, p)
-				}
-			}
-			return views
-		default:
-			return views
-		}
-		if len(next) == 0 {
-			break
-		}
-		views = append(views, next)
-		cur = next
-	}
-	return views
-}
-
-// skipOptions drops leading options: short options whose letter is in
-// withArg take a value (attached or the next word), long options in
-// longWithArg take the next word unless written --opt=value; "--" ends the
-// options. It returns the words from the first operand on.
-func skipOptions(args []string, withArg string, longWithArg []string) []string {
-	i := 0
-	for i < len(args) {
-		a := args[i]
-		if a == "--" {
-			return args[i+1:]
-		}
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			return args[i:]
-		}
-		if strings.HasPrefix(a, "--") {
-			i++
-			if !strings.Contains(a, "=") {
-				for _, l := range longWithArg {
-					if a == l {
-						i++
-						break
-					}
-				}
-			}
-			continue
-		}
-		i++
-		// a short bundle: the first letter that takes a value owns the rest,
-		// or the next word when it is last.
-		for j := 1; j < len(a); j++ {
-			if strings.IndexByte(withArg, a[j]) >= 0 {
-				if j == len(a)-1 {
-					i++
-				}
-				break
-			}
-			if a[j] >= '0' && a[j] <= '9' { // nice -10, kill -9
-				break
-			}
-		}
-	}
-	return nil
-}
-
-func indexOf(args []string, s string) int {
-	for i, a := range args {
-		if a == s {
-			return i
-		}
-	}
-	return -1
-}
-
-func hasOption(args []string, short, long string) bool {
-	for _, a := range args {
-		if !strings.HasPrefix(a, "-") {
-			return false
-		}
-		if a == long || !strings.HasPrefix(a, "--") && strings.ContainsAny(a[1:], short) {
-			return true
-		}
-	}
-	return false
-}
-
-func skipAssigns(args []string) []string {
-	for len(args) > 0 && isAssign(args[0]) {
-		args = args[1:]
-	}
-	return args
-}
-
-func isAssign(w string) bool {
-	eq := strings.IndexByte(w, '=')
-	if eq <= 0 {
-		return false
-	}
-	for i := 0; i < eq; i++ {
-		c := w[i]
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
-}
-
-// envCommand returns the command env runs; env -S "a b" splits its string
-// into the command, which is handed on as a script.
-func envCommand(args []string, payloads *[]string) []string {
-	i := 0
-	for i < len(args) {
-		a := args[i]
-		switch {
-		case a == "--":
-			return skipAssigns(args[i+1:])
-		case a == "-S" || a == "--split-string":
-			if i+1 < len(args) {
-				*payloads = append(*payloads, strings.Join(args[i+1:], " "))
-			}
-			return nil
-		case strings.HasPrefix(a, "-S"):
-			*payloads = append(*payloads, strings.Join(append([]string{a[2:]}, args[i+1:]...), " "))
-			return nil
-		case strings.HasPrefix(a, "--split-string="):
-			*payloads = append(*payloads, strings.Join(append([]string{strings.TrimPrefix(a, "--split-string=")}, args[i+1:]...), " "))
-			return nil
-		case a == "-u" || a == "-C" || a == "--unset" || a == "--chdir":
-			i += 2
-		case strings.HasPrefix(a, "-") && a != "-":
-			i++
-		case isAssign(a):
-			i++
-		default:
-			return args[i:]
-		}
-	}
-	return nil
-}
-
-// shellPayload finds a shell's -c script: an option bundle holding c (bash
-// -c, -lc, -ec), skipping the words -o/-O and --rcfile/--init-file own.
-func shellPayload(args []string) (string, bool) {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" || !(strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+")) || len(a) < 2 {
-			return "", false
-		}
-		if a == "--rcfile" || a == "--init-file" {
-			i++
-			continue
-		}
-		if strings.HasPrefix(a, "--") {
-			continue
-		}
-		letters := a[1:]
-		if strings.Trim(letters, "ilrsDcabefhkmnptuvxBCEHPTOo") != "" {
-			continue
-		}
-		ownsNext := strings.ContainsAny(letters, "oO")
-		if strings.IndexByte(letters, 'c') >= 0 {
-			j := i + 1
-			if ownsNext {
-				j++
-			}
-			if j < len(args) {
-				return args[j], true
-			}
-			return "", true
-		}
-		if ownsNext {
-			i++
-		}
-	}
-	return "", false
-}
-
-// Structural rules (kindCmd with fn).
-
-func shellDashC(v *view) bool {
-	return isShell(v.name()) && hasDashC(v)
-}
-
-// interpreterFlags are the options that make an interpreter run code given
-// on the command line.
-var interpreterFlags = map[string][]string{
-	"python": {"-c"}, "node": {"-e", "--eval", "-p", "--print"}, "perl": {"-e", "-E"},
-	"ruby": {"-e"}, "php": {"-r"}, "powershell": {"-command", "-c", "-file", "-f", "-encodedcommand"},
-}
-
-func interpreterFamily(name string) string {
-	switch {
-	case name == "python" || strings.HasPrefix(name, "python2") || strings.HasPrefix(name, "python3") || name == "py":
-		return "python"
-	case name == "node" || name == "nodejs":
-		return "node"
-	case strings.HasPrefix(name, "perl"):
-		return "perl"
-	case strings.HasPrefix(name, "ruby"):
-		return "ruby"
-	case name == "php":
-		return "php"
-	case strings.TrimSuffix(name, ".exe") == "powershell" || strings.TrimSuffix(name, ".exe") == "pwsh":
-		return "powershell"
-	}
-	return ""
-}
-
-func interpreterExec(v *view) bool {
-	family := interpreterFamily(v.name())
-	if family == "" {
-		return false
-	}
-	flags := interpreterFlags[family]
-	for _, a := range v.words[1:] {
-		if family == "powershell" {
-			a = strings.ToLower(a)
-		} else if !strings.HasPrefix(a, "-") || a == "--" {
-			return false
-		}
-		opt, _, _ := strings.Cut(a, "=")
-		for _, f := range flags {
-			if opt == f {
-				return true
-			}
-		}
-		// a short bundle such as python -Bc or perl -ne
-		if family != "powershell" && !strings.HasPrefix(a, "--") && len(a) > 2 {
-			for _, f := range flags {
-				if len(f) == 2 && strings.IndexByte(a[1:], f[1]) >= 0 && family != "python" {
-					return true
-				}
-			}
-			if family == "python" && strings.Trim(a[1:], "bBdEhiIOPqsSuvx") == "c" {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// rmFlagsAfterOperands: GNU rm permutes options, so rm build/ -rf is
-// recursive too; "--" ends the options.
-func rmFlagsAfterOperands(v *view) bool {
-	if v.name() != "rm" {
-		return false
-	}
-	for _, a := range v.words[1:] {
-		if a == "--" {
-			return false
-		}
-		if a == "--recursive" || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a[1:], "rR") {
-			return true
-		}
-	}
-	return false
-}
-
-// gitBranchForceD: git branch -D (case matters here: -d refuses to delete
-// an unmerged branch).
-func gitBranchForceD(v *view) bool {
-	if v.name() != "git" {
-		return false
-	}
-	args := v.words[1:]
-	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
-		if args[0] == "-C" || args[0] == "-c" {
-			args = args[1:]
-		}
-		if len(args) > 0 {
-			args = args[1:]
-		}
-	}
-	if len(args) == 0 || args[0] != "branch" {
-		return false
-	}
-	for _, a := range args[1:] {
-		if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a, 'D') >= 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// sudoOptions returns sudo's own options (before the command it runs).
-func sudoOptions(v *view) []string {
-	if v.name() != "sudo" {
-		return nil
-	}
-	var opts []string
-	args := v.words[1:]
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" || !strings.HasPrefix(a, "-") {
-			break
-		}
-		opts = append(opts, a)
-		if !strings.HasPrefix(a, "--") {
-			last := a[len(a)-1]
-			if len(a) == 2 && strings.IndexByte("uUgGhpCDRrtTc", last) >= 0 {
-				i++
-			}
-		} else if !strings.Contains(a, "=") {
-			switch a {
-			case "--user", "--group", "--host", "--prompt", "--chdir", "--close-from", "--role", "--type", "--other-user", "--command-timeout":
-				i++
-			}
-		}
-	}
-	return opts
-}
-
-func sudoPrivilegeFlag(v *view) bool {
-	for _, o := range sudoOptions(v) {
-		lo := strings.ToLower(o)
-		if lo == "-s" || lo == "-a" || strings.HasPrefix(lo, "--st") || strings.HasPrefix(lo, "--a") {
-			return true
-		}
-	}
-	return false
-}
-
-func sudoCombinedFlag(v *view) bool {
-	for _, o := range sudoOptions(v) {
-		if strings.HasPrefix(o, "--") || len(o) < 3 {
-			continue
-		}
-		for j := 1; j < len(o); j++ {
-			c := o[j] | 0x20
-			if c == 's' || c == 'a' {
-				return true
-			}
-			if strings.IndexByte("uUgGhpCDRrtTc", o[j]) >= 0 {
-				break // the rest is this option's value
-			}
-		}
-	}
-	return false
 }

@@ -34,6 +34,19 @@ var _ terminal.Environment = (*Env)(nil)
 // `docker exec` semantics: its own shell, the workspace path as working
 // directory, stdout and stderr merged.
 func (e *Env) Start(ctx context.Context, s terminal.Spec) (terminal.Process, error) {
+	return e.start(ctx, s, true)
+}
+
+// StartHelper starts s in the session's container as Start does (a kill
+// ends its whole tree), but with a remote daemon copies nothing of the
+// workspace in or back around it: for a helper that works only over its
+// stdio and in folders of its own (execute_code's relay), beside
+// commands that do sync.
+func (e *Env) StartHelper(ctx context.Context, s terminal.Spec) (terminal.Process, error) {
+	return e.start(ctx, s, false)
+}
+
+func (e *Env) start(ctx context.Context, s terminal.Spec, sync bool) (terminal.Process, error) {
 	cli, id, err := e.container(ctx)
 	if err != nil {
 		return nil, err
@@ -44,7 +57,7 @@ func (e *Env) Start(ctx context.Context, s terminal.Spec) (terminal.Process, err
 	var marker string
 	var tree *wsync.Tree
 	var gens []int
-	if e.m.remote {
+	if e.m.remote && sync {
 		if _, err := e.Sync(ctx); err != nil {
 			return nil, err
 		}

@@ -179,7 +179,9 @@ func (e *Env) killAll(ctx context.Context, live, orphans map[int]string) {
 			"  [ -z \"$alive\" ] && break\n  sleep 0.1 2>/dev/null || break\n  i=$((i+1))\ndone\n", tenths, groups)
 		fmt.Fprintf(&b, "for p in %s; do kill -KILL -- -$p 2>/dev/null; done\n", groups)
 		for _, marker := range live {
-			fmt.Fprintf(&b, "rm -f %s\n", shq(marker))
+			if marker != "" {
+				fmt.Fprintf(&b, "rm -f %s\n", shq(marker))
+			}
 		}
 	}
 	b.WriteString("true\n")
@@ -369,6 +371,19 @@ func shq(s string) string {
 // After the command exits, what is left of its group is killed and the
 // files it changed are brought back.
 func (e *Env) Start(ctx context.Context, s terminal.Spec) (terminal.Process, error) {
+	return e.start(ctx, s, true)
+}
+
+// StartHelper starts s on the remote as Start does (its own process
+// group, killed whole, killed on Close), but copies nothing of the
+// workspace there or back: for a helper that works only over its stdio
+// and in folders of its own (execute_code's relay), beside commands that
+// do sync.
+func (e *Env) StartHelper(ctx context.Context, s terminal.Spec) (terminal.Process, error) {
+	return e.start(ctx, s, false)
+}
+
+func (e *Env) start(ctx context.Context, s terminal.Spec, sync bool) (terminal.Process, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -377,15 +392,21 @@ func (e *Env) Start(ctx context.Context, s terminal.Spec) (terminal.Process, err
 		return nil, err
 	}
 	e.killOrphans(ctx)
-	if _, err := e.push(ctx); err != nil {
-		return nil, fmt.Errorf("copy the workspace to %s: %w", e.Describe(), err)
+	gen := 0
+	if sync {
+		if _, err := e.push(ctx); err != nil {
+			return nil, fmt.Errorf("copy the workspace to %s: %w", e.Describe(), err)
+		}
+		gen = e.tree.Gen() // the copy the command starts on
 	}
-	gen := e.tree.Gen() // the copy the command starts on
 	sess, err := e.session(ctx)
 	if err != nil {
 		return nil, err
 	}
-	marker := fmt.Sprintf("/tmp/.hermes-acp-sync-%s-%d", e.id, e.seq.Add(1))
+	marker := ""
+	if sync {
+		marker = fmt.Sprintf("/tmp/.hermes-acp-sync-%s-%d", e.id, e.seq.Add(1))
+	}
 	var b strings.Builder
 	b.WriteString("exec 2>&1\n")
 	keys := make([]string, 0, len(s.Env))
@@ -401,9 +422,16 @@ func (e *Env) Start(ctx context.Context, s terminal.Spec) (terminal.Process, err
 	// written in the marker's tick would not be newer, and would stay
 	// behind. So the command starts only once the clock has ticked past
 	// the marker's time.
-	m := shq(marker)
-	fmt.Fprintf(&b, "cd %s || exit 126\n", rq(dir))
-	fmt.Fprintf(&b, ": > %s && : > %s.t || exit 126\nwhile ! [ %s.t -nt %s ]; do : > %s.t; done\nrm -f %s.t\n", m, m, m, m, m, m)
+	if sync {
+		fmt.Fprintf(&b, "cd %s || exit 126\n", rq(dir))
+	} else {
+		// A helper may start before the first command made the folder.
+		fmt.Fprintf(&b, "cd %s 2>/dev/null || cd || exit 126\n", rq(dir))
+	}
+	if marker != "" {
+		m := shq(marker)
+		fmt.Fprintf(&b, ": > %s && : > %s.t || exit 126\nwhile ! [ %s.t -nt %s ]; do : > %s.t; done\nrm -f %s.t\n", m, m, m, m, m, m)
+	}
 	b.WriteString("echo \"$$\"\n")
 	fmt.Fprintf(&b, "if command -v bash >/dev/null 2>&1; then exec bash -c %s; else exec sh -c %s; fi\n", shq(s.Command), shq(s.Command))
 	p := &process{env: e, sess: sess, marker: marker, gen: gen, done: make(chan struct{}), exited: make(chan struct{})}
@@ -643,7 +671,11 @@ func (p *process) wait() {
 		lost = true
 		p.exit = Exit{Code: 255}
 		p.env.drop(p.env.currentClient(), err)
-		p.env.orphan(p.pgid, p.marker)
+		if p.marker != "" {
+			// (A helper has no marker: it ends when its session's
+			// input does.)
+			p.env.orphan(p.pgid, p.marker)
+		}
 	}
 	p.env.mu.Lock()
 	delete(p.env.live, p.pgid)
@@ -652,7 +684,7 @@ func (p *process) wait() {
 	var tail string
 	if lost {
 		tail = fmt.Sprintf("\n[ssh: the connection to %s was lost while the command ran (%v); its files were not brought back; the next command reconnects and kills it]\n", p.env.r.addr(), err)
-	} else {
+	} else if p.marker != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		st, err := p.env.pull(ctx, p.pgid, p.marker, p.gen)
 		cancel()
@@ -661,6 +693,8 @@ func (p *process) wait() {
 		} else if len(st.Kept) > 0 {
 			tail = fmt.Sprintf("\n[ssh: kept the local version of %s: changed here and on %s while the command ran]\n", strings.Join(st.Kept, ", "), p.env.r.alias)
 		}
+	} else {
+		p.env.signal(p.pgid, "KILL") // what is left of a helper's group
 	}
 	p.mu.Lock()
 	p.tail = tail

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -33,6 +34,9 @@ type Daemon struct {
 	dir string
 	cmd *exec.Cmd
 	log string
+
+	pyOnce sync.Once // the Python image, built on first use
+	pyErr  error
 }
 
 var (
@@ -207,4 +211,142 @@ func (d *Daemon) stop() {
 	}
 	// The data root holds mounts only while the daemon runs.
 	_ = os.RemoveAll(d.dir)
+}
+
+// PythonImage is the tag of the test image with Python (PythonImageIn).
+const PythonImage = "hermes-acp-test-python:latest"
+
+// PythonImageIn builds PythonImage in d, once per daemon: busybox and this
+// machine's Debian python3 (/usr/bin/python3, its standard library
+// without the tests and GUI toolkits, and the shared libraries it and its
+// extension modules load), from scratch with the network off — what
+// execute_code needs of a container. It returns the tag.
+func (d *Daemon) PythonImageIn(ctx context.Context) (string, error) {
+	d.pyOnce.Do(func() { d.pyErr = d.buildPython(ctx) })
+	return PythonImage, d.pyErr
+}
+
+func (d *Daemon) buildPython(ctx context.Context) error {
+	bb, err := exec.LookPath("busybox")
+	if err != nil {
+		return fmt.Errorf("busybox not found (install busybox-static): %w", err)
+	}
+	py, err := filepath.EvalSymlinks("/usr/bin/python3")
+	if err != nil {
+		return fmt.Errorf("/usr/bin/python3 not found (install python3): %w", err)
+	}
+	out, err := exec.Command(py, "-c", "import sysconfig; print(sysconfig.get_paths()['stdlib'])").Output()
+	if err != nil {
+		return fmt.Errorf("%s: %w", py, err)
+	}
+	stdlib := strings.TrimSpace(string(out))
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	add := func(name string, mode int64, data []byte) error {
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: mode, Size: int64(len(data))}); err != nil {
+			return err
+		}
+		_, err := tw.Write(data)
+		return err
+	}
+	addFile := func(path string) error {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return add("rootfs"+path, int64(fi.Mode().Perm()), b)
+	}
+	libs := map[string]bool{}
+	needs := func(bin string) {
+		out, _ := exec.Command("ldd", bin).Output()
+		for _, l := range strings.Split(string(out), "\n") {
+			for _, f := range strings.Fields(l) {
+				if strings.HasPrefix(f, "/") {
+					libs[f] = true
+				}
+			}
+		}
+	}
+	needs(py)
+	skip := map[string]bool{"test": true, "idlelib": true, "tkinter": true, "turtledemo": true, "ensurepip": true,
+		"lib2to3": true, "pydoc_data": true, "__pycache__": true, "site-packages": true, "dist-packages": true}
+	err = filepath.WalkDir(stdlib, func(path string, de os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if de.IsDir() {
+			if skip[de.Name()] {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !de.Type().IsRegular() {
+			return nil
+		}
+		if strings.HasSuffix(path, ".so") {
+			needs(path)
+		}
+		return addFile(path)
+	})
+	if err != nil {
+		return fmt.Errorf("copy %s: %w", stdlib, err)
+	}
+	for l := range libs {
+		real, err := filepath.EvalSymlinks(l)
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(real)
+		if err != nil {
+			return err
+		}
+		if err := add("rootfs"+l, 0o755, b); err != nil {
+			return err
+		}
+	}
+	if err := addFile(py); err != nil {
+		return err
+	}
+	bin, err := os.ReadFile(bb)
+	if err != nil {
+		return err
+	}
+	if err := add("rootfs/bin/busybox", 0o755, bin); err != nil {
+		return err
+	}
+	if err := tw.WriteHeader(&tar.Header{Name: "rootfs/usr/bin/python3", Typeflag: tar.TypeSymlink, Linkname: filepath.Base(py)}); err != nil {
+		return err
+	}
+	if err := tw.WriteHeader(&tar.Header{Name: "rootfs/tmp/", Typeflag: tar.TypeDir, Mode: 0o1777}); err != nil {
+		return err
+	}
+	dockerfile := "FROM scratch\nCOPY rootfs/ /\nRUN [\"/bin/busybox\", \"--install\", \"-s\", \"/bin\"]\nENV PATH=/usr/bin:/bin\n"
+	if err := add("Dockerfile", 0o644, []byte(dockerfile)); err != nil {
+		return err
+	}
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	cli, err := d.Client()
+	if err != nil {
+		return err
+	}
+	defer cli.Close()
+	res, err := cli.ImageBuild(ctx, &buf, client.ImageBuildOptions{Tags: []string{PythonImage}, NetworkMode: "none", Remove: true, ForceRemove: true})
+	if err != nil {
+		return fmt.Errorf("build %s: %w", PythonImage, err)
+	}
+	defer res.Body.Close()
+	msg, err := io.ReadAll(res.Body)
+	if err != nil {
+		return err
+	}
+	if bytes.Contains(msg, []byte(`"error"`)) || bytes.Contains(msg, []byte(`"errorDetail"`)) {
+		return fmt.Errorf("build %s: %s", PythonImage, msg)
+	}
+	return nil
 }

@@ -1,4 +1,0 @@
-package danger
-
-// The tests read the rule tables directly.
-func init() { loadRules() }
