@@ -108,8 +108,11 @@ bench:
 	bench/acp/run.sh
 	bench/startfloor/run.sh
 	bench/lint/run.sh
+	go run ./bench/lint gotypes
 	bench/search/run.sh
 	bench/limits/run.sh
+	$(GO) build -o /tmp/hermes-acp-sandboxcost ./cmd/hermes-acp
+	$(GO) run ./bench/terminal/sandboxcost -runs 101 -helper /tmp/hermes-acp-sandboxcost
 
 clean:
 	rm -rf bin dist conformance/node_modules editors/vscode/node_modules editors/vscode/out $(VSIX)

@@ -13,6 +13,7 @@ import (
 	"github.com/hermes-acp/hermes-acp/acp"
 	"github.com/hermes-acp/hermes-acp/agent/internal/store"
 	"github.com/hermes-acp/hermes-acp/lint"
+	"github.com/hermes-acp/hermes-acp/lint/gotypes"
 	"github.com/hermes-acp/hermes-acp/mcp"
 	"github.com/hermes-acp/hermes-acp/model"
 	"github.com/hermes-acp/hermes-acp/registry"
@@ -64,6 +65,12 @@ type ModelSetup struct {
 	// vision_analyze asks when NoVision is set; nil means none.
 	VisionProvider model.Provider
 	VisionModel    string
+
+	// ApprovalProvider serves the auxiliary.approval model ApprovalModel,
+	// the reviewer of approvals.mode: smart (agent/smartapproval.go); nil
+	// means the session's own model reviews.
+	ApprovalProvider model.Provider
+	ApprovalModel    string
 }
 
 // Options configures an [Agent]. Zero values are sensible defaults.
@@ -95,6 +102,13 @@ type Options struct {
 	// ApprovalsOff makes new sessions start in dont_ask mode and approves
 	// every command but the hardline floor's (approvals.mode: off).
 	ApprovalsOff bool
+	// ApprovalsSmart is approvals.mode: smart (issue 25 item 6): a flagged
+	// command is first shown to the reviewer model, which may approve it
+	// (this command only), deny it (the user may still allow it once) or
+	// leave it to the user. SmartPolicy is approvals.smart_policy, the
+	// operator's rules added to the reviewer's instructions.
+	ApprovalsSmart bool
+	SmartPolicy    string
 	// Network and Credentials are terminal.network and
 	// terminal.credentials: whether a command run in the terminal sandbox
 	// may have the machine's network, and the credential places, when it
@@ -129,6 +143,15 @@ type Options struct {
 	// Linter lints every session's edits and remembers what it parsed
 	// clean; nil means one of the agent's own.
 	Linter *lint.Linter
+	// GoTypes type-checks the Go edits of every session (lint.go_types,
+	// agent/gotypes.go); nil: Go files get the syntax lint only, and
+	// GoTypesOff says why, for /context.
+	GoTypes    *gotypes.Checker
+	GoTypesOff string
+	// GoTypesWait bounds how long an edit's approval prompt, and its
+	// result, wait for its type check, from its start; 0 means
+	// DefaultGoTypesWait.
+	GoTypesWait time.Duration
 	// HermesHome holds the session database; "" disables persistence.
 	HermesHome string
 	// Notices are start-up problems (e.g. of the configuration file) shown

@@ -9,15 +9,21 @@ import (
 // ApproveCDP asks the user, with session/request_permission on tool call
 // callID, whether the raw DevTools method may run: the browser tools ask
 // before a method that can reach outside the page (other sites' cookies,
-// storage, targets, the browser itself). approvals.mode off allows it; a
-// timeout (approvals.timeout), a cancelled turn or a failed request deny.
-func (e *Env) ApproveCDP(ctx context.Context, callID, method string) bool {
+// storage, targets, the browser itself, files of the machine). detail,
+// when not empty, is shown as the request's content: what the call would
+// do (the files the page would get, where downloads would land).
+// approvals.mode off allows it; a timeout (approvals.timeout), a cancelled
+// turn or a failed request deny.
+func (e *Env) ApproveCDP(ctx context.Context, callID, method, detail string) bool {
 	s := e.s
 	if s.a.opts.ApprovalsOff {
 		return true
 	}
 	title := "Allow the DevTools method " + method + "? It can reach outside the page."
 	upd := acp.ToolCallUpdate{ToolCallID: callID, Title: &title, Kind: acp.KindExecute, Status: acp.StatusPending}
+	if detail != "" {
+		upd.Content = []acp.ToolCallContent{acp.TextContentItem(detail)}
+	}
 	pctx, cancel := context.WithTimeout(ctx, s.a.opts.ApprovalTimeout)
 	defer cancel()
 	res, err := s.client.RequestPermission(pctx, &acp.RequestPermissionRequest{

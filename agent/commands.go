@@ -185,8 +185,8 @@ func cmdContext(ctx context.Context, s *Session, _ string) commandResult {
 	if r := last.CacheHitRatio(); r >= 0 && (last.CachedReadTokens > 0 || last.CacheWriteTokens > 0) {
 		cache = fmt.Sprintf("\nPrompt cache (last request): %.0f%% of %d input tokens read from the cache, %d written.", 100*r, last.InputTokens, last.CacheWriteTokens)
 	}
-	term := s.terminalStatus(ctx) // terminal backends (issue 18)
-	allow := allowlistContext(s)  // command approvals (issue 25)
+	term := s.goTypesStatus() + s.terminalStatus(ctx) // the Go type check (agent/gotypes.go); terminal backends (issue 18)
+	allow := allowlistContext(s)                      // command approvals (issue 25)
 	blocked := skillsBlockedContext(s)
 	s.sendText(fmt.Sprintf("Conversation: %d messages (%d user, %d assistant, %d tool).\nModel: `%s` (%s).\nContext: ~%d tokens of %d (%.1f%%); %s.%s%s%s%s%s",
 		n, counts[model.RoleUser], counts[model.RoleAssistant], counts[model.RoleTool], name, provider, tokens, size, 100*float64(tokens)/float64(size), auto, compressed, cache, allow, blocked, term))

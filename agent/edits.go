@@ -27,7 +27,8 @@ const (
 // (accept_edits: inside the workspace roots or the temp folder; dont_ask:
 // anywhere allowed), except that .git and .ssh components and .env* and id_*
 // files always ask; otherwise by asking the user with
-// session/request_permission. A timeout (approvals.timeout), a cancelled
+// session/request_permission, whose summary includes the Go type check of
+// the call (Env.CheckTypes) when it finishes within its budget. A timeout (approvals.timeout), a cancelled
 // turn, an unknown answer or a failed request all deny; the decision says
 // which, and the tool tells its model.
 func (e *Env) ApproveEdit(ctx context.Context, callID string, changes []workspace.Change, lints []lint.Result) workspace.Decision {
@@ -36,7 +37,6 @@ func (e *Env) ApproveEdit(ctx context.Context, callID string, changes []workspac
 		return workspace.Decision{Denial: workspace.DenyNoChange}
 	}
 	content, locations := editContent(changes)
-	summary, meta := lintSummary(changes, lints)
 	t := s.tracker(callID)
 	if t != nil {
 		if !t.announce(acp.StatusPending, content, locations) {
@@ -50,6 +50,10 @@ func (e *Env) ApproveEdit(ctx context.Context, callID string, changes []workspac
 		}
 		return workspace.Decision{Approved: true}
 	}
+	// The user is asked: the prompt includes the Go type check when it is
+	// ready within its budget.
+	lints = s.typeChecks.get(callID).proposal(ctx, changes, lints)
+	summary, meta := lintSummary(changes, lints)
 	title := "Approve edit: " + changeTitle(changes)
 	if t != nil {
 		title = t.label + title // a delegated child's edit says whose it is

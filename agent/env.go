@@ -46,7 +46,8 @@ func newEnv(s *Session) *Env {
 		state: workspace.NewState(s.ws),
 	}
 	e.diag = diagnostics.New(diagnostics.Options{
-		SessionID: s.id, Workspace: s.ws, Linter: s.a.opts.Linter, Notifier: s.client, Changed: e.state.MarkChanged, Log: s.log,
+		SessionID: s.id, Workspace: s.ws, Linter: s.a.opts.Linter, Types: s.a.opts.GoTypes,
+		Notifier: s.client, Changed: e.state.MarkChanged, Log: s.log,
 		Publish: acp.WantsHermesExtension(caps), // _hermes/publishDiagnostics only when asked for
 	})
 	return e

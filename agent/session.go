@@ -40,6 +40,8 @@ type Session struct {
 	store  *store.Store // the agent's session store; nil: persistence off
 	log    *slog.Logger
 	proj   *projectContext // AGENTS.md and the like (agent/projctx.go)
+	// typeChecks are the Go type checks of the running calls (agent/gotypes.go).
+	typeChecks typeCheckSet
 
 	saveMu      sync.Mutex // one save of the session at a time (agent/persist.go); taken before mu
 	mu          sync.Mutex // guards the fields below

@@ -33,6 +33,9 @@ type NavResult struct {
 	URL, Title string
 	// Dialogs are the dialogs the page opened while loading.
 	Dialogs []Dialog
+	// Blocked are the requests the URL policy refused while the page
+	// loaded (its images, scripts, frames, popups, workers, …).
+	Blocked []Refusal
 }
 
 // failure turns an action's error into ErrLost when the browser died,
@@ -66,10 +69,8 @@ func (in *instance) failure(ctx context.Context, err error) error {
 // limit. A navigation that does not finish in time is stopped and reported
 // as ErrNavTimeout; the page then stays as far as it got.
 func (b *Browser) Navigate(ctx context.Context, url string) (NavResult, error) {
-	if b.opts.CheckURL != nil {
-		if err := b.opts.CheckURL(ctx, url); err != nil {
-			return NavResult{}, &BlockedError{URL: url, Err: err}
-		}
+	if err := b.CheckURL(ctx, url); err != nil {
+		return NavResult{}, err
 	}
 	in, err := b.acquire(ctx, false)
 	if err != nil {
@@ -83,6 +84,7 @@ func (b *Browser) Navigate(ctx context.Context, url string) (NavResult, error) {
 	in.mu.Lock()
 	gen := in.pageGen
 	in.blocked = ""
+	mark := in.refusalSeq
 	in.mu.Unlock()
 	res, err := chromedp.Call(cctx, page.Navigate, page.NavigateParams{URL: url})
 	if err != nil {
@@ -90,11 +92,14 @@ func (b *Browser) Navigate(ctx context.Context, url string) (NavResult, error) {
 	}
 	in.mu.Lock()
 	in.navigated = true
-	blocked := in.blocked
+	blocked, refused := in.blocked, in.refusalsSince(mark)
 	in.mu.Unlock()
 	if res.ErrorText != "" {
-		if blocked != "" {
+		switch {
+		case blocked != "":
 			return NavResult{}, &BlockedError{URL: url, Err: errors.New(blocked)}
+		case len(refused) > 0: // a redirect to a refused https URL: its tunnel was refused
+			return NavResult{}, &BlockedError{URL: url, Err: errors.New(refused[len(refused)-1].Reason)}
 		}
 		return NavResult{}, fmt.Errorf("navigate to %s: %s", url, res.ErrorText)
 	}
@@ -103,7 +108,14 @@ func (b *Browser) Navigate(ctx context.Context, url string) (NavResult, error) {
 			return NavResult{}, in.navFailure(ctx, err)
 		}
 	}
-	return in.navResult(ctx)
+	nav, err := in.navResult(ctx)
+	in.mu.Lock()
+	blocked, nav.Blocked = in.blocked, in.refusalsSince(mark)
+	in.mu.Unlock()
+	if blocked != "" { // a redirect to a refused http URL: the proxy answered it
+		return nav, &BlockedError{URL: url, Err: errors.New(blocked)}
+	}
+	return nav, err
 }
 
 // navFailure stops a navigation that ran out of time.
@@ -411,7 +423,7 @@ func (b *Browser) Scroll(ctx context.Context, down bool) error {
 	if down {
 		dy = 500
 	}
-	_, err = in.eval(ctx, fmt.Sprintf("window.scrollBy(0, %d)", dy))
+	_, err = in.eval(ctx, fmt.Sprintf("window.scrollBy(0, %d)", dy), DefaultCallTimeout)
 	return err
 }
 
@@ -432,10 +444,8 @@ func (b *Browser) Back(ctx context.Context) (NavResult, error) {
 		return NavResult{}, errors.New("there is no previous page in the history")
 	}
 	prev := hist.Entries[hist.CurrentIndex-1]
-	if b.opts.CheckURL != nil {
-		if err := b.opts.CheckURL(ctx, prev.URL); err != nil {
-			return NavResult{}, &BlockedError{URL: prev.URL, Err: err}
-		}
+	if err := b.CheckURL(ctx, prev.URL); err != nil {
+		return NavResult{}, err
 	}
 	err = in.act(ctx, b.opts.NavTimeout, func(ctx context.Context) error {
 		_, err := chromedp.Call(ctx, page.NavigateToHistoryEntry, page.NavigateToHistoryEntryParams{EntryID: prev.ID})
@@ -511,7 +521,7 @@ func (b *Browser) Images(ctx context.Context) ([]Image, error) {
 		return nil, err
 	}
 	defer b.release()
-	v, err := in.eval(ctx, imagesJS)
+	v, err := in.eval(ctx, imagesJS, DefaultCallTimeout)
 	if err != nil {
 		return nil, err
 	}
@@ -529,67 +539,106 @@ type EvalError struct{ Message string }
 func (e *EvalError) Error() string { return e.Message }
 
 // Evaluate runs a JavaScript expression in the page, as the DevTools
-// console does (promises are awaited), and returns its value decoded from
-// JSON (nil for undefined and null).
+// console does (a promise it returns is awaited, at most
+// Options.EvalTimeout in all), and returns its value decoded from JSON (nil for undefined and
+// null).
 func (b *Browser) Evaluate(ctx context.Context, expr string) (any, error) {
 	in, err := b.acquire(ctx, true)
 	if err != nil {
 		return nil, err
 	}
 	defer b.release()
-	return in.eval(ctx, expr)
+	return in.eval(ctx, expr, b.opts.EvalTimeout)
 }
 
-func (in *instance) eval(ctx context.Context, expr string) (any, error) {
+func (in *instance) eval(ctx context.Context, expr string, timeout time.Duration) (any, error) {
 	in.mu.Lock()
 	pending := len(in.dialogs) > 0
 	in.mu.Unlock()
 	if pending {
 		return nil, ErrDialog
 	}
-	cctx, cancel := in.callCtx(ctx, DefaultCallTimeout)
+	cctx, cancel := in.callCtx(ctx, timeout)
 	defer cancel()
+	// REPL mode (let redeclared, top-level await) awaits its own wrapper
+	// only: a promise the expression returns comes back as an object, and
+	// is awaited here. Objects are then read by value.
 	res, err := chromedp.Call(cctx, runtime.Evaluate, runtime.EvaluateParams{
-		Expression: expr, ReturnByValue: ptr(true), AwaitPromise: ptr(true), UserGesture: ptr(true), ReplMode: ptr(true)})
+		Expression: expr, ObjectGroup: evalGroup, AwaitPromise: ptr(true), UserGesture: ptr(true), ReplMode: ptr(true)})
+	var details *runtime.ExceptionDetails
+	var obj *runtime.RemoteObject
+	if err == nil {
+		details, obj = res.ExceptionDetails, res.Result
+	}
+	if err == nil && details == nil && obj != nil && obj.ObjectID != "" {
+		defer in.releaseGroup()
+		if obj.Subtype == "promise" {
+			var ar runtime.AwaitPromiseResult
+			ar, err = chromedp.Call(cctx, runtime.AwaitPromise, runtime.AwaitPromiseParams{PromiseObjectID: obj.ObjectID, ReturnByValue: ptr(true)})
+			details, obj = ar.ExceptionDetails, ar.Result
+		} else {
+			var cr runtime.CallFunctionOnResult
+			cr, err = chromedp.Call(cctx, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+				FunctionDeclaration: "function() { return this }", ObjectID: obj.ObjectID, ReturnByValue: ptr(true)})
+			details, obj = cr.ExceptionDetails, cr.Result
+		}
+	}
 	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil && !in.dead() {
+			return nil, &EvalError{Message: fmt.Sprintf("The expression did not finish within %s (a promise it returned never settled, or its code ran that long); "+
+				"it was abandoned. Return a promise that settles sooner, or race it with a timeout.", timeout)}
+		}
 		if strings.Contains(err.Error(), "reference chain is too long") || strings.Contains(err.Error(), "Object couldn't be returned by value") {
 			return nil, &EvalError{Message: "Expression returned a live DOM node / NodeList / Window, which can't be serialized. " +
 				"Extract a primitive value (e.g. .innerText, .href, .src, .value) or use JSON.stringify() instead."}
 		}
 		return nil, in.failure(ctx, err)
 	}
-	if res.ExceptionDetails != nil {
-		return nil, &EvalError{Message: exceptionText(res.ExceptionDetails)}
+	if details != nil {
+		return nil, &EvalError{Message: exceptionText(details)}
 	}
-	if res.Result == nil || len(res.Result.Value) == 0 {
-		if res.Result != nil && res.Result.UnserializableValue != "" {
-			return string(res.Result.UnserializableValue), nil
+	if obj == nil || len(obj.Value) == 0 {
+		if obj != nil && obj.UnserializableValue != "" {
+			return string(obj.UnserializableValue), nil
 		}
 		return nil, nil
 	}
 	var v any
-	if err := json.Unmarshal(res.Result.Value, &v); err != nil {
-		return string(res.Result.Value), nil
+	if err := json.Unmarshal(obj.Value, &v); err != nil {
+		return string(obj.Value), nil
 	}
 	return v, nil
 }
 
-// Console returns the console messages and uncaught errors since the page
-// was opened or the last clear, and clears them when clear is set.
-func (b *Browser) Console(ctx context.Context, clear bool) ([]ConsoleMessage, []JSError, error) {
+// evalGroup is the object group of the objects an evaluation returns.
+const evalGroup = "hermes-eval"
+
+// releaseGroup lets the page free the objects of evaluations.
+func (in *instance) releaseGroup() {
+	ctx, cancel := in.callCtx(context.Background(), 5*time.Second)
+	defer cancel()
+	_, _ = chromedp.Call(ctx, runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: evalGroup})
+}
+
+// Console returns the console messages, uncaught errors and requests the
+// URL policy refused since the browser started or the last clear, and
+// clears them when clear is set.
+func (b *Browser) Console(ctx context.Context, clear bool) ([]ConsoleMessage, []JSError, []Refusal, error) {
 	in, err := b.acquire(ctx, true)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer b.release()
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	msgs := append([]ConsoleMessage{}, in.console...)
 	errs := append([]JSError{}, in.errors...)
+	refused := in.refusalsSince(in.refusalMark)
 	if clear {
 		in.console, in.errors = nil, nil
+		in.refusalMark = in.refusalSeq
 	}
-	return msgs, errs, nil
+	return msgs, errs, refused, nil
 }
 
 // Dialogs returns the pending dialogs.

@@ -18,7 +18,10 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
+
+	"github.com/hermes-acp/hermes-acp/web"
 )
 
 // Errors the actions return; the tools turn them into messages the model
@@ -44,6 +47,7 @@ const (
 	DefaultIdleTimeout = 5 * time.Minute
 	DefaultNavTimeout  = 30 * time.Second
 	DefaultCallTimeout = 30 * time.Second
+	DefaultEvalTimeout = 30 * time.Second
 	// networkQuiet is how long no request may be in flight, after the load
 	// event, for the page to count as loaded.
 	networkQuiet = 100 * time.Millisecond
@@ -65,10 +69,14 @@ type Options struct {
 	IdleTimeout time.Duration
 	// NavTimeout bounds a navigation (load and network quiet).
 	NavTimeout time.Duration
-	// CheckURL, when set, is asked before every navigation and for every
-	// document request of the page (main frame, frames, redirects); an
-	// error blocks it.
-	CheckURL func(ctx context.Context, url string) error
+	// EvalTimeout bounds an evaluation (Evaluate), the wait for the
+	// promise it returns included (0: DefaultEvalTimeout).
+	EvalTimeout time.Duration
+	// Policy decides every request of the browser, whatever makes it
+	// (see policy.go): Chromium reaches the network only through a
+	// web.Proxy applying it. Nil: the browser's default, public and
+	// loopback addresses (web.Policy{AllowLoopback: true}).
+	Policy *web.Policy
 	// Log receives the browser's own errors (nil: discarded).
 	Log *slog.Logger
 
@@ -95,8 +103,14 @@ func NewSet(opts Options) *Set {
 	if opts.NavTimeout <= 0 {
 		opts.NavTimeout = DefaultNavTimeout
 	}
+	if opts.EvalTimeout <= 0 {
+		opts.EvalTimeout = DefaultEvalTimeout
+	}
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Policy == nil {
+		opts.Policy = &web.Policy{AllowLoopback: true}
 	}
 	return &Set{opts: opts, live: map[*Browser]struct{}{}}
 }
@@ -108,13 +122,8 @@ func (s *Set) Available() error {
 }
 
 // New returns a session's browser, not started yet. The caller closes it.
-// checkURL, when not nil, replaces the set's CheckURL for this browser (a
-// session's own URL rules, such as file URLs inside its workspace).
-func (s *Set) New(checkURL func(ctx context.Context, url string) error) *Browser {
+func (s *Set) New() *Browser {
 	b := &Browser{set: s, opts: s.opts}
-	if checkURL != nil {
-		b.opts.CheckURL = checkURL
-	}
 	s.mu.Lock()
 	if s.closed {
 		b.closed = true
@@ -157,16 +166,39 @@ type Browser struct {
 	// op serialises the actions.
 	op sync.Mutex
 
-	mu      sync.Mutex // guards the fields below
-	closed  bool
-	run     *instance // the running browser; nil when none
-	idle    *time.Timer
-	lostMsg string // why the last browser was lost, reported once
+	mu        sync.Mutex // guards the fields below
+	closed    bool
+	run       *instance // the running browser; nil when none
+	idle      *time.Timer
+	lostMsg   string // why the last browser was lost, reported once
+	downloads string // the download folder, made on first use; removed by Close
 }
 
-// instance is one started browser process and its tab.
+// DownloadDir returns the browser's own download folder, making it on
+// first use: a temporary folder of this browser (hermes-browser-downloads-*),
+// kept while the session runs, across browser restarts, and removed by
+// Close. Downloads land there or in the workspace, nowhere else (the tools
+// see to it).
+func (b *Browser) DownloadDir() (string, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return "", ErrClosed
+	}
+	if b.downloads == "" {
+		d, err := os.MkdirTemp("", "hermes-browser-downloads-")
+		if err != nil {
+			return "", fmt.Errorf("make the browser's download folder: %w", err)
+		}
+		b.downloads = d
+	}
+	return b.downloads, nil
+}
+
+// instance is one started browser process, its tab and its proxy.
 type instance struct {
-	profile     string // the temporary profile folder, removed by stop
+	profile     string     // the temporary profile folder, removed by stop
+	proxy       *web.Proxy // every request of the browser goes through it
 	allocCancel context.CancelFunc
 	tab         context.Context
 	tabCancel   context.CancelFunc
@@ -195,8 +227,10 @@ type instance struct {
 	mainStarts, mainStops int    // main frame started / stopped loading events
 	navRequests           int    // navigations the main frame requested
 	navigated             bool   // something was navigated to
-	blocked               string // the last document request the URL rules refused
-	checkURL              func(ctx context.Context, url string) error
+	blocked               string // the refusal of the tab's last main document ("": none)
+	refusals              []Refusal
+	refusalSeq            int // refusals recorded so far
+	refusalMark           int // refusalSeq when the refusals were last cleared
 }
 
 // ConsoleMessage is one console API call of the page.
@@ -229,9 +263,13 @@ func (b *Browser) Close() {
 	if b.idle != nil {
 		b.idle.Stop()
 	}
+	downloads := b.downloads
 	b.mu.Unlock()
 	if inst != nil {
 		inst.stop()
+	}
+	if downloads != "" {
+		_ = os.RemoveAll(downloads)
 	}
 	if b.set != nil {
 		b.set.forget(b)
@@ -258,6 +296,9 @@ func (in *instance) stop() {
 	killGroup(in.pid)
 	in.allocCancel()
 	in.tabCancel()
+	if in.proxy != nil {
+		_ = in.proxy.Close()
+	}
 	_ = os.RemoveAll(in.profile)
 }
 
@@ -413,6 +454,16 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start browser: profile: %w", err)
 	}
+	in := &instance{profile: profile, changed: make(chan struct{}), inflight: map[network.RequestID]struct{}{},
+		axOnly: b.opts.axSnapshot}
+	in.proxy, err = web.NewProxy(b.opts.Policy, web.ProxyOptions{
+		OnRefused: func(r web.Refusal) { in.refused(r.URL, r.Err.Error()) },
+		Log:       b.opts.Log,
+	})
+	if err != nil {
+		_ = os.RemoveAll(profile)
+		return nil, fmt.Errorf("start browser: %w", err)
+	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.UserDataDir(profile),
 		chromedp.ExecPath(exe),
@@ -421,15 +472,19 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 		chromedp.Flag("disable-gpu", true),
 		// Element.computedRole and computedName: the snapshot's page walk.
 		chromedp.Flag("enable-blink-features", "ComputedAccessibilityInfo"),
-		// Back and forward load pages again, with their load events.
-		chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,BackForwardCache"),
+		// Back and forward load pages again, with their load events; no
+		// network time queries, no optimization hints or models fetched
+		// from Google, no media router (the browser's own traffic, which
+		// the proxy would otherwise carry).
+		chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,BackForwardCache,NetworkTimeServiceQuerying,"+
+			"OptimizationHints,OptimizationHintsFetching,OptimizationGuideModelDownloading,MediaRouter,DialMediaRouteProvider"),
 		chromedp.Flag("no-sandbox", os.Geteuid() == 0),
 		chromedp.WindowSize(1280, 800),
 		chromedp.ModifyCmdFunc(ownGroup),
 	)
+	opts = append(opts, policyFlags(in.proxy.Addr())...)
 	allocCtx, allocCancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	in := &instance{profile: profile, allocCancel: allocCancel, changed: make(chan struct{}), inflight: map[network.RequestID]struct{}{},
-		axOnly: b.opts.axSnapshot}
+	in.allocCancel = allocCancel
 	tab, tabCancel := chromedp.NewContext(allocCtx,
 		chromedp.WithListener(in.onEvent),
 		chromedp.WithErrorf(func(f string, a ...any) { b.opts.Log.Debug("chromedp: " + fmt.Sprintf(f, a...)) }),
@@ -464,20 +519,31 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 	if c := chromedp.FromContext(tab); c != nil && c.Browser != nil {
 		in.pid = c.Browser.Process().Pid
 	}
-	if b.opts.CheckURL != nil {
-		in.checkURL = b.opts.CheckURL
-		err := chromedp.Do(tab, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-			_, err := cdp.Call(ctx, t, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{
-				{URLPattern: "*", ResourceType: network.ResourceTypeDocument, RequestStage: fetch.RequestStageRequest},
-			}})
-			return err
-		}))
-		if err != nil {
-			in.stop()
-			return nil, fmt.Errorf("start browser: enable request checks: %w", err)
-		}
+	if err := chromedp.Do(tab, chromedp.Func(in.enableLocalGuard)); err != nil {
+		in.stop()
+		return nil, fmt.Errorf("start browser: enable the local URL guard: %w", err)
 	}
 	return in, nil
+}
+
+// policyFlags are Chromium's flags that put every request through the
+// proxy at proxyAddr (see policy.go): loopback is proxied too, Chromium
+// resolves no name itself (only the proxy's address), WebRTC sends no UDP
+// outside the proxy, and the background services that would only talk
+// to Google are off.
+func policyFlags(proxyAddr string) []chromedp.ExecAllocatorOption {
+	host, _, _ := strings.Cut(proxyAddr, ":")
+	return []chromedp.ExecAllocatorOption{
+		chromedp.ProxyServer("http://" + proxyAddr),
+		chromedp.Flag("proxy-bypass-list", "<-loopback>"),
+		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE "+host),
+		chromedp.Flag("force-webrtc-ip-handling-policy", "disable_non_proxied_udp"),
+		chromedp.Flag("webrtc-ip-handling-policy", "disable_non_proxied_udp"),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-domain-reliability", true),
+		chromedp.Flag("no-pings", true),
+	}
 }
 
 // broadcast wakes the waiters of the page state; in.mu is held.
@@ -493,6 +559,9 @@ func (in *instance) onEvent(ev any) {
 	defer in.mu.Unlock()
 	switch e := ev.(type) {
 	case *page.EventFrameNavigated:
+		if e.Frame.ParentID != "" && isLocal(e.Frame.URL) {
+			in.frameLocal(e.Frame.ID, e.Frame.URL)
+		}
 		if e.Frame.ParentID == "" {
 			in.mainID = e.Frame.ID
 			in.url = e.Frame.URL + e.Frame.URLFragment
@@ -540,6 +609,14 @@ func (in *instance) onEvent(ev any) {
 	case *network.EventRequestWillBeSent:
 		in.inflight[e.RequestID] = struct{}{}
 		in.lastNet = time.Now()
+	case *network.EventResponseReceived:
+		if e.Type == network.ResourceTypeDocument && e.Response != nil && (in.mainID == "" || e.FrameID == in.mainID) {
+			in.blocked = refusedHeader(e.Response.Headers)
+		}
+	case *target.EventTargetCreated:
+		in.watchTarget(e.TargetInfo)
+	case *target.EventTargetInfoChanged:
+		in.watchTarget(e.TargetInfo)
 	case *network.EventLoadingFinished:
 		delete(in.inflight, e.RequestID)
 		in.lastNet = time.Now()
@@ -547,29 +624,11 @@ func (in *instance) onEvent(ev any) {
 		delete(in.inflight, e.RequestID)
 		in.lastNet = time.Now()
 	case *fetch.EventRequestPaused:
-		go in.decide(e)
+		go in.failLocal(e)
 	default:
 		return
 	}
 	in.broadcast()
-}
-
-// decide lets a paused document request go on, or fails it when the URL
-// rules refuse it.
-func (in *instance) decide(e *fetch.EventRequestPaused) {
-	ctx, cancel := context.WithTimeout(in.tab, DefaultCallTimeout)
-	defer cancel()
-	if in.checkURL != nil {
-		if err := in.checkURL(ctx, e.Request.URL+e.Request.URLFragment); err != nil {
-			in.mu.Lock()
-			in.blocked = fmt.Sprintf("%s: %v", e.Request.URL, err)
-			in.broadcast()
-			in.mu.Unlock()
-			_, _ = chromedp.Call(ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: e.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
-			return
-		}
-	}
-	_, _ = chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: e.RequestID})
 }
 
 // wait blocks until cond holds (checked with in.mu held), ctx ends or the

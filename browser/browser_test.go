@@ -4,16 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hermes-acp/hermes-acp/browser"
+	"github.com/hermes-acp/hermes-acp/web"
 )
 
 const formPage = `<!doctype html><html><head><title>Form</title></head><body>
@@ -65,13 +68,36 @@ func server(t *testing.T) *httptest.Server {
 	return srv
 }
 
+// serverOn serves on addr ("127.0.0.2:0") and counts the requests it gets:
+// every handler answers, so a request that reached it shows.
+func serverOn(t *testing.T, addr string) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	var n atomic.Int32
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatalf("listen %s: %v", addr, err)
+	}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		t.Logf("the refused server got %s %s", r.Method, r.URL)
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<title>secret</title>SECRET-FROM-127.0.0.2")
+	}))
+	srv.Listener.Close()
+	srv.Listener = ln
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv, &n
+}
+
 func newBrowser(t *testing.T, opts browser.Options) *browser.Browser {
 	t.Helper()
 	if _, err := browser.Find(""); err != nil {
 		t.Fatalf("these tests need Chromium: %v", err)
 	}
 	set := browser.NewSet(opts)
-	b := set.New(nil)
+	b := set.New()
 	t.Cleanup(func() { set.Close() })
 	return b
 }
@@ -168,14 +194,14 @@ func TestConsoleDialogImagesEvalCDP(t *testing.T) {
 	if _, err := b.Navigate(c, srv.URL+"/"); err != nil {
 		t.Fatal(err)
 	}
-	msgs, _, err := b.Console(c, true)
+	msgs, _, _, err := b.Console(c, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(msgs) != 2 || msgs[0] != (browser.ConsoleMessage{Type: "log", Text: "hello 42"}) || msgs[1] != (browser.ConsoleMessage{Type: "error", Text: "bad thing"}) {
 		t.Errorf("console = %+v, want the log and the error", msgs)
 	}
-	if msgs, _, _ := b.Console(c, false); len(msgs) != 0 {
+	if msgs, _, _, _ := b.Console(c, false); len(msgs) != 0 {
 		t.Errorf("console after clear = %+v, want none", msgs)
 	}
 	imgs, err := b.Images(c)
@@ -208,7 +234,7 @@ func TestConsoleDialogImagesEvalCDP(t *testing.T) {
 	if _, err := b.Evaluate(c, "new Promise(r => setTimeout(r, 50))"); err != nil {
 		t.Fatal(err)
 	}
-	_, jsErrs, _ := b.Console(c, false)
+	_, jsErrs, _, _ := b.Console(c, false)
 	if len(jsErrs) != 1 || !strings.Contains(jsErrs[0].Message, "undefinedFunction is not defined") {
 		t.Errorf("js errors = %+v, want the ReferenceError", jsErrs)
 	}
@@ -276,26 +302,27 @@ func TestNavigationTimeoutThenNextCallWorks(t *testing.T) {
 
 func TestBlockedNavigationAndRedirect(t *testing.T) {
 	srv := server(t)
+	secret, secretHits := serverOn(t, "127.0.0.2:0")
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, srv.URL+"/secret", http.StatusFound)
+		http.Redirect(w, r, secret.URL+"/secret", http.StatusFound)
 	})
 	redirector := httptest.NewServer(mux)
 	t.Cleanup(redirector.Close)
-	deny := func(_ context.Context, u string) error {
-		if strings.Contains(u, "/secret") {
-			return errors.New("not allowed")
-		}
-		return nil
-	}
-	b := newBrowser(t, browser.Options{CheckURL: deny})
+	b := newBrowser(t, browser.Options{Policy: &web.Policy{AllowLoopback: true, Deny: web.MustParseDeny("127.0.0.2/32")}})
 	c := ctx(t)
 	var be *browser.BlockedError
-	if _, err := b.Navigate(c, srv.URL+"/secret"); !errors.As(err, &be) {
-		t.Errorf("navigate to a refused URL = %v, want BlockedError", err)
+	if _, err := b.Navigate(c, secret.URL+"/secret"); !errors.As(err, &be) || !strings.Contains(err.Error(), "in web.deny (127.0.0.2/32)") {
+		t.Errorf("navigate to a refused URL = %v, want BlockedError naming web.deny", err)
 	}
-	if _, err := b.Navigate(c, redirector.URL+"/"); !errors.As(err, &be) {
-		t.Errorf("navigate to a redirect onto a refused URL = %v, want BlockedError", err)
+	if _, err := b.Navigate(c, redirector.URL+"/"); !errors.As(err, &be) || !strings.Contains(err.Error(), "in web.deny (127.0.0.2/32)") {
+		t.Errorf("navigate to a redirect onto a refused URL = %v, want BlockedError naming web.deny", err)
+	}
+	if n := secretHits.Load(); n != 0 {
+		t.Errorf("the refused server got %d requests, want none", n)
+	}
+	if _, err := b.Navigate(c, srv.URL+"/"); err != nil {
+		t.Errorf("navigate to an allowed page after the refusals = %v", err)
 	}
 }
 
@@ -331,7 +358,7 @@ func TestKilledBrowserRecoversAndCloseLeavesNoProcess(t *testing.T) {
 	srv := server(t)
 	set := browser.NewSet(browser.Options{})
 	t.Cleanup(func() { set.Close() })
-	b := set.New(nil)
+	b := set.New()
 	c := ctx(t)
 	if _, err := b.Navigate(c, srv.URL+"/"); err != nil {
 		t.Fatal(err)

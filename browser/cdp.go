@@ -31,6 +31,11 @@ type CDPCall struct {
 	Timeout time.Duration
 }
 
+// urlParams are the methods that load a URL, and the parameter holding it:
+// the URL goes through [Browser.CheckURL] first. (A target that shows a
+// local URL by any other way is closed: see policy.go.)
+var urlParams = map[string]string{"Page.navigate": "url", "Target.createTarget": "url", "Network.loadNetworkResource": "url"}
+
 // browserLevel are the domains whose methods run on the browser session.
 var browserLevel = []string{"Browser.", "Target.", "SystemInfo."}
 
@@ -60,6 +65,9 @@ func (b *Browser) CDP(ctx context.Context, call CDPCall) (json.RawMessage, error
 			return nil, fmt.Errorf("params must be a JSON object: %w", err)
 		}
 	}
+	if err := b.checkCDP(ctx, call.Method, params); err != nil {
+		return nil, err
+	}
 	in, err := b.acquire(ctx, false)
 	if err != nil {
 		return nil, err
@@ -76,6 +84,9 @@ func (b *Browser) CDP(ctx context.Context, call CDPCall) (json.RawMessage, error
 	c := chromedp.FromContext(in.tab)
 	switch {
 	case call.TargetID != "" && (c.Target == nil || string(c.Target.TargetID) != call.TargetID):
+		if err := checkTarget(cctx, c.Browser, call.TargetID); err != nil {
+			return nil, err
+		}
 		tctx, tcancel := chromedp.NewContext(cctx, chromedp.WithTargetID(target.ID(call.TargetID)), chromedp.WithDetachOnCancel())
 		defer tcancel()
 		if _, err := chromedp.Run(tctx, chromedp.Func(func(context.Context, *chromedp.Target) error { return nil })); err != nil {
@@ -120,6 +131,49 @@ func (b *Browser) CDP(ctx context.Context, call CDPCall) (json.RawMessage, error
 		return json.RawMessage("{}"), nil
 	}
 	return json.RawMessage(res), nil
+}
+
+// checkTarget refuses a target that is not one of the pages' own (pages,
+// frames, workers) at an http(s) or about: URL: the browser's own UI and
+// anything showing a local URL are not the model's to drive.
+func checkTarget(ctx context.Context, b *chromedp.Browser, id string) error {
+	res, err := cdp.Call(ctx, b, target.GetTargetInfo, target.GetTargetInfoParams{TargetID: target.ID(id)})
+	if err != nil {
+		return fmt.Errorf("target %s: %w", id, err)
+	}
+	info := res.TargetInfo
+	if info == nil || !guardedType(info.Type) || info.Type == "tab" {
+		return &BlockedError{URL: id, Err: errors.New("not a page, frame or worker of the session's browser")}
+	}
+	if isLocal(info.URL) {
+		return &BlockedError{URL: info.URL, Err: errors.New(errLocal)}
+	}
+	return nil
+}
+
+// CheckCDP reports whether call would load a URL the browser refuses (see
+// [Browser.CheckURL]), without sending it: callers that ask the user
+// first check it before asking. CDP checks it again.
+func (b *Browser) CheckCDP(ctx context.Context, call CDPCall) error {
+	params := map[string]any{}
+	if len(call.Params) > 0 && string(call.Params) != "null" {
+		if err := json.Unmarshal(call.Params, &params); err != nil {
+			return fmt.Errorf("params must be a JSON object: %w", err)
+		}
+	}
+	return b.checkCDP(ctx, call.Method, params)
+}
+
+func (b *Browser) checkCDP(ctx context.Context, method string, params map[string]any) error {
+	key, ok := urlParams[method]
+	if !ok {
+		return nil
+	}
+	u, _ := params[key].(string)
+	if u == "" {
+		return nil
+	}
+	return b.CheckURL(ctx, u)
 }
 
 func hasAnyPrefix(s string, prefixes []string) bool {

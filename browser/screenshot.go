@@ -95,10 +95,12 @@ func (b *Browser) Screenshot(ctx context.Context, annotate bool) ([]byte, []Anno
 				l.style.cssText = 'position:absolute;left:-2px;top:-16px;background:#e11;color:#fff;font:bold 11px monospace;padding:0 2px';
 				d.appendChild(l); root.appendChild(d);
 			}
-			document.documentElement.appendChild(root); })()`); err != nil {
+			document.documentElement.appendChild(root); })()`, DefaultCallTimeout); err != nil {
 			return nil, nil, err
 		}
-		defer func() { _, _ = in.eval(context.Background(), `document.getElementById('__hermes_refs')?.remove()`) }()
+		defer func() {
+			_, _ = in.eval(context.Background(), `document.getElementById('__hermes_refs')?.remove()`, DefaultCallTimeout)
+		}()
 	}
 	res, err := chromedp.Call(cctx, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng})
 	if err != nil {

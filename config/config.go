@@ -37,14 +37,16 @@ type fileConfig struct {
 		SupportsVision *bool `yaml:"supports_vision"`
 	} `yaml:"model"`
 	Approvals struct {
-		Mode    string `yaml:"mode"`    // manual | off
-		Timeout int    `yaml:"timeout"` // seconds
+		Mode        string `yaml:"mode"`         // manual | smart | off
+		Timeout     int    `yaml:"timeout"`      // seconds
+		SmartPolicy string `yaml:"smart_policy"` // rules for the smart-approval reviewer
 	} `yaml:"approvals"`
 	CommandAllowlist []string `yaml:"command_allowlist"`
 	Toolsets         []string `yaml:"toolsets"`
 	DisabledToolsets []string `yaml:"disabled_toolsets"`
 	Lint             struct {
 		OnNewErrors string `yaml:"on_new_errors"` // report | refuse
+		GoTypes     string `yaml:"go_types"`      // on (default when a Go toolchain is found) | off
 	} `yaml:"lint"`
 	Agent struct {
 		MaxTurns        int    `yaml:"max_turns"`        // model requests per prompt turn
@@ -188,14 +190,17 @@ type Config struct {
 	Toolsets        []string
 	Disabled        []string
 	LintRefuse      bool
-	MaxTurns        int
-	MCPServers      map[string]MCPServer
-	File            string // config file path
-	FileErr         error  // a config file that exists but is broken (logged)
-	FSTimeout       time.Duration
-	Guardrails      registry.GuardrailConfig // tool_loop_guardrails
-	Delegation      Delegation               // delegation.*
-	CodeExecution   CodeExecution            // code_execution.* (execute_code, issue #16)
+	// GoTypesOff is lint.go_types: off — Go edits get the syntax lint
+	// only, no type check.
+	GoTypesOff    bool
+	MaxTurns      int
+	MCPServers    map[string]MCPServer
+	File          string // config file path
+	FileErr       error  // a config file that exists but is broken (logged)
+	FSTimeout     time.Duration
+	Guardrails    registry.GuardrailConfig // tool_loop_guardrails
+	Delegation    Delegation               // delegation.*
+	CodeExecution CodeExecution            // code_execution.* (execute_code, issue #16)
 	// Web is the web tools' configuration (web.go).
 	Web Web
 	// Skills (issue #14): skills.disabled, skills.project_discovery: false,
@@ -238,6 +243,13 @@ type Config struct {
 	Docker          DockerSettings
 	// ssh (issue 18): terminal.ssh.* (ssh.go).
 	SSH SSHSettings
+	// ApprovalsSmart is approvals.mode: smart (issue 25): a reviewer model
+	// sees a flagged command before the user; SmartPolicy is
+	// approvals.smart_policy; AuxApproval the auxiliary.approval model
+	// (nil: the session's model reviews).
+	ApprovalsSmart bool
+	SmartPolicy    string
+	AuxApproval    *AuxEndpoint
 }
 
 // problem records a bad value of the config file.
@@ -323,9 +335,13 @@ func Load(getenv func(string) string, flagModel, flagBaseURL string) Config {
 	switch strings.ToLower(fc.Approvals.Mode) {
 	case "off":
 		c.ApprovalsOff = true
+	case "smart":
+		c.ApprovalsSmart = true
+		c.SmartPolicy = strings.TrimSpace(fc.Approvals.SmartPolicy)
+		c.AuxApproval = resolveAux(&c, "approval", fc.Auxiliary["approval"], env("AUXILIARY_APPROVAL_MODEL"), defaultApprovalTimeout, env)
 	case "", "manual":
 	default:
-		c.problem(fmt.Sprintf("approvals.mode: %q is not manual or off; using manual", fc.Approvals.Mode))
+		c.problem(fmt.Sprintf("approvals.mode: %q is not manual, smart or off; using manual", fc.Approvals.Mode))
 	}
 	if fc.Approvals.Timeout > 0 {
 		c.ApprovalTimeout = time.Duration(fc.Approvals.Timeout) * time.Second
@@ -339,6 +355,13 @@ func Load(getenv func(string) string, flagModel, flagBaseURL string) Config {
 	case "", "report":
 	default:
 		c.problem(fmt.Sprintf("lint.on_new_errors: %q is not report or refuse; using report", fc.Lint.OnNewErrors))
+	}
+	switch strings.ToLower(strings.TrimSpace(fc.Lint.GoTypes)) {
+	case "off", "false", "no":
+		c.GoTypesOff = true
+	case "", "on", "true", "yes":
+	default:
+		c.problem(fmt.Sprintf("lint.go_types: %q is not on or off; using on", fc.Lint.GoTypes))
 	}
 	c.MaxTurns = fc.Agent.MaxTurns
 	c.MCPServers = fc.MCPServers

@@ -153,3 +153,29 @@ some_hermes_agent_key: {x: 1}
 		t.Errorf("Ignored (logged once) = %q, want the unknown key", c.Ignored)
 	}
 }
+
+// TestGoTypesConfig: lint.go_types turns the Go type check off; on is the
+// default; anything else is a problem that keeps it on.
+func TestGoTypesConfig(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		yaml    string
+		off     bool
+		problem bool
+	}{
+		{"", false, false},
+		{"lint:\n  go_types: on\n", false, false},
+		{"lint:\n  go_types: off\n", true, false},
+		{"lint:\n  go_types: false\n", true, false},
+		{"lint:\n  go_types: sometimes\n", false, true},
+	} {
+		home := writeHome(t, map[string]string{"config.yaml": "model:\n  default: m\n" + tc.yaml})
+		c := Load(envMap(map[string]string{"HERMES_HOME": home}), "", "")
+		if c.GoTypesOff != tc.off {
+			t.Errorf("%q: GoTypesOff = %v, want %v", tc.yaml, c.GoTypesOff, tc.off)
+		}
+		if got := strings.Contains(strings.Join(c.Problems, "\n"), "lint.go_types"); got != tc.problem {
+			t.Errorf("%q: problems %v; want a lint.go_types problem: %v", tc.yaml, c.Problems, tc.problem)
+		}
+	}
+}

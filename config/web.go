@@ -17,6 +17,9 @@ type webFileConfig struct {
 	ExtractCharLimit int    `yaml:"extract_char_limit"`
 	ExtractSummarize *bool  `yaml:"extract_summarize"`
 	AllowPrivateURLs bool   `yaml:"allow_private_urls"`
+	// Deny is web.deny: address ranges, addresses, hosts and *.domains
+	// refused for the web tools, vision and the browser.
+	Deny []string `yaml:"deny"`
 }
 
 // Web is the web tools' configuration, resolved.
@@ -25,7 +28,8 @@ type Web struct {
 	CharLimit    int
 	NoSummarize  bool
 	AllowPrivate bool
-	Aux          AuxModel // auxiliary.web_extract
+	Deny         web.DenyList // web.deny
+	Aux          AuxModel     // auxiliary.web_extract
 }
 
 // webSettings resolves the web section; env reads the environment and
@@ -47,6 +51,11 @@ func webSettings(c *Config, fc *fileConfig, env func(string) string) {
 	case "0", "false", "no":
 		c.Web.AllowPrivate = false
 	}
+	deny, err := web.ParseDeny(w.Deny)
+	if err != nil {
+		c.problem(err.Error() + "; those entries are ignored, the others apply")
+	}
+	c.Web.Deny = deny
 	switch n := w.ExtractCharLimit; {
 	case n == 0:
 	case n < 2000:
@@ -63,7 +72,15 @@ func webSettings(c *Config, fc *fileConfig, env func(string) string) {
 	}
 }
 
-// policy is the URL policy of the web tools.
+// Policy is the URL policy of the web tools and vision.
 func (w Web) Policy() *web.Policy {
-	return &web.Policy{AllowPrivate: w.AllowPrivate}
+	return &web.Policy{AllowPrivate: w.AllowPrivate, Deny: w.Deny}
+}
+
+// BrowserPolicy is the URL policy of every request of the browser: the web
+// tools' rules (web.deny included) except that loopback is allowed (local
+// dev servers are the main use in an editor) and browser.allow_private_urls
+// widens it to private addresses.
+func (c Config) BrowserPolicy() *web.Policy {
+	return &web.Policy{AllowLoopback: true, AllowPrivate: c.BrowserAllowPrivate, Setting: "browser.allow_private_urls", Deny: c.Web.Deny}
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ func TestWebConfig(t *testing.T) {
 	t.Parallel()
 	home := writeHome(t, map[string]string{
 		"config.yaml": "web:\n  backend: firecrawl\n  search_backend: searxng\n  extract_char_limit: 8000\n  extract_summarize: false\n  allow_private_urls: true\n" +
+			"  deny: [127.0.0.2/32, wiki.corp.example, '*.intranet.example']\n" +
 			"auxiliary:\n  web_extract:\n    model: cheap-model\n    base_url: http://aux/v1\n",
 		".env": "SEARXNG_URL=http://127.0.0.1:8888\nFIRECRAWL_API_KEY=fc-key\n",
 	})
@@ -30,6 +32,16 @@ func TestWebConfig(t *testing.T) {
 	if !w.Policy().AllowPrivate {
 		t.Error("the policy does not allow private addresses")
 	}
+	// web.deny reaches the web tools', vision's and the browser's policies.
+	for name, p := range map[string]interface {
+		CheckURL(context.Context, string) error
+	}{"web": w.Policy(), "browser": c.BrowserPolicy()} {
+		for _, u := range []string{"http://127.0.0.2/", "http://wiki.corp.example/", "https://a.intranet.example/"} {
+			if err := p.CheckURL(t.Context(), u); err == nil || !strings.Contains(err.Error(), "in web.deny") {
+				t.Errorf("%s policy CheckURL(%s) = %v, want refused by web.deny", name, u, err)
+			}
+		}
+	}
 
 	// HERMES_ALLOW_PRIVATE_URLS=false wins over the file, as in hermes.
 	c = Load(envMap(map[string]string{"HERMES_HOME": home, "HERMES_ALLOW_PRIVATE_URLS": "false"}), "", "")
@@ -41,7 +53,7 @@ func TestWebConfig(t *testing.T) {
 func TestWebConfigProblems(t *testing.T) {
 	t.Parallel()
 	home := writeHome(t, map[string]string{
-		"config.yaml": "web:\n  search_backend: bing\n  extract_backend: tavily\n  extract_char_limit: 500\n  allow_private_urls: maybe\n",
+		"config.yaml": "web:\n  search_backend: bing\n  extract_backend: tavily\n  extract_char_limit: 500\n  allow_private_urls: maybe\n  deny: [10.0.0.0/33, ok.example]\n",
 	})
 	c := Load(envMap(map[string]string{"HERMES_HOME": home}), "", "")
 	for _, want := range []string{
@@ -49,6 +61,7 @@ func TestWebConfigProblems(t *testing.T) {
 		"web.extract_backend is tavily but TAVILY_API_KEY is not set",
 		`web.search_backend is "bing", which is not a search backend`,
 		"web.allow_private_urls:",
+		`web.deny: "10.0.0.0/33" (not an address range such as 10.0.0.0/8); those entries are ignored, the others apply`,
 	} {
 		if !slices.ContainsFunc(c.Problems, func(p string) bool { return strings.Contains(p, want) }) {
 			t.Errorf("problems %q lack %q", c.Problems, want)

@@ -39,6 +39,12 @@
 //     os.system redirect) are refused by the sandbox; a script whose
 //     command is hidden in a variable still asks (fail closed), is denied
 //     and does not run.
+//   network (accept_edits): a script that runs `git ls-remote` of a
+//     loopback listener this program starts outside the sandbox asks for
+//     the network (its request says so and offers running without); run
+//     without it, git reaches no listener; run with it, the listener gets
+//     git's request. In both runs the script's write into $HOME is refused:
+//     the network grant does not lift the rest of the sandbox.
 // Every script of the default mode asks; the editor allows them except
 // hostile's and the hidden one, and rejects the edit (files).
 //
@@ -46,6 +52,7 @@
 // failure, 2 for usage errors.
 
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
@@ -111,6 +118,18 @@ cmd = "touch " + "hidden-ran"
 subprocess.run(cmd, shell=True)
 `;
 
+const networkScript = (port) => `
+import os, subprocess
+try:
+    with open(os.path.expanduser("~/escape-acceptedits.txt"), "w") as f:
+        f.write("x")
+    print("home write: WROTE IT")
+except OSError as err:
+    print("home write:", type(err).__name__)
+r = subprocess.run(["git", "ls-remote", "http://127.0.0.1:${port}/repo.git"], capture_output=True, text=True)
+print("git exit:", r.returncode)
+`;
+
 const script = {
   replies: [
     { tool_calls: [{ name: "execute_code", id: "call_files", arguments: { code: filesScript } }] },
@@ -168,6 +187,21 @@ async function main() {
   writeFileSync(join(ws, "a.txt"), "alpha\n");
   writeFileSync(join(ws, "b.txt"), "beta\n");
   writeFileSync(join(ws, "c.txt"), "gamma\n");
+  // The loopback listener outside the sandbox that only a script granted
+  // the network can reach.
+  const gitRequests = [];
+  const listener = createServer((req, res) => {
+    gitRequests.push(req.url);
+    res.writeHead(404).end();
+  });
+  await new Promise((res) => listener.listen(0, "127.0.0.1", res));
+  const port = listener.address().port;
+  script.replies.push(
+    { tool_calls: [{ name: "execute_code", id: "call_net_without", arguments: { code: networkScript(port) } }] },
+    { expect: { role: "tool", matches: "(?s)home write: (PermissionError|OSError)\\\\ngit exit: [1-9].*without the network" }, text: "It ran without the network." },
+    { tool_calls: [{ name: "execute_code", id: "call_net_with", arguments: { code: networkScript(port) } }] },
+    { expect: { role: "tool", matches: "home write: (PermissionError|OSError)\\\\ngit exit: " }, text: "It ran with the network." },
+  );
   const scriptPath = join(workdir, "execute_code.script.yaml");
   writeFileSync(scriptPath, JSON.stringify(script)); // JSON is YAML
 
@@ -180,7 +214,8 @@ async function main() {
     if (params.toolCall.title?.startsWith("Run Python script: ")) {
       scriptPerms.push(params);
       const deny = denyScripts.has(params.toolCall.toolCallId);
-      const opt = params.options.find((o) => o.kind === (deny ? "reject_once" : "allow_once"));
+      const without = params.toolCall.toolCallId === "call_net_without";
+      const opt = params.options.find((o) => (without ? o.optionId === "allow_without" : o.kind === (deny ? "reject_once" : "allow_once")));
       return { outcome: { outcome: "selected", optionId: opt.optionId } };
     }
     permissions.push(params);
@@ -286,6 +321,23 @@ async function main() {
         check(hid && hidText.includes("hidden by expansion"), `hidden: dont_ask did not ask for a hidden command: ${show(hidText)}`);
         check(!existsSync(join(ws, "hidden-ran")) && said(r.updates).includes("The hidden command was denied."), "hidden: the denied script ran, or the model did not read the denial");
         note("dont_ask: a script whose command is built at run time still asked (fail closed); denied, it did not run");
+
+        // network: asked in accept_edits; without it git reaches nothing,
+        // with it the listener outside; the sandbox holds either way
+        await step("session/set_mode", agent.request(acp.methods.agent.session.setMode, { sessionId: session.sessionId, modeId: "accept_edits" }));
+        r = await prompt(session, "network without", "[network] git ls-remote, without the network");
+        const np = scriptPerms.find((p) => p.toolCall.toolCallId === "call_net_without");
+        const npText = (np?.toolCall.content ?? []).map((c) => c.content?.text ?? "").join("\n");
+        check(np && npText.includes("Asks to run with the network") && npText.includes("`git ls-remote http://127.0.0.1:") && np.toolCall.rawInput?.network === true,
+          `network: the request does not ask for the network: ${show(np?.toolCall)}`);
+        check(show(np?.options.map((o) => o.optionId)) === show(["allow_once", "allow_session", "allow_without", "deny"]), `network: options ${show(np?.options)}`);
+        check(r.stop === "end_turn" && said(r.updates).includes("It ran without the network.") && gitRequests.length === 0,
+          `network without: ${show(said(r.updates))}, the listener got ${show(gitRequests)}; the script printed ${show(textOf(r.updates.filter((u) => u.toolCallId === "call_net_without" && u.status).at(-1) ?? {}))}`);
+        r = await prompt(session, "network with", "[network] git ls-remote, with the network");
+        check(r.stop === "end_turn" && said(r.updates).includes("It ran with the network.") && gitRequests.some((u) => u.startsWith("/repo.git/")),
+          `network with: ${show(said(r.updates))}, the listener got ${show(gitRequests)}; the script printed ${show(textOf(r.updates.filter((u) => u.toolCallId === "call_net_with" && u.status).at(-1) ?? {}))}`);
+        check(!existsSync(join(process.env.HOME ?? "/nonexistent", "escape-acceptedits.txt")), "network: the script wrote into $HOME in accept_edits");
+        note(`network: accept_edits asked for the network of git ls-remote (run with, for the session, without, deny); without it the listener outside got nothing, with it ${show(gitRequests[0])}; $HOME stayed unwritable both times`);
       } finally {
         session.dispose?.();
       }
@@ -294,6 +346,7 @@ async function main() {
     failWith(err);
   } finally {
     await stopAgent(agentProc);
+    listener.close();
     if (own) rmSync(workdir, { recursive: true, force: true });
   }
   report("execute_code conformance", command);

@@ -8,7 +8,11 @@
 //     token; the editor sees "Ran in <backend>", the file is in the
 //     workspace here afterwards, the calls are shown under the script.
 //   timeout: a script that starts a sleep and loops is killed at
-//     code_execution.timeout (3 s); nothing of it is left running.
+//     code_execution.timeout (5 s); nothing of it is left running.
+//   cancel: the same script with a sleep of its own; once its sleep runs
+//     the editor sends session/cancel: the turn ends "cancelled", the
+//     script's tool call ends failed, and nothing of it is left running;
+//     the next script runs normally.
 //
 // Usage:
 //   node conformance/execute_code_backend.mjs AGENT [ARGS...]
@@ -43,14 +47,27 @@ print("pid1:", open("/proc/1/cmdline", "rb").read().replace(b"\\0", b" ").decode
 print("tokens:", [k for k in os.environ if "TOKEN" in k])
 `;
 
-// A duration no other test's sleep has, to find this one's in /proc.
+// Durations no other test's sleep has, to find this one's in /proc.
 const nap = `8${process.pid}.${Date.now() % 100000}`;
-const loop = `
+const napCancel = `9${process.pid}.${Date.now() % 100000}`;
+const looping = (d) => `
 import subprocess
-subprocess.Popen(["sleep", "${nap}"])
+subprocess.Popen(["sleep", "${d}"])
 while True:
     pass
 `;
+const loop = looping(nap);
+
+// waitFor polls cond until it holds or ms pass (a started process appears,
+// a killed one is reaped, a little later); it returns cond's last value.
+async function waitFor(cond, ms = 5000) {
+  const end = performance.now() + ms;
+  for (;;) {
+    const v = cond();
+    if (v || performance.now() > end) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
 try {
   const agentProc = await startAgent(command, args, { transcript: process.env.CONFORMANCE_TRANSCRIPT, label: `execute_code_${backend}` });
@@ -91,7 +108,7 @@ try {
 
       turn = await runTurn(session, "timeout", prompt("timeout", "execute_code", { code: loop }));
       const rt = resultOf(turn, "timeout");
-      check(rt?.status === "timeout" && String(rt.error).includes("timed out after 3s"), `timeout: ${show(rt)}`);
+      check(rt?.status === "timeout" && String(rt.error).includes("timed out after 5s"), `timeout: ${show(rt)}`);
       let left = processesWith(`sleep ${nap}`);
       for (let i = 0; i < 40 && left.length > 0; i++) {
         await new Promise((res) => setTimeout(res, 50)); // a killed process is reaped asynchronously
@@ -99,6 +116,22 @@ try {
       }
       check(left.length === 0, `timeout: left running: ${show(left)}`);
       note("timeout: the looping script was killed at code_execution.timeout with the process it started");
+
+      let sent = false;
+      turn = await runTurn(session, "cancel", prompt("cancel", "execute_code", { code: looping(napCancel) }), async (u) => {
+        if (!sent && u.sessionUpdate === "tool_call") {
+          sent = true;
+          check(await waitFor(() => processesWith(`sleep ${napCancel}`).length > 0, 15000), "cancel: the script's sleep never started");
+          await agent.notify(acp.methods.agent.session.cancel, { sessionId: session.sessionId });
+        }
+      });
+      check(sent && turn.stopReason === "cancelled", `cancel: stopReason ${show(turn.stopReason)} (cancel sent: ${sent}), want "cancelled"`);
+      const rc = finalOf(turn, "call_cancel");
+      check(rc?.status === "failed", `cancel: the script's tool call ended ${show(rc?.status)}, want failed`);
+      check(await waitFor(() => processesWith(`sleep ${napCancel}`).length === 0), `cancel: left running: ${show(processesWith(`sleep ${napCancel}`))}`);
+      turn = await runTurn(session, "after", prompt("after", "execute_code", { code: "print('after the cancel')" }));
+      check(resultOf(turn, "after")?.status === "success" && String(resultOf(turn, "after")?.output).includes("after the cancel"), `after: ${show(resultOf(turn, "after"))}`);
+      note("cancel: session/cancel while the script ran → \"cancelled\", nothing of it left running; the next script ran");
       session.dispose?.();
     });
   } finally {

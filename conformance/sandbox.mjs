@@ -36,6 +36,9 @@
 // its /tmp. A background survivor dies with session/close, another when the
 // agent exits.
 //
+// Connection K: an agent killed with SIGKILL leaves no process of its
+// sessions behind (a background setsid double fork included).
+//
 // Connections B and C advertise terminals: B spawns terminal/create's
 // command with its args as a vector, C runs [command, ...args].join(" ")
 // through sh -c (as a popular VS Code extension does). The same hostile
@@ -114,7 +117,7 @@ for name in ("agent", "victim"):
 // The sleeps of the fork steps: durations no other run of this script on
 // the machine uses (they are how processesWith finds what is left).
 const sleeps = Object.fromEntries(
-  Object.entries({ fork: 271.8, forktimeout: 271.9, survivor: 314.2, closer: 314.3 }).map(([k, v]) => [k, `${v}${process.pid}`]),
+  Object.entries({ fork: 271.8, forktimeout: 271.9, survivor: 314.2, closer: 314.3, killed: 314.4 }).map(([k, v]) => [k, `${v}${process.pid}`]),
 );
 
 // Listeners outside the sandbox, on the loopback.
@@ -270,7 +273,7 @@ async function connect(label, { env, terms, perms }, body) {
     let app = acp.client({ name: `hermes-acp-sandbox-${label}` });
     app = perms.install(app);
     if (terms) app = terms.install(app);
-    await app.connectWith(agentProc.stream, async (agent) => {
+    const connected = app.connectWith(agentProc.stream, async (agent) => {
       await step(
         `${label}: initialize`,
         agent.request(acp.methods.agent.initialize, {
@@ -281,8 +284,13 @@ async function connect(label, { env, terms, perms }, body) {
       );
       await body(agent, agentProc);
     });
+    // An agent the test killed closes the connection under it.
+    await connected.catch((err) => {
+      if (!agentProc.killedByTest || !/connection closed/i.test(String(err))) throw err;
+    });
   } finally {
-    await stopAgent(agentProc);
+    if (agentProc.killedByTest) await agentProc.exited;
+    else await stopAgent(agentProc);
   }
 }
 
@@ -478,6 +486,7 @@ async function main() {
     { id: "tmpother", args: { command: "cat /tmp/s1-marker 2>/dev/null || echo private-tmp" } },
     { id: "closer", args: { command: `${python} fork.py ${sleeps.closer} wait`, background: true } },
   ];
+  const killed = [{ id: "killed", args: { command: `${python} fork.py ${sleeps.killed} wait`, background: true } }];
   const editorCmd = `printf '%s|' "a b" 'c;d' "it's" '$HOME' "$(echo sub)"; echo; echo "[\${ANTHROPIC_API_KEY:-none}]"; (echo x > ${outside}/joined) 2>/dev/null || echo refused-write; ls -A ~/.ssh | wc -l`;
   const editor = [{ id: "editor", args: { command: editorCmd } }];
   const fallback = [
@@ -495,7 +504,7 @@ async function main() {
 
   const script = {
     replies: [{ text: "no conversation matched" }],
-    conversations: [conversation("hostile", [...hostile, ...dontAsk]), conversation("second", second), conversation("editor", editor), conversation("landlock", fallback)],
+    conversations: [conversation("hostile", [...hostile, ...dontAsk]), conversation("second", second), conversation("killed", killed), conversation("editor", editor), conversation("landlock", fallback)],
   };
   writeFileSync(scriptPath, JSON.stringify(script)); // JSON is YAML
 
@@ -520,6 +529,23 @@ async function main() {
   });
   check(processesWith(sleeps.survivor).length === 0, `survivor: left after the agent exited: ${show(processesWith(sleeps.survivor))}`);
   note("survivors: a setsid double fork started in the background died with session/close, another with the agent's exit");
+
+  // K: an agent killed with SIGKILL takes its sessions' processes with it
+  // (its sandbox servers get SIGKILL as their parent dies, and their PID
+  // namespaces end with them), however they detached.
+  const pk = new Permissions();
+  await connect("K", { env: process.env, perms: pk }, async (agent, agentProc) => {
+    const s = await step("K: session/new", agent.buildSession(ws).start());
+    await play(s, "killed", killed, pk);
+    check(processesWith(sleeps.killed).length > 0, "killed: the background survivor is not running");
+    agentProc.killedByTest = true;
+    agentProc.child.kill("SIGKILL");
+    await agentProc.exited;
+  });
+  // The kernel ends them asynchronously: give it a few seconds.
+  for (let i = 0; i < 100 && processesWith(sleeps.killed).length > 0; i++) await new Promise((r) => setTimeout(r, 100));
+  check(processesWith(sleeps.killed).length === 0, `killed: left after the agent was killed with SIGKILL: ${show(processesWith(sleeps.killed))}`);
+  note("killed agent: a setsid double fork in the background died with an agent killed by SIGKILL");
 
   // B and C: editor terminals, vector and shell-joined.
   const outs = {};

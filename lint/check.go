@@ -23,6 +23,10 @@ const (
 	CodeTOMLSyntax       = "toml-syntax"
 	CodeGoSyntax         = "go-syntax"
 	CodeGoModSyntax      = "gomod-syntax"
+	// CodeGoTypes is the code of the Go type check's errors (package
+	// lint/gotypes), which this package only renders: it never
+	// type-checks.
+	CodeGoTypes = "go-types"
 )
 
 // finding is one problem in byte offsets, before it is mapped to LSP

@@ -30,6 +30,14 @@ type Result struct {
 	// SkipReason says why the lint was skipped, in hermes-agent's words
 	// ("No linter for .txt files").
 	SkipReason string
+	// Elsewhere holds the diagnostics the edit introduced in other files:
+	// the Go type check's errors in other files of the edited package (a
+	// renamed function still called there), by file. Set by [Result.WithTypes].
+	Elsewhere []FileDiagnostics
+	// TypesPending is true when the Go type check of the edit had not
+	// finished when this Result was rendered: its findings go to the
+	// editor as diagnostics when they are ready.
+	TypesPending bool
 }
 
 // maxDiffLines bounds the changed middle of the two contents (in lines, old

@@ -92,6 +92,15 @@ func (m *Mapper) positionFrom(line, from int, units uint32, off int) (protocol.P
 	return protocol.Position{Line: uint32(line), Character: units}, i
 }
 
+// ClampedRange returns the LSP range of the bytes [start, end) of the
+// content, clamped into it and ordered: 0-based lines, UTF-16 characters, an offset
+// inside a rune rounded down to its start. Other packages that report
+// problems in byte offsets (the Go type check) use it, so that positions
+// are counted in one place.
+func (m *Mapper) ClampedRange(start, end int) protocol.Range {
+	return newRangeCursor(m).clampedRange(start, end)
+}
+
 // rangeCursor maps the ranges of one content's findings, in order of their
 // starts, counting each line's characters once rather than once per finding
 // (a minified line can carry thousands of them): starts and ends each go on

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -63,62 +64,152 @@ func (m ModelLint) MarshalJSON() ([]byte, error) {
 //   - skipped: status "skipped" and the skip reason as message;
 //   - no errors in the new content: status "ok" and empty output (warnings
 //     the edit introduced, such as duplicate YAML keys, go in the message);
-//   - errors introduced: status "error" and the introduced diagnostics as
-//     output, headed by [NewErrorsHeader] when pre-existing errors were
+//   - errors introduced (syntax errors, or Go type errors here or in other
+//     files of the package): status "error" and the introduced diagnostics
+//     as output, headed by [NewErrorsHeader] when pre-existing errors were
 //     filtered out;
 //   - only pre-existing errors: status "error", every current diagnostic as
 //     output and [PreexistingMessage].
 //
-// At most 20 diagnostics are listed; a last line counts the rest.
+// At most 20 diagnostics are listed; a last line counts the rest. When the
+// Go type check is still running ([Result.TypesPending]) the message says
+// so.
 func (r Result) ModelLint() ModelLint {
 	if r.Skipped {
 		return ModelLint{Status: StatusSkipped, Message: r.SkipReason}
 	}
+	m := r.modelLint()
+	if r.TypesPending {
+		m.Message = joinNote(m.Message, TypesPendingMessage)
+	}
+	return m
+}
+
+// TypesPendingMessage tells the model that the Go type check of its edit
+// had not finished when the tool returned.
+const TypesPendingMessage = "The Go type check of this edit is still running; its findings will be shown in the editor."
+
+// modelLint is [Result.ModelLint] of a Result that was linted, before the
+// note about a pending type check.
+func (r Result) modelLint() ModelLint {
 	introErrors, introWarnings := countSeverities(r.Introduced)
+	introErrors += r.elsewhereErrors()
 	preErrors, _ := countSeverities(r.Preexisting)
 	switch {
 	case introErrors+preErrors == 0:
 		m := ModelLint{Status: StatusOK}
 		if introWarnings > 0 {
-			m.Message = "No syntax errors, but this edit introduced warnings:\n" + modelLines(r.Introduced)
+			m.Message = "No syntax errors, but this edit introduced warnings:\n" + modelLines(r.Introduced, nil)
 		}
 		return m
 	case introErrors > 0:
-		out := modelLines(r.Introduced)
+		out := modelLines(r.Introduced, r.Elsewhere)
 		if preErrors > 0 {
 			out = NewErrorsHeader + out
 		}
 		return ModelLint{Status: StatusError, Output: out}
 	default:
-		return ModelLint{Status: StatusError, Output: modelLines(r.current()), Message: PreexistingMessage}
+		return ModelLint{Status: StatusError, Output: modelLines(r.current(), nil), Message: PreexistingMessage}
 	}
 }
 
+// joinNote appends note to msg on a line of its own.
+func joinNote(msg, note string) string {
+	if msg == "" {
+		return note
+	}
+	return msg + "\n" + note
+}
+
 // Summary returns a one-line summary for an approval prompt: "this edit
-// introduces 2 syntax errors", "this edit introduces 1 syntax error and 1
-// warning", "no new lint errors" or "lint skipped: No linter for .txt files",
-// followed by " (N pre-existing error[s])" when the file already had errors.
+// introduces 2 syntax errors", "this edit introduces 1 type error", "this
+// edit introduces 1 syntax error and 1 warning", "no new lint errors" or
+// "lint skipped: No linter for .txt files", followed by " (N pre-existing
+// error[s])" when the file already had syntax errors and by "; Go type
+// check still running" when its result was not ready. Type errors are the
+// Go type check's (code [CodeGoTypes]) in the file and elsewhere.
 func (r Result) Summary() string {
 	if r.Skipped {
 		return "lint skipped: " + r.SkipReason
 	}
-	introErrors, introWarnings := countSeverities(r.Introduced)
+	var syntaxErrors, typeErrors, warnings int
+	for _, d := range r.Introduced {
+		switch {
+		case d.Severity != protocol.DiagnosticSeverityError:
+			warnings++
+		case codeOf(d) == CodeGoTypes:
+			typeErrors++
+		default:
+			syntaxErrors++
+		}
+	}
+	typeErrors += r.elsewhereErrors()
 	preErrors, _ := countSeverities(r.Preexisting)
-	var s string
-	switch {
-	case introErrors > 0 && introWarnings > 0:
-		s = "this edit introduces " + plural(introErrors, "syntax error") + " and " + plural(introWarnings, "warning")
-	case introErrors > 0:
-		s = "this edit introduces " + plural(introErrors, "syntax error")
-	case introWarnings > 0:
-		s = "this edit introduces " + plural(introWarnings, "warning")
-	default:
-		s = "no new lint errors"
+	var parts []string
+	if syntaxErrors > 0 {
+		parts = append(parts, plural(syntaxErrors, "syntax error"))
+	}
+	if typeErrors > 0 {
+		parts = append(parts, plural(typeErrors, "type error"))
+	}
+	if warnings > 0 {
+		parts = append(parts, plural(warnings, "warning"))
+	}
+	s := "no new lint errors"
+	if len(parts) > 0 {
+		s = "this edit introduces " + joinAnd(parts)
 	}
 	if preErrors > 0 {
 		s += " (" + plural(preErrors, "pre-existing error") + ")"
 	}
+	if r.TypesPending {
+		s += "; Go type check still running"
+	}
 	return s
+}
+
+// IntroducedErrors counts the error diagnostics the edit introduced, in
+// the file and elsewhere.
+func (r Result) IntroducedErrors() int {
+	errs, _ := countSeverities(r.Introduced)
+	return errs + r.elsewhereErrors()
+}
+
+// joinAnd joins "a", "b" and "c" as "a, b and c".
+func joinAnd(parts []string) string {
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
+// elsewhereErrors counts the error diagnostics in r.Elsewhere.
+func (r Result) elsewhereErrors() int {
+	n := 0
+	for _, f := range r.Elsewhere {
+		errs, _ := countSeverities(f.Diagnostics)
+		n += errs
+	}
+	return n
+}
+
+// WithTypes returns r with the Go type check's errors that the edit
+// introduced added: here, those in the edited file, join r.Introduced (in
+// order), and elsewhere, those in other files of its package, become
+// r.Elsewhere. It clears TypesPending. r itself is not modified.
+func (r Result) WithTypes(here []protocol.Diagnostic, elsewhere []FileDiagnostics) Result {
+	if len(here) > 0 {
+		r.Introduced = slices.Concat(r.Introduced, here)
+		slices.SortStableFunc(r.Introduced, compareDiagnostics)
+	}
+	r.Elsewhere = nil
+	for _, f := range elsewhere {
+		if len(f.Diagnostics) > 0 {
+			r.Elsewhere = append(r.Elsewhere, f)
+		}
+	}
+	r.TypesPending = false
+	return r
 }
 
 // Diagnostics returns the full current set of diagnostics, in order, for
@@ -159,14 +250,26 @@ type FileDiagnostics struct {
 	Diagnostics []protocol.Diagnostic `json:"diagnostics"`
 }
 
-// Meta returns r as the _meta.hermes.lint object for the file at uri.
+// Meta returns r as the _meta.hermes.lint object for the file at uri:
+// its full set, then the errors the edit introduced in other files
+// (r.Elsewhere), each marked introduced.
 func (r Result) Meta(uri protocol.DocumentURI) Meta {
-	return Meta{
+	m := Meta{
 		Status:      r.ModelLint().Status,
 		Introduced:  len(r.Introduced),
 		Preexisting: len(r.Preexisting),
 		Diagnostics: []FileDiagnostics{{URI: uri, Diagnostics: r.Diagnostics()}},
 	}
+	for _, f := range r.Elsewhere {
+		ds := make([]protocol.Diagnostic, len(f.Diagnostics))
+		for i, d := range f.Diagnostics {
+			d.Data = map[string]any{"introduced": true}
+			ds[i] = d
+		}
+		m.Introduced += len(ds)
+		m.Diagnostics = append(m.Diagnostics, FileDiagnostics{URI: f.URI, Diagnostics: ds})
+	}
+	return m
 }
 
 // SyntaxError is the error of the syntax gate: the edit introduces syntax
@@ -253,21 +356,34 @@ func countSeverities(ds []protocol.Diagnostic) (errs, warnings int) {
 	return errs, warnings
 }
 
-// modelLines renders diagnostics one per line for the model, at most
-// maxModelLines of them.
-func modelLines(ds []protocol.Diagnostic) string {
-	var b strings.Builder
-	for i, d := range ds {
-		if i == maxModelLines {
-			fmt.Fprintf(&b, "\n... and %d more", len(ds)-maxModelLines)
-			break
-		}
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(modelLine(d))
+// modelLines renders diagnostics one per line for the model, then those of
+// other files (naming the file), at most maxModelLines of them.
+func modelLines(ds []protocol.Diagnostic, elsewhere []FileDiagnostics) string {
+	var lines []string
+	for _, d := range ds {
+		lines = append(lines, modelLine(d))
 	}
-	return b.String()
+	for _, f := range elsewhere {
+		name := uriBase(f.URI)
+		for _, d := range f.Diagnostics {
+			lines = append(lines, fmt.Sprintf("%s: %s (in %s, line %d, column %d)",
+				modelKind(codeOf(d)), d.Message, name, d.Range.Start.Line+1, d.Range.Start.Character+1))
+		}
+	}
+	if len(lines) > maxModelLines {
+		lines = append(lines[:maxModelLines], fmt.Sprintf("... and %d more", len(lines)-maxModelLines))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// uriBase returns the last element of a file:// URI's path, unescaped.
+func uriBase(uri protocol.DocumentURI) string {
+	s := string(uri)
+	s = s[strings.LastIndexByte(s, '/')+1:]
+	if u, err := url.PathUnescape(s); err == nil {
+		return u
+	}
+	return s
 }
 
 // modelLine renders one diagnostic as "<Kind>: <message> (line L, column C)",
@@ -293,6 +409,8 @@ func modelKind(code string) string {
 		return "GoSyntaxError"
 	case CodeGoModSyntax:
 		return "GoModError"
+	case CodeGoTypes:
+		return "GoTypeError"
 	}
 	return "LintError"
 }

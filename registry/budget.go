@@ -44,6 +44,15 @@ func BudgetForContextWindow(contextTokens int) (resultChars, turnChars int) {
 	return resultChars, turnChars
 }
 
+// Bounds of the saved results of one session (issue 26): a result longer
+// than DefaultMaxSavedFileBytes is saved cut there, with a note at its end;
+// once a session's saved results would pass DefaultMaxSavedSessionBytes,
+// its oldest files are removed first.
+const (
+	DefaultMaxSavedFileBytes    = 8 << 20
+	DefaultMaxSavedSessionBytes = 64 << 20
+)
+
 // resultStore persists oversized results under dir ("" = inline truncation).
 type resultStore struct {
 	dir     string
@@ -53,14 +62,29 @@ type resultStore struct {
 	// suffix returns the random part of a saved file's name; nil means
 	// randomSuffix. Tests replace it to force name collisions.
 	suffix func() string
+	// fault is the pipeline's fault-injection hook (nil but in the tests of
+	// the catch-all and the faultinject build).
+	fault func(stage, tool string)
+	// maxFile and maxSession bound one file and all of this store's files
+	// (bytes).
+	maxFile, maxSession int64
 
-	mu    sync.Mutex        // guards saved
+	mu    sync.Mutex        // guards saved, files and total
 	saved map[string]string // path of each file this store saved (as named, and real) → real path
+	files []savedFile       // the files this store saved and still has, oldest first
+	total int64             // their bytes
 }
 
-// remember records path, a file this store just saved, under its name and
-// its real path (symbolic links in the results dir resolved).
-func (s *resultStore) remember(path string) {
+// savedFile is one file a store wrote.
+type savedFile struct {
+	name, path string
+	size       int64
+}
+
+// remember records path, a file of size bytes this store just saved under
+// name, by its path and its real path (symbolic links in the results dir
+// resolved).
+func (s *resultStore) remember(name, path string, size int64) {
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		real = path
@@ -72,16 +96,83 @@ func (s *resultStore) remember(path string) {
 	}
 	s.saved[path] = real
 	s.saved[real] = real
+	s.files = append(s.files, savedFile{name, path, size})
+	s.total += size
 }
 
 // forget undoes remember for a file removed again.
 func (s *resultStore) forget(path string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.forgetLocked(path)
+}
+
+func (s *resultStore) forgetLocked(path string) {
 	if real, ok := s.saved[path]; ok {
 		delete(s.saved, real)
 		delete(s.saved, path)
 	}
+	for i, f := range s.files {
+		if f.path == path {
+			s.total -= f.size
+			s.files = append(s.files[:i], s.files[i+1:]...)
+			break
+		}
+	}
+}
+
+// makeRoom removes this store's oldest files until size more bytes fit in
+// the session's bound.
+func (s *resultStore) makeRoom(root *os.Root, size int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for len(s.files) > 0 && s.total+size > s.limitSession() {
+		old := s.files[0]
+		if err := root.Remove(old.name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			s.log.Warn("could not remove an old saved result", "path", old.path, "err", err)
+		}
+		s.log.Info("removed the oldest saved result: the session's saved results are bounded", "path", old.path, "bytes", old.size, "bound", s.limitSession())
+		s.forgetLocked(old.path)
+	}
+}
+
+func (s *resultStore) limitFile() int64 {
+	if s.maxFile > 0 {
+		return s.maxFile
+	}
+	return DefaultMaxSavedFileBytes
+}
+
+func (s *resultStore) limitSession() int64 {
+	if s.maxSession > 0 {
+		return max(s.maxSession, s.limitFile())
+	}
+	return max(DefaultMaxSavedSessionBytes, s.limitFile())
+}
+
+// bounded returns content as it is saved: whole, or cut at the file bound
+// (at a character boundary) with a note at its end; cut is the bytes kept
+// (0 when whole).
+func (s *resultStore) bounded(content string) (saved string, cut int64) {
+	limit := s.limitFile()
+	if int64(len(content)) <= limit {
+		return content, 0
+	}
+	note := fmt.Sprintf("\n\n[... cut here: the result was %s bytes; a saved result keeps at most its first %s ...]\n",
+		groupThousands(len(content)), sizeText(limit))
+	keep := max(int(limit)-len(note), 0)
+	for keep > 0 && !utf8.RuneStart(content[keep]) {
+		keep--
+	}
+	return content[:keep] + note, int64(keep)
+}
+
+// sizeText writes a byte count as "8 MiB" or "512 KiB".
+func sizeText(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	}
+	return strconv.FormatInt(n>>10, 10) + " KiB"
 }
 
 // lookup returns the real path of the saved file that path names exactly,
@@ -153,7 +244,8 @@ func (s *resultStore) persist(reader, tool, id, content string, threshold int) (
 		// Every name has the same length, so the note's size is known before
 		// anything is written: a note that would not shrink the result
 		// costs no file.
-		msg := func(path string) string { return persistedMessage(reader, preview, hasMore, size, path) }
+		_, cut := s.bounded(content)
+		msg := func(path string) string { return persistedMessage(reader, preview, hasMore, size, path, cut) }
 		if utf8.RuneCountInString(msg(filepath.Join(s.dir, s.name(id, strings.Repeat("0", resultSuffixHex))))) >= size {
 			return content, false
 		}
@@ -222,9 +314,12 @@ func randomSuffix() string {
 // write stores content in a new file of dir named for call id through an
 // os.Root, so the file can never land outside dir. The file is created
 // with O_EXCL: it never replaces another result, whoever wrote that one;
-// a taken name is retried with a new suffix. write checks that every byte
-// reached the disk and returns the file's path.
+// a taken name is retried with a new suffix. Content longer than the file
+// bound is saved cut (see bounded), and the session's oldest files are
+// removed first when the new one would pass the session's bound. write
+// checks that every byte reached the disk and returns the file's path.
 func (s *resultStore) write(id, content string) (string, error) {
+	content, _ = s.bounded(content)
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return "", fmt.Errorf("create results dir: %w", err)
 	}
@@ -233,6 +328,7 @@ func (s *resultStore) write(id, content string) (string, error) {
 		return "", fmt.Errorf("open results dir: %w", err)
 	}
 	defer root.Close()
+	s.makeRoom(root, int64(len(content)))
 	for range resultNameAttempts {
 		name := s.name(id, s.nextSuffix())
 		f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
@@ -247,7 +343,7 @@ func (s *resultStore) write(id, content string) (string, error) {
 			return "", fmt.Errorf("write result %s: %w", name, err)
 		}
 		path := filepath.Join(s.dir, name)
-		s.remember(path)
+		s.remember(name, path, int64(len(content)))
 		return path, nil
 	}
 	return "", fmt.Errorf("write result for %q: %d names taken", id, resultNameAttempts)
@@ -335,7 +431,9 @@ func generatePreview(content string, max int) (string, bool) {
 }
 
 // persistedMessage renders hermes's <persisted-output> block.
-func persistedMessage(reader, preview string, hasMore bool, size int, path string) string {
+// cut, when not 0, is the bytes of the output the file holds (the rest was
+// past the saved file's bound).
+func persistedMessage(reader, preview string, hasMore bool, size int, path string, cut int64) string {
 	kb := float64(size) / 1024
 	sizeStr := strconv.FormatFloat(kb, 'f', 1, 64) + " KB"
 	if kb >= 1024 {
@@ -344,7 +442,11 @@ func persistedMessage(reader, preview string, hasMore bool, size int, path strin
 	var b strings.Builder
 	b.WriteString(persistedOutputTag + "\n")
 	fmt.Fprintf(&b, "This tool result was too large (%s characters, %s).\n", groupThousands(size), sizeStr)
-	fmt.Fprintf(&b, "Full output saved to: %s\n", path)
+	if cut > 0 {
+		fmt.Fprintf(&b, "Its first %s bytes saved to: %s\n", groupThousands(int(cut)), path)
+	} else {
+		fmt.Fprintf(&b, "Full output saved to: %s\n", path)
+	}
 	fmt.Fprintf(&b, "Use the %s tool with offset and limit to access specific sections of this output.\n\n", reader)
 	fmt.Fprintf(&b, "Preview (first %d chars):\n", utf8.RuneCountInString(preview))
 	b.WriteString(preview)
@@ -386,6 +488,10 @@ const budgetToolName = "__budget_enforcement__"
 // read_file already limits itself. A result is replaced only by a shorter
 // note (see persist), so the batch never grows: when only small results are
 // left, the batch stays over budget rather than get bigger.
+//
+// A panic while one result is saved fails that call (the catch-all's error
+// result replaces its content; see [Turn.Run]); the others stay as they
+// are.
 func (s *resultStore) enforceTurnBudget(reader string, calls []*Call, pinned []bool, outs []Outcome, budget int) {
 	sizes := make([]int, len(outs))
 	total := 0
@@ -411,7 +517,20 @@ func (s *resultStore) enforceTurnBudget(reader string, calls []*Call, pinned []b
 		if id == "" {
 			id = "budget_" + strconv.Itoa(i)
 		}
-		replacement, written := s.persist(reader, budgetToolName, id, outs[i].Content, 0)
+		var (
+			replacement string
+			written     bool
+		)
+		if pp := catchPanic(func() {
+			if s.fault != nil {
+				s.fault(stageTurnBudget, calls[i].Name)
+			}
+			replacement, written = s.persist(reader, budgetToolName, id, outs[i].Content, 0)
+		}); pp != nil {
+			outs[i] = pp.outcome(stageTurnBudget, calls[i], s.log)
+			total += utf8.RuneCountInString(outs[i].Content) - sizes[i]
+			continue
+		}
 		if replacement == outs[i].Content {
 			continue // a note would not be shorter
 		}

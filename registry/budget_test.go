@@ -120,7 +120,7 @@ func TestGeneratePreview(t *testing.T) {
 
 func TestPersistedMessage(t *testing.T) {
 	t.Parallel()
-	msg := persistedMessage("read_file", "first 100 chars...", true, 50_000, "/r/test123.txt")
+	msg := persistedMessage("read_file", "first 100 chars...", true, 50_000, "/r/test123.txt", 0)
 	want := "<persisted-output>\n" +
 		"This tool result was too large (50,000 characters, 48.8 KB).\n" +
 		"Full output saved to: /r/test123.txt\n" +
@@ -131,13 +131,13 @@ func TestPersistedMessage(t *testing.T) {
 	if msg != want {
 		t.Errorf("persistedMessage =\n%s\nwant\n%s", msg, want)
 	}
-	if got := persistedMessage("read_file", "all", false, 3, "/r/x.txt"); strings.Contains(got, "\n...\n") {
+	if got := persistedMessage("read_file", "all", false, 3, "/r/x.txt", 0); strings.Contains(got, "\n...\n") {
 		t.Errorf("persistedMessage without more = %q, want no ellipsis line", got)
 	}
-	if got := persistedMessage("read_file", "x", true, 2_000_000, "/r/big.txt"); !strings.Contains(got, "(2,000,000 characters, 1.9 MB)") {
+	if got := persistedMessage("read_file", "x", true, 2_000_000, "/r/big.txt", 0); !strings.Contains(got, "(2,000,000 characters, 1.9 MB)") {
 		t.Errorf("persistedMessage for 2M chars = %q, want size in MB", got)
 	}
-	if got := persistedMessage("open_saved", "x", true, 5_000, "/r/y.txt"); !strings.Contains(got, "\nUse the open_saved tool with offset and limit to access specific sections of this output.\n") ||
+	if got := persistedMessage("open_saved", "x", true, 5_000, "/r/y.txt", 0); !strings.Contains(got, "\nUse the open_saved tool with offset and limit to access specific sections of this output.\n") ||
 		strings.Contains(got, "read_file") {
 		t.Errorf("persistedMessage with reader open_saved = %q, want it to name open_saved only", got)
 	}

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -120,5 +121,68 @@ func TestSaveResult(t *testing.T) {
 	none := newTestPipeline(t, PipelineOptions{}, reader)
 	if _, err := none.SaveResult("c", "x"); err == nil {
 		t.Error("SaveResult without a results dir succeeded")
+	}
+}
+
+// TestSavedResultsBounded: a result longer than the file bound is saved
+// cut there, with a note at its end and a <persisted-output> note that says
+// so; a session's saved results stay under its bound, the oldest removed
+// first and no longer readable.
+func TestSavedResultsBounded(t *testing.T) {
+	t.Parallel()
+	results := filepath.Join(t.TempDir(), "results")
+	big := Entry{Name: "big", Toolset: "t", MaxResultChars: 10_000, Handler: func(context.Context, *Call) (Result, error) {
+		return Text(strings.Repeat("é line of output\n", 5_000), false), nil // 90 000 bytes
+	}}
+	reader := readerEntry("read_file", okHandler(""))
+	p := newTestPipeline(t, PipelineOptions{ResultsDir: results, SessionID: "s1", MaxSavedFileBytes: 32 << 10, MaxSavedSessionBytes: 100 << 10}, big, reader)
+
+	outs := p.NewTurn().Run(context.Background(), []*Call{{ID: "c1", Name: "big", RawArgs: `{}`}}, RunOptions{})
+	m := regexp.MustCompile(`Its first ([\d,]+) bytes saved to: (\S+)`).FindStringSubmatch(outs[0].Content)
+	if !outs[0].Persisted || m == nil {
+		t.Fatalf("the cut result's note: %.400s", outs[0].Content)
+	}
+	first := m[2]
+	data, err := os.ReadFile(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) > 32<<10 || !strings.HasSuffix(string(data), "a saved result keeps at most its first 32 KiB ...]\n") || !strings.HasPrefix(string(data), "é line") {
+		t.Errorf("saved file: %d bytes, ends %q", len(data), data[max(0, len(data)-120):])
+	}
+	var paths []string
+	for i := range 4 {
+		path, err := p.SaveResult(fmt.Sprintf("page%d", i), strings.Repeat("x", 30<<10))
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, path)
+	}
+	// 32 KiB + 4 × 30 KiB passes 100 KiB: the first two went, oldest first.
+	if _, err := os.Stat(first); !os.IsNotExist(err) {
+		t.Errorf("the oldest saved result is still there: %v", err)
+	}
+	if _, ok := p.SavedResult(first); ok {
+		t.Error("the removed result is still readable")
+	}
+	if _, err := os.Stat(paths[0]); !os.IsNotExist(err) {
+		t.Errorf("the second oldest is still there: %v", err)
+	}
+	var total int64
+	entries, _ := os.ReadDir(results)
+	for _, e := range entries {
+		fi, _ := e.Info()
+		total += fi.Size()
+		if fi.Size() > 32<<10 {
+			t.Errorf("%s is %d bytes, over the file bound", e.Name(), fi.Size())
+		}
+	}
+	if total > 100<<10 || len(entries) != 3 {
+		t.Errorf("%d files, %d bytes saved; want 3 files under 100 KiB", len(entries), total)
+	}
+	for _, path := range paths[1:] {
+		if _, ok := p.SavedResult(path); !ok {
+			t.Errorf("%s is not readable", path)
+		}
 	}
 }

@@ -67,6 +67,9 @@ type Sandbox struct {
 	// userns, when set, replaces the check that user namespaces work
 	// (tests force the fallback with it).
 	userns func() error
+	// ptraceScope, when set, replaces the reading of Yama's
+	// kernel.yama.ptrace_scope (tests force a restricted ptrace with it).
+	ptraceScope func() int
 
 	once     sync.Once
 	defaults []string

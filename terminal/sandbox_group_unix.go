@@ -23,6 +23,9 @@ type groupRunner struct {
 	// process, stopped at its exec by ptrace, to set its limits and let it
 	// go (only with confine, which starts it on a locked thread).
 	gate func(pid int) error
+	// limit, when set, sets the limits of the process just started, where
+	// it cannot be stopped at its exec (ptrace restricted).
+	limit func(pid int) error
 	// wrap, when set, rewrites the program's argv (Seatbelt).
 	wrap func(e Exec) []string
 }
@@ -93,11 +96,21 @@ func (g groupRunner) start(ctx context.Context, e Exec) (*Proc, error) {
 		}
 		return nil, err
 	}
+	pid := cmd.Process.Pid
+	if g.limit != nil {
+		if err := g.limit(pid); err != nil {
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			_ = cmd.Wait()
+			if ptm != nil {
+				ptm.Close()
+			}
+			return nil, err
+		}
+	}
 	grace := e.KillGrace
 	if grace <= 0 {
 		grace = DefaultKillGrace
 	}
-	pid := cmd.Process.Pid
 	p := &Proc{pid: pid, pty: ptm, done: make(chan struct{})}
 	p.kill = func() {
 		_ = syscall.Kill(-pid, syscall.SIGTERM)

@@ -88,7 +88,42 @@ func (s *Sandbox) fallbackKind() (Confinement, bool) {
 	if err := check(); err != nil {
 		return s.landlockConfinement("user namespaces are unavailable: " + err.Error()), true
 	}
+	if sc := s.yamaScope(); sc >= 3 {
+		return s.landlockConfinement(fmt.Sprintf("ptrace is disabled (kernel.yama.ptrace_scope is %d), which the namespace sandbox needs to prepare each command before it runs", sc)), true
+	}
 	return Confinement{}, false
+}
+
+// yamaScope is Yama's kernel.yama.ptrace_scope (0 without Yama): at 2 only
+// a tracer with CAP_SYS_PTRACE may have a child stop at its exec, at 3
+// nobody may.
+func (s *Sandbox) yamaScope() int {
+	if s.ptraceScope != nil {
+		return s.ptraceScope()
+	}
+	b, err := os.ReadFile("/proc/sys/kernel/yama/ptrace_scope")
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	return n
+}
+
+// gateless reports whether this process cannot stop its commands at their
+// exec (ptrace restricted by Yama, and no CAP_SYS_PTRACE at 2): the
+// Landlock-only sandbox then sets their limits just after they start.
+func (s *Sandbox) gateless() bool {
+	switch sc := s.yamaScope(); {
+	case sc >= 3:
+		return true
+	case sc == 2:
+		var caps [2]unix.CapUserData
+		if err := unix.Capget(&unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}, &caps[0]); err != nil {
+			return true
+		}
+		return caps[0].Effective&(1<<unix.CAP_SYS_PTRACE) == 0
+	}
+	return false
 }
 
 // landlockConfinement is the Landlock-only fallback for reason, or none
@@ -100,6 +135,9 @@ func (s *Sandbox) landlockConfinement(reason string) Confinement {
 	gaps := landlockGaps
 	if LandlockABI() < 6 {
 		gaps = append(gaps[:len(gaps):len(gaps)], "signals to other processes of your user (Landlock before ABI 6 cannot scope them)")
+	}
+	if s.gateless() {
+		gaps = append(gaps[:len(gaps):len(gaps)], fmt.Sprintf("processes a command starts at once, before its resource limits are set (ptrace is restricted: kernel.yama.ptrace_scope is %d)", s.yamaScope()))
 	}
 	return Confinement{Kind: KindLandlock, Reason: reason, Gaps: gaps}
 }
@@ -506,12 +544,19 @@ func (s *Sandbox) newRunner(ss *SandboxSession, dir string) (runner, Confinement
 	}
 	scoped := LandlockABI() >= 6
 	lim := s.Limits.effective()
-	return groupRunner{
+	g := groupRunner{
 		confine: func(e Exec, start func() error) error {
 			return startSandboxed(lw, ruleOptions{scoped: scoped, denyTCP: !e.Network}, start)
 		},
 		gate: func(pid int) error { return gateLimits(pid, lim, false) },
-	}, c, nil
+	}
+	if s.gateless() {
+		// No stop at the exec: the limits follow the start (a gap the
+		// confinement names).
+		g.gate = nil
+		g.limit = func(pid int) error { return setLimits(pid, lim, false) }
+	}
+	return g, c, nil
 }
 
 // gateLimits sets the resource limits of process pid, stopped by ptrace at

@@ -74,7 +74,7 @@ func newNSBox(t *testing.T, mod func(*Sandbox)) *nsBox {
 	ss := b.sb.NewSession([]string{b.root})
 	t.Cleanup(func() { ss.Close() })
 	b.l = &Local{Sandbox: ss, Environ: Environ{Base: env}}
-	if c := ss.Confinement(); c.Kind != KindNamespaces && !b.sb.LandlockOnly && b.sb.userns == nil {
+	if c := ss.Confinement(); c.Kind != KindNamespaces && !b.sb.LandlockOnly && b.sb.userns == nil && b.sb.ptraceScope == nil {
 		t.Fatalf("the sandbox fell back to %+v although user namespaces are enabled", c)
 	}
 	return b
@@ -170,6 +170,30 @@ func TestSandboxDevices(t *testing.T) {
 	}
 	if res := b.sh(t, "head -c 3 /dev/zero | od -An -tx1 && echo hi > /dev/null && echo ok"); res.ExitCode != 0 || !strings.Contains(res.Output, "00 00 00") {
 		t.Errorf("the harmless devices = %+v", res)
+	}
+}
+
+// TestSandboxCapabilities: a command has no capability in any set and no
+// way to gain one (no_new_privs), whoever the agent runs as, and a
+// set-user-id program does not change that.
+func TestSandboxCapabilities(t *testing.T) {
+	t.Parallel()
+	b := newNSBox(t, nil)
+	for _, cmd := range []string{"grep -E '^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs):' /proc/self/status", "sh -c \"grep -E '^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs):' /proc/self/status\""} {
+		res := b.sh(t, cmd)
+		want := "CapInh:\t0000000000000000\nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000\nCapBnd:\t0000000000000000\nCapAmb:\t0000000000000000\nNoNewPrivs:\t1\n"
+		if res.Output != want {
+			t.Errorf("%s = %q, want no capabilities and no_new_privs", cmd, res.Output)
+		}
+	}
+	// Root inside cannot undo the view: no mount over the workspace, no
+	// unmount of the command's /proc.
+	if err := os.WriteFile(filepath.Join(b.root, "marker"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := b.sh(t, "mount -t tmpfs none . 2>/dev/null && echo mounted; umount -l /proc 2>/dev/null && echo unmounted; ls; test -e /proc/self/status && echo proc")
+	if res.Output != "marker\nproc\n" {
+		t.Errorf("mount and umount in the sandbox = %q, want both refused", res.Output)
 	}
 }
 
@@ -365,6 +389,37 @@ func TestSandboxLimits(t *testing.T) {
 	}
 }
 
+// TestSandboxToolchains: the default limits and the view do not break the
+// programs commands run most: node, and a headless Chromium rendering a
+// page. Chromium runs with --no-sandbox: its own sandbox needs to write
+// the uid_map of a user namespace of its own, which Landlock refuses in
+// ours (docs/tools.md says so), and root needs the flag anyway.
+func TestSandboxToolchains(t *testing.T) {
+	t.Parallel()
+	b := newNSBox(t, nil)
+	if _, err := exec.LookPath("node"); err == nil {
+		if res := b.sh(t, `node -e 'require("fs").writeFileSync("n.txt", "node-ok"); console.log(require("fs").readFileSync("n.txt", "utf8"))'`); res.Output != "node-ok\n" {
+			t.Errorf("node in the sandbox = %+v", res)
+		}
+	}
+	chromium := ""
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			chromium = p
+			break
+		}
+	}
+	if chromium == "" {
+		return
+	}
+	flags := "--headless=new --disable-gpu --no-sandbox --user-data-dir=$PWD/.chrome"
+	res, err := Run(t.Context(), b.l, Spec{Command: chromium + " " + flags + " --dump-dom 'data:text/html,<p>rendered-in-the-sandbox</p>' 2>&1", Dir: b.root},
+		RunOptions{Timeout: 2 * time.Minute})
+	if err != nil || !strings.Contains(res.Output, "<p>rendered-in-the-sandbox</p>") {
+		t.Errorf("chromium in the sandbox = %+v (%v)", res, err)
+	}
+}
+
 // TestSandboxKill: killing a command ends everything it started, within
 // the grace, whatever it does with SIGTERM.
 func TestSandboxKill(t *testing.T) {
@@ -474,6 +529,31 @@ func TestSandboxFallback(t *testing.T) {
 	}
 }
 
+// TestSandboxFallbackNoPtrace: where Yama forbids ptrace
+// (kernel.yama.ptrace_scope 3, forced here), commands cannot be stopped at
+// their exec, which the namespace sandbox needs: they run under Landlock
+// alone, the reason and the late limits are said, and the limits still
+// apply.
+func TestSandboxFallbackNoPtrace(t *testing.T) {
+	t.Parallel()
+	b := newNSBox(t, func(s *Sandbox) {
+		s.ptraceScope = func() int { return 3 }
+		s.Limits = Limits{FileSize: 1 << 20}
+	})
+	c := b.l.Sandbox.Confinement()
+	if c.Kind != KindLandlock || !strings.Contains(c.Reason, "kernel.yama.ptrace_scope is 3") ||
+		!strings.Contains(strings.Join(c.Gaps, "; "), "before its resource limits are set") {
+		t.Fatalf("Confinement = %+v, want the Landlock fallback naming ptrace_scope and the late limits", c)
+	}
+	if res := b.sh(t, "touch "+filepath.Join(b.sibling, "x")); res.ExitCode == 0 {
+		t.Errorf("write outside = %+v, want it refused", res)
+	}
+	// The limit is set just after the start: ask once it surely is.
+	if res := b.sh(t, "sleep 0.5; ulimit -f"); res.Output != "1024\n" {
+		t.Errorf("ulimit -f = %+v, want 1024 (1 MiB)", res)
+	}
+}
+
 // TestSandboxAsNobody runs the sandbox tests again as an unprivileged user
 // (65534) in a copy of the test binary that user can run.
 func TestSandboxAsNobody(t *testing.T) {
@@ -513,7 +593,7 @@ func TestSandboxAsNobody(t *testing.T) {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(t.Context(), bin, "-test.run", "^TestSandbox(Files|Devices|Hidden|Processes|Network|Limits|Kill|PTY|Fallback)$", "-test.v", "-test.count=1")
+	cmd := exec.CommandContext(t.Context(), bin, "-test.run", "^TestSandbox(Files|Devices|Capabilities|Hidden|Processes|Network|Limits|Toolchains|Kill|PTY|Fallback|FallbackNoPtrace)$", "-test.v", "-test.count=1")
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + home,
 		"TMPDIR=" + tmp, "HERMES_SANDBOX_NOBODY=1", "LANG=C.UTF-8"}

@@ -47,11 +47,32 @@ func seatbeltProfile(p seatbeltPolicy) string {
   (literal "/dev/ptmx") (regex #"^/dev/ttys[0-9]+$") (regex #"^/dev/fd/"))
 `)
 	if len(p.Hidden) > 0 {
+		hidden := sortedPaths(p.Hidden)
 		b.WriteString("\n; Hidden: $HERMES_HOME, the credential places, configured places.\n(deny file-read* file-write*\n")
-		for _, d := range sortedPaths(p.Hidden) {
+		for _, d := range hidden {
 			fmt.Fprintf(&b, "  (subpath %s)\n", sbplString(d))
 		}
 		b.WriteString(")\n")
+		// A writable folder inside a hidden place (the session's scratch
+		// folder inside the sessions' folder) is allowed again after the
+		// deny, so that it holds whether the later or the more specific
+		// rule decides.
+		var inside []string
+		for _, w := range sortedPaths(p.Writable) {
+			for _, h := range hidden {
+				if strings.HasPrefix(w, h+"/") {
+					inside = append(inside, w)
+					break
+				}
+			}
+		}
+		if len(inside) > 0 {
+			b.WriteString("(allow file-read* file-write*\n")
+			for _, d := range inside {
+				fmt.Fprintf(&b, "  (subpath %s)\n", sbplString(d))
+			}
+			b.WriteString(")\n")
+		}
 	}
 	b.WriteString(`
 ; Processes: signals only within this sandbox; no debugging of others.

@@ -30,6 +30,14 @@ func TestSeatbeltProfile(t *testing.T) {
 	if strings.Count(p, "(") != strings.Count(p, ")") {
 		t.Errorf("unbalanced parentheses:\n%s", p)
 	}
+	// The session's scratch folder inside the hidden sessions' folder is
+	// allowed again after the deny.
+	nested := seatbeltProfile(seatbeltPolicy{Writable: []string{"/Users/u/ws", "/Users/u/run/s-1/scratch"}, Hidden: []string{"/Users/u/run", "/Users/u/.ssh"}})
+	deny := strings.Index(nested, "(deny file-read* file-write*")
+	again := strings.Index(nested, "(allow file-read* file-write*\n  (subpath \"/Users/u/run/s-1/scratch\")\n)")
+	if deny < 0 || again < deny || strings.Contains(nested, "(allow file-read* file-write*\n  (subpath \"/Users/u/ws\")") {
+		t.Errorf("the scratch folder is not allowed again after the hidden places:\n%s", nested)
+	}
 	granted := seatbeltProfile(seatbeltPolicy{Writable: []string{"/Users/u/ws"}, Network: true})
 	if strings.Contains(granted, "(deny network*)") || strings.Contains(granted, "(deny file-read*") {
 		t.Errorf("granted profile still denies the network or hides:\n%s", granted)

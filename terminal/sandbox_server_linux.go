@@ -406,9 +406,15 @@ func (s *server) startConfined(cmd *exec.Cmd, x wireExec) (int, error) {
 	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
 		return 0, fmt.Errorf("sandbox: clear ambient capabilities: %w", err)
 	}
-	// No capability at all, inheritable ones included: root's exec would
-	// otherwise get back every inheritable one, whatever the bounding set.
+	// No capability left but CAP_SYS_PTRACE (permitted and effective, for
+	// this thread: where Yama's ptrace_scope is 2 the command may stop at
+	// its exec only for a tracer that has it); no inheritable one: root's
+	// exec would otherwise get back every inheritable one, whatever the
+	// bounding set. The command's exec leaves it with none at all (an
+	// empty bounding set, no ambient or inheritable ones).
 	var caps [2]unix.CapUserData
+	caps[0].Effective = 1 << unix.CAP_SYS_PTRACE
+	caps[0].Permitted = 1 << unix.CAP_SYS_PTRACE
 	if err := unix.Capset(&unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}, &caps[0]); err != nil {
 		return 0, fmt.Errorf("sandbox: drop capabilities: %w", err)
 	}

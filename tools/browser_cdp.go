@@ -14,8 +14,9 @@ import (
 )
 
 // browser_cdp sends a raw Chrome DevTools Protocol command to the session's
-// browser. Methods that can reach outside the page (cdpApproval) are
-// asked for first; URLs it would load go through the URL rules.
+// browser. Methods that can reach outside the page (cdpApproval) and the
+// file methods (cdpfiles.go) are asked for first; URLs it would
+// load go through the browser's URL rules, files through the file tools'.
 var _ = register(registry.Entry{
 	Name:        "browser_cdp",
 	Toolset:     browserToolset,
@@ -84,10 +85,6 @@ func cdpApproval(method string) bool {
 	return false
 }
 
-// cdpURLParams are the methods that load a URL, and the parameter holding
-// it: the URL rules check it first.
-var cdpURLParams = map[string]string{"Page.navigate": "url", "Target.createTarget": "url"}
-
 type browserCDPParams struct {
 	Method   string          `json:"method"`
 	Params   json.RawMessage `json:"params"`
@@ -115,22 +112,10 @@ func browserCDP(ctx context.Context, s *session, call *registry.Call, p *browser
 	if method == "" {
 		return registry.Failed(cdpFail{Error: "'method' is required (e.g. 'Target.getTargets')", CDPDocs: cdpDocsURL}), nil
 	}
+	obj := map[string]any{}
 	if len(p.Params) > 0 && string(p.Params) != "null" {
-		var obj map[string]any
-		if err := json.Unmarshal(p.Params, &obj); err != nil {
+		if err := json.Unmarshal(p.Params, &obj); err != nil || obj == nil {
 			return registry.Failed(cdpFail{Error: "'params' must be an object", Method: method}), nil
-		}
-		if key, ok := cdpURLParams[method]; ok && s.BrowserURL != nil {
-			if u, _ := obj[key].(string); u != "" {
-				if err := s.BrowserURL(ctx, u); err != nil {
-					return registry.Failed(cdpFail{Error: fmt.Sprintf("Blocked: %s: %v", u, err), Method: method}), nil
-				}
-			}
-		}
-	}
-	if cdpApproval(method) {
-		if s.ApproveCDP == nil || !s.ApproveCDP(ctx, call.ID, method) {
-			return registry.Failed(cdpFail{Error: fmt.Sprintf("BLOCKED: %s can reach outside the page and was not approved.", method), Method: method}), nil
 		}
 	}
 	b := s.browser()
@@ -141,7 +126,25 @@ func browserCDP(ctx context.Context, s *session, call *registry.Call, p *browser
 	if p.Timeout != nil && *p.Timeout > 0 {
 		timeout = time.Duration(min(max(*p.Timeout, 1), 300) * float64(time.Second))
 	}
-	res, err := b.CDP(ctx, browser.CDPCall{Method: method, Params: p.Params, TargetID: p.TargetID, FrameID: p.FrameID, Timeout: timeout})
+	cc := browser.CDPCall{Method: method, Params: p.Params, TargetID: p.TargetID, FrameID: p.FrameID, Timeout: timeout}
+	// What the call would load or hand over is checked before anything is
+	// asked: a refusal is never offered to the user.
+	if err := b.CheckCDP(ctx, cc); err != nil {
+		return registry.Failed(cdpFail{Error: s.browserMessage(err, ""), Method: method}), nil
+	}
+	detail, problem := s.cdpFiles(method, obj, b)
+	if problem != "" {
+		return registry.Failed(cdpFail{Error: "BLOCKED: " + problem, Method: method}), nil
+	}
+	if detail != nil {
+		cc.Params = encodeParams(obj)
+	}
+	if cdpApproval(method) || slices.Contains(cdpFileMethods, method) {
+		if s.ApproveCDP == nil || !s.ApproveCDP(ctx, call.ID, method, strings.Join(detail, "\n")) {
+			return registry.Failed(cdpFail{Error: fmt.Sprintf("BLOCKED: %s can reach outside the page and was not approved.", method), Method: method}), nil
+		}
+	}
+	res, err := b.CDP(ctx, cc)
 	if err != nil {
 		return registry.Failed(cdpFail{Error: s.browserMessage(err, ""), Method: method}), nil
 	}

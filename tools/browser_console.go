@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 
+	"github.com/hermes-acp/hermes-acp/browser"
 	"github.com/hermes-acp/hermes-acp/registry"
 )
 
@@ -67,6 +68,9 @@ type browserConsoleResult struct {
 	JSErrors        []consoleError   `json:"js_errors"`
 	TotalMessages   int              `json:"total_messages"`
 	TotalErrors     int              `json:"total_errors"`
+	// BlockedRequests are the requests of the page (and of its frames,
+	// popups and workers) the URL policy refused: hermes-acp's addition.
+	BlockedRequests []browser.Refusal `json:"blocked_requests,omitempty"`
 }
 
 type browserEvalResult struct {
@@ -87,7 +91,7 @@ func browserConsole(ctx context.Context, s *session, _ *registry.Call, p *browse
 		}
 		return registry.OK(browserEvalResult{Success: true, Result: v, ResultType: jsonType(v)}), nil
 	}
-	msgs, errs, err := b.Console(ctx, p.Clear)
+	msgs, errs, refused, err := b.Console(ctx, p.Clear)
 	if err != nil {
 		return s.browserError(err, ""), nil
 	}
@@ -99,6 +103,7 @@ func browserConsole(ctx context.Context, s *session, _ *registry.Call, p *browse
 		out.JSErrors = append(out.JSErrors, consoleError{Message: e.Message, Source: "exception"})
 	}
 	out.TotalMessages, out.TotalErrors = len(out.ConsoleMessages), len(out.JSErrors)
+	out.BlockedRequests = refused
 	return registry.OK(out), nil
 }
 

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"strings"
 
 	"github.com/hermes-acp/hermes-acp/browser"
@@ -58,6 +59,9 @@ type browserNavigateResult struct {
 	Snapshot       string           `json:"snapshot,omitempty"`
 	ElementCount   int              `json:"element_count"`
 	PendingDialogs []browser.Dialog `json:"pending_dialogs,omitempty"`
+	// BlockedRequests are the page's requests the URL policy refused while
+	// it loaded (hermes-acp's addition).
+	BlockedRequests []browser.Refusal `json:"blocked_requests,omitempty"`
 }
 
 func browserNavigate(ctx context.Context, s *session, _ *registry.Call, p *browserNavigateParams) (registry.Result, error) {
@@ -70,10 +74,11 @@ func browserNavigate(ctx context.Context, s *session, _ *registry.Call, p *brows
 		return noBrowser(), nil
 	}
 	nav, snap, err := b.NavigateAndSnapshot(ctx, url)
-	if err != nil && nav.URL == "" {
+	var blocked *browser.BlockedError
+	if err != nil && (nav.URL == "" || errors.As(err, &blocked)) {
 		return s.browserError(err, ""), nil
 	}
 	// A snapshot that failed after the navigation leaves it out.
 	return registry.OK(browserNavigateResult{Success: true, URL: nav.URL, Title: nav.Title, Snapshot: snap.Text,
-		ElementCount: snap.Elements, PendingDialogs: nav.Dialogs}), nil
+		ElementCount: snap.Elements, PendingDialogs: nav.Dialogs, BlockedRequests: nav.Blocked}), nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hermes-acp/hermes-acp/browser"
 	"github.com/hermes-acp/hermes-acp/lint"
+	"github.com/hermes-acp/hermes-acp/registry"
 	"github.com/hermes-acp/hermes-acp/skills"
 	"github.com/hermes-acp/hermes-acp/terminal"
 	"github.com/hermes-acp/hermes-acp/web"
@@ -33,6 +34,9 @@ type Deps struct {
 	// RefuseNewLintErrors is lint.on_new_errors: refuse — a JSON, YAML or
 	// TOML write that introduces syntax errors is refused before writing.
 	RefuseNewLintErrors bool
+	// Types type-checks the Go files of edits against their packages
+	// (lint.go_types); nil: Go files get the syntax lint only.
+	Types TypeChecker
 	// SavedResult reports whether path names exactly a file in which this
 	// session's result budget saved an oversized result, and returns its
 	// real path: read_file opens those, and only those, outside the
@@ -65,18 +69,15 @@ type Deps struct {
 	// call and closed with the session (OnClose) or when the set closes
 	// (the agent's exit). Nil: the browser tools are unavailable.
 	Browsers *browser.Set
-	// BrowserURL checks a URL before the browser loads it (navigations,
-	// redirects, frames, history); an error blocks it with that reason.
-	// Nil allows every URL.
-	BrowserURL func(ctx context.Context, url string) error
 	// BrowserVision answers question about an image (browser_vision's
 	// screenshot); nil: browser_vision reports that no vision model is
 	// configured (the screenshot is still shown in the editor).
 	BrowserVision func(ctx context.Context, image []byte, mime, question string) (string, error)
 	// ApproveCDP asks whether browser_cdp may send method, one of the
-	// methods that reach outside the page (BrowserCDPNeedsApproval), on
-	// tool call callID. Nil refuses them.
-	ApproveCDP func(ctx context.Context, callID, method string) bool
+	// methods that reach outside the page or touch files, on tool call
+	// callID; detail says what it would do (the files the page would get,
+	// where downloads would land), "" when nothing more. Nil refuses them.
+	ApproveCDP func(ctx context.Context, callID, method, detail string) bool
 	// vision (tools/vision_analyze.go).
 	// Vision asks a model that can see images about image (of type mime)
 	// in a request of its own and returns the model's answer; an error is
@@ -142,6 +143,10 @@ type Web struct {
 	// Policy checks every URL web_extract fetches; nil is the strict
 	// default (public addresses only).
 	Policy *web.Policy
+	// Decoder turns the HTML and PDF pages web_extract fetches into text
+	// under the request's budgets (nil: web.InProcess; the agent gives a
+	// web.Isolated that runs it in a child process with a memory budget).
+	Decoder web.Decoder
 	// CharLimit is web.extract_char_limit, the default char_limit of
 	// web_extract (0: 15 000).
 	CharLimit int
@@ -164,6 +169,32 @@ type Web struct {
 // new content, in the same order (a zero Result when not linted).
 type EditApprover interface {
 	ApproveEdit(ctx context.Context, callID string, changes []workspace.Change, lints []lint.Result) workspace.Decision
+}
+
+// TypeChecker type-checks the Go files of a tool call's changes against
+// their packages (the agent's, over package lint/gotypes).
+type TypeChecker interface {
+	// CheckTypes starts the type check of tool call callID's proposed
+	// changes (decoded texts), whose syntax lints are lints, in the same
+	// order; nil when none of them is checked. It starts before the
+	// approval, which includes it when it is ready in time.
+	CheckTypes(callID string, changes []workspace.Change, lints []lint.Result) TypeCheck
+}
+
+// TypeCheck is one call's type check, from [TypeChecker.CheckTypes]. The
+// call reports each file it wrote or removed, and calls Done when it has
+// made every change it will make (or none); the findings of what it wrote
+// then reach the editor when they are ready.
+type TypeCheck interface {
+	// Wrote records that the call wrote p, whose decoded text is now
+	// text, and returns res, its lint, with the type errors the change
+	// introduced merged in when the check finishes within its budget
+	// (else res is marked TypesPending).
+	Wrote(p workspace.Path, text []byte, res lint.Result) lint.Result
+	// Removed records that the call deleted p or moved it away.
+	Removed(p workspace.Path)
+	// Done ends the call's part in the check.
+	Done()
 }
 
 // LintSink receives lint results for the editor.
@@ -195,6 +226,9 @@ type session struct {
 	// run (a browser set and a browser found): descriptions name them
 	// only then.
 	browserOK func() bool
+	// browserCheck is the availability of the session's browser tools,
+	// one check for all of them (nil without a browser set).
+	browserCheck *registry.Check
 }
 
 func newSession(d Deps) *session {
@@ -203,6 +237,9 @@ func newSession(d Deps) *session {
 	}
 	s := &session{Deps: d, reads: newReadTracker(), patches: newPatchFailures(), web: &browserSession{}}
 	s.browserOK = sync.OnceValue(func() bool { return d.Browsers != nil && d.Browsers.Available() == nil })
+	if d.Browsers != nil {
+		s.browserCheck = registry.NewCheck(d.Browsers.Available) // one for all the browser tools
+	}
 	s.procs = terminal.NewTable(terminal.TableOptions{OnExit: s.announceExit})
 	if d.Terminal.Sandbox != nil && d.Workspace != nil {
 		s.sandbox = d.Terminal.Sandbox.NewSession(d.Workspace.Roots())

@@ -78,6 +78,25 @@ func editGate(env *session, p workspace.Path, res lint.Result) string {
 	return ""
 }
 
+// editTypes starts the type check of a call's changes (lints: their
+// syntax lints). The caller must call Done on what it returns, which is
+// never nil.
+func editTypes(env *session, callID string, changes []workspace.Change, lints []lint.Result) TypeCheck {
+	if env.Types != nil {
+		if tc := env.Types.CheckTypes(callID, changes, lints); tc != nil {
+			return tc
+		}
+	}
+	return noTypeCheck{}
+}
+
+// noTypeCheck is the TypeCheck of a call nothing type-checks.
+type noTypeCheck struct{}
+
+func (noTypeCheck) Wrote(_ workspace.Path, _ []byte, res lint.Result) lint.Result { return res }
+func (noTypeCheck) Removed(workspace.Path)                                        {}
+func (noTypeCheck) Done()                                                         {}
+
 // editChange is the proposal for replacing the text of p (old, when it
 // exists) by new. Both are decoded text (see editText), so the diff shows
 // the real change whatever the file's encoding.
@@ -102,13 +121,14 @@ func editWriteMessage(prefix string, err error) string {
 
 // editWritten does the bookkeeping after the call callID wrote p: the
 // session state learns the new content (so the agent's own write is not
-// reported as an external change), read_file's dedup forgets the path, and
-// the lint goes to the editor. planned is the content (bytes as written)
-// the lint res was computed for; when what was actually written differs
-// (the file changed between the proposal and the write, so its conventions
-// did), the lint is recomputed. Lints see decoded text. It returns the lint
-// of what was written.
-func editWritten(env *session, callID string, p workspace.Path, info workspace.WriteInfo, planned []byte, res lint.Result) lint.Result {
+// reported as an external change), read_file's dedup forgets the path,
+// the call's type check learns the write (and adds its findings when they
+// are ready in time), and the lint goes to the editor. planned is the
+// content (bytes as written) the lint res was computed for; when what was
+// actually written differs (the file changed between the proposal and the
+// write, so its conventions did), the lint is recomputed. Lints see
+// decoded text. It returns the lint of what was written.
+func editWritten(env *session, callID string, p workspace.Path, info workspace.WriteInfo, planned []byte, res lint.Result, types TypeCheck) lint.Result {
 	env.State.RecordWrite(p, info.After)
 	env.reads.forget(p)
 	after := []byte(editText(p, info.After))
@@ -121,6 +141,7 @@ func editWritten(env *session, callID string, p workspace.Path, info workspace.W
 		// when the turn was cancelled, so the editor sees the truth.
 		res = editLint(context.Background(), env, p, before, !info.Created, after)
 	}
+	res = types.Wrote(p, after, res)
 	env.Lint.ReportLint(callID, p, after, res)
 	return res
 }

@@ -229,6 +229,8 @@ func patchReplace(ctx context.Context, env *session, call *registry.Call, params
 		return fail("Failed to write changes: " + msg), nil
 	}
 	change := editChange(p, oldText, true, plan.text)
+	types := editTypes(env, call.ID, []workspace.Change{change}, []lint.Result{res})
+	defer types.Done()
 	if d := env.Approver.ApproveEdit(ctx, call.ID, []workspace.Change{change}, []lint.Result{res}); !d.Approved {
 		if cerr := editCancelled(ctx, "patch", p); cerr != nil {
 			return registry.Result{}, cerr
@@ -249,7 +251,7 @@ func patchReplace(ctx context.Context, env *session, call *registry.Call, params
 		}
 		return fail(msg), nil
 	}
-	res = editWritten(env, call.ID, p, info, plan.planned, res)
+	res = editWritten(env, call.ID, p, info, plan.planned, res, types)
 	env.patches.reset(p.Abs())
 	return registry.OK(patchReplaceResult{
 		Success:       true,
@@ -473,6 +475,8 @@ func patchV4A(ctx context.Context, env *session, call *registry.Call, params *pa
 	for i, s := range plan {
 		proposal[i], lints[i] = s.change, s.res
 	}
+	types := editTypes(env, call.ID, proposal, lints)
+	defer types.Done()
 	if d := env.Approver.ApproveEdit(ctx, call.ID, proposal, lints); !d.Approved {
 		if cerr := ctx.Err(); cerr != nil {
 			return registry.Result{}, fmt.Errorf("patch: %w", cerr)
@@ -482,7 +486,7 @@ func patchV4A(ctx context.Context, env *session, call *registry.Call, params *pa
 
 	// Once anything may have been written, the result reports what was
 	// done, even when the turn is being cancelled.
-	out := patchApply(ctx, env, call.ID, plan)
+	out := patchApply(ctx, env, call.ID, plan, types)
 	out.Warning = warning
 	if out.Success {
 		abs := make([]string, len(touched))
@@ -582,7 +586,7 @@ func patchPlan(ctx context.Context, env *session, fsys *patchFS, changes []v4a.C
 // so a file changed meanwhile is reported instead of overwritten. A failed
 // step does not stop the later ones, as in hermes; the result then carries
 // hermes's "state may be inconsistent" error.
-func patchApply(ctx context.Context, env *session, callID string, plan []patchStep) patchV4AResult {
+func patchApply(ctx context.Context, env *session, callID string, plan []patchStep, types TypeCheck) patchV4AResult {
 	out := patchV4AResult{Success: true}
 	var diffs, errs []string
 	for _, s := range plan {
@@ -590,7 +594,7 @@ func patchApply(ctx context.Context, env *session, callID string, plan []patchSt
 		switch s.fc.Kind {
 		case v4a.Add, v4a.Update:
 			var res lint.Result
-			if res, msg = patchApplyWrite(ctx, env, callID, s); msg == "" {
+			if res, msg = patchApplyWrite(ctx, env, callID, s, types); msg == "" {
 				if out.Lint == nil {
 					out.Lint = map[string]lint.ModelLint{}
 				}
@@ -602,11 +606,11 @@ func patchApply(ctx context.Context, env *session, callID string, plan []patchSt
 				}
 			}
 		case v4a.Delete:
-			if msg = patchApplyDelete(ctx, env, s); msg == "" {
+			if msg = patchApplyDelete(ctx, env, s, types); msg == "" {
 				out.FilesDeleted = append(out.FilesDeleted, s.path.Abs())
 			}
 		case v4a.Move:
-			if msg = patchApplyMove(ctx, env, callID, s); msg == "" {
+			if msg = patchApplyMove(ctx, env, callID, s, types); msg == "" {
 				out.FilesModified = append(out.FilesModified, s.path.Abs(), s.to.Abs())
 			}
 		}
@@ -657,7 +661,7 @@ func patchMatch(ctx context.Context, content, search, replace string) (string, e
 
 // patchApplyWrite applies an add or an update and returns the lint of what
 // it wrote, or why it failed.
-func patchApplyWrite(ctx context.Context, env *session, callID string, s patchStep) (lint.Result, string) {
+func patchApplyWrite(ctx context.Context, env *session, callID string, s patchStep, types TypeCheck) (lint.Result, string) {
 	cur, exists, err := editRead(ctx, env, s.path)
 	switch {
 	case err != nil && s.fc.Kind == v4a.Add:
@@ -675,7 +679,7 @@ func patchApplyWrite(ctx context.Context, env *session, callID string, s patchSt
 	if err != nil {
 		return lint.Result{}, editWriteMessage("", err)
 	}
-	return editWritten(env, callID, s.path, info, s.planned, s.res), ""
+	return editWritten(env, callID, s.path, info, s.planned, s.res, types), ""
 }
 
 // patchSameText reports whether cur, the decoded text of a file now, is the
@@ -686,7 +690,7 @@ func patchSameText(cur, validated string) bool {
 }
 
 // patchApplyDelete removes a file from disk.
-func patchApplyDelete(ctx context.Context, env *session, s patchStep) string {
+func patchApplyDelete(ctx context.Context, env *session, s patchStep, types TypeCheck) string {
 	if _, exists, err := editRead(ctx, env, s.path); err != nil || !exists {
 		return "Cannot delete " + s.fc.Path + ": file not found"
 	}
@@ -695,11 +699,12 @@ func patchApplyDelete(ctx context.Context, env *session, s patchStep) string {
 	}
 	env.State.Forget(s.path)
 	env.reads.forget(s.path)
+	types.Removed(s.path)
 	return ""
 }
 
 // patchApplyMove moves a file; see [patchApply].
-func patchApplyMove(ctx context.Context, env *session, callID string, s patchStep) string {
+func patchApplyMove(ctx context.Context, env *session, callID string, s patchStep, types TypeCheck) string {
 	_, exists, err := editRead(ctx, env, s.to)
 	switch {
 	case err != nil:
@@ -728,7 +733,8 @@ func patchApplyMove(ctx context.Context, env *session, callID string, s patchSte
 	}
 	env.State.Forget(s.path)
 	env.reads.forget(s.path)
-	editWritten(env, callID, s.to, info, s.planned, editLint(context.WithoutCancel(ctx), env, s.to, s.planned, true, s.planned))
+	types.Removed(s.path)
+	editWritten(env, callID, s.to, info, s.planned, editLint(context.WithoutCancel(ctx), env, s.to, s.planned, true, s.planned), types)
 	return ""
 }
 

@@ -31,6 +31,7 @@ var registrationHelperFiles = []string{
 	"encoding.go", // binary files and text encodings for the editing tools
 	"commands.go", // the command tools' seams to the session
 	"browser.go",  // what the browser_* tools share
+	"cdpfiles.go", // the file checks of browser_cdp
 	// execute_code's tool calls: their socket and answers, the relay of a
 	// terminal backend, the check of who connected, per system
 	"execute_code_rpc.go",

@@ -122,6 +122,9 @@ func webExtract(ctx context.Context, s *session, call *registry.Call, p *webExtr
 		client := policy.Client(0)
 		defer client.CloseIdleConnections() // the call's own client: no connection outlives it
 		f := &web.Fetcher{Client: client}
+		if s.Web != nil {
+			f.Decoder = s.Web.Decoder
+		}
 		var wg sync.WaitGroup
 		for _, i := range allowed {
 			wg.Go(func() {
@@ -133,6 +136,9 @@ func webExtract(ctx context.Context, s *session, call *registry.Call, p *webExtr
 				pages[i].URL, pages[i].Title, pages[i].Content = pg.URL, pg.Title, pg.Content
 				if pg.Truncated {
 					pages[i].Content += "\n\n[The page was longer than the download limit and was cut there.]"
+				}
+				if pg.Cut != "" {
+					pages[i].Content += "\n\n[The text stops here: " + pg.Cut + ".]"
 				}
 			})
 		}

@@ -133,6 +133,8 @@ func writeFile(ctx context.Context, env *session, call *registry.Call, params *w
 		return registry.Error(msg), nil
 	}
 	change := editChange(p, oldText, exists, plan.text)
+	types := editTypes(env, call.ID, []workspace.Change{change}, []lint.Result{res})
+	defer types.Done()
 	if d := env.Approver.ApproveEdit(ctx, call.ID, []workspace.Change{change}, []lint.Result{res}); !d.Approved {
 		if cerr := editCancelled(ctx, "write_file", p); cerr != nil {
 			return registry.Result{}, cerr
@@ -147,7 +149,7 @@ func writeFile(ctx context.Context, env *session, call *registry.Call, params *w
 		}
 		return registry.Error(editWriteMessage("Failed to write file: ", err)), nil
 	}
-	res = editWritten(env, call.ID, p, info, plan.planned, res)
+	res = editWritten(env, call.ID, p, info, plan.planned, res, types)
 	return registry.OK(writeFileResult{
 		BytesWritten:  info.Bytes,
 		DirsCreated:   len(info.DirsCreated) > 0,

@@ -16,7 +16,6 @@ import (
 	"codeberg.org/readeck/go-readability/v2"
 	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
 	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
-	"github.com/ledongthuc/pdf"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/charset"
 )
@@ -43,6 +42,9 @@ type Page struct {
 	// Truncated reports that the body was longer than the size limit and
 	// was cut there before extraction.
 	Truncated bool
+	// Cut says why Content stops before the document's end ("": it does
+	// not): a decoder's page or text limit, its time or memory budget.
+	Cut string
 }
 
 // Fetcher fetches URLs and extracts their readable content in process: it
@@ -55,7 +57,10 @@ type Page struct {
 type Fetcher struct {
 	Client   *http.Client
 	MaxBytes int64         // 0: DefaultMaxBytes
-	Timeout  time.Duration // 0: DefaultTimeout
+	Timeout  time.Duration // 0: DefaultTimeout (the download and the decode)
+	// Decoder turns HTML and PDF bodies into text, under the request's
+	// context (nil: InProcess; the agent gives an Isolated one).
+	Decoder Decoder
 }
 
 // Fetch fetches rawURL and returns its readable content. Errors name the URL
@@ -105,7 +110,10 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (Page, error) {
 		body, page.Truncated = body[:max], true
 	}
 	ct := resp.Header.Get("Content-Type")
-	if err := extractInto(&page, body, ct); err != nil {
+	if err := extractInto(ctx, f.Decoder, &page, body, ct); err != nil {
+		if ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
+			return Page{}, fmt.Errorf("fetch %s: timed out after %s while reading its content", rawURL, timeout)
+		}
 		return Page{}, fmt.Errorf("fetch %s: %w", rawURL, err)
 	}
 	return page, nil
@@ -116,30 +124,36 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (Page, error) {
 // that already have the bytes (and for benchmarks).
 func Extract(pageURL string, body []byte, ct string) (Page, error) {
 	p := Page{URL: pageURL}
-	err := extractInto(&p, body, ct)
+	err := extractInto(context.Background(), InProcess{}, &p, body, ct)
 	return p, err
 }
 
-func extractInto(p *Page, body []byte, ct string) error {
+// extractInto decodes body into p: PDF and HTML with dec (nil:
+// InProcess) under ctx, text here (a charset decoder, linear in the size).
+func extractInto(ctx context.Context, dec Decoder, p *Page, body []byte, ct string) error {
+	if dec == nil {
+		dec = InProcess{}
+	}
 	mt, _, _ := mime.ParseMediaType(ct)
+	kind := ""
 	switch {
 	case mt == "application/pdf" || bytes.HasPrefix(body, []byte("%PDF-")):
 		if p.Truncated {
 			return fmt.Errorf("the PDF is larger than the size limit; it cannot be read cut")
 		}
-		text, err := pdfText(body)
-		if err != nil {
-			return err
-		}
-		p.Content = text
-		return nil
+		kind = KindPDF
 	case mt == "text/html" || mt == "application/xhtml+xml" || mt == "" && looksHTML(body):
-		text, err := decode(body, ct)
+		kind = KindHTML
+	}
+	if kind != "" {
+		d, err := dec.Decode(ctx, DecodeJob{Kind: kind, URL: p.URL, ContentType: ct}, body)
 		if err != nil {
 			return err
 		}
-		p.Title, p.Content, err = htmlToMarkdown(text, p.URL)
-		return err
+		p.Title, p.Content, p.Cut = d.Title, d.Content, d.Cut
+		return nil
+	}
+	switch {
 	case strings.HasPrefix(mt, "text/") || mt == "application/json" || strings.HasSuffix(mt, "+json") ||
 		mt == "application/xml" || strings.HasSuffix(mt, "+xml") || mt == "" && utf8.Valid(body):
 		text, err := decode(body, ct)
@@ -244,27 +258,4 @@ func findTitle(n *html.Node) string {
 		}
 	}
 	return ""
-}
-
-// pdfText returns the plain text of a PDF. The PDF library panics on some
-// malformed files; that is an error here.
-func pdfText(body []byte) (text string, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("read PDF: malformed file (%v)", p)
-		}
-	}()
-	r, err := pdf.NewReader(bytes.NewReader(body), int64(len(body)))
-	if err != nil {
-		return "", fmt.Errorf("read PDF: %w", err)
-	}
-	rd, err := r.GetPlainText()
-	if err != nil {
-		return "", fmt.Errorf("read PDF text: %w", err)
-	}
-	out, err := io.ReadAll(rd)
-	if err != nil {
-		return "", fmt.Errorf("read PDF text: %w", err)
-	}
-	return strings.TrimSpace(string(bytes.ToValidUTF8(out, []byte("\uFFFD")))), nil
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"golang.org/x/text/encoding/charmap"
+
+	"github.com/hermes-acp/hermes-acp/internal/testpdf"
 )
 
 // loopbackFetcher fetches from httptest servers (loopback allowed).
@@ -184,7 +186,7 @@ func TestFetchHTTPErrorsAndTypes(t *testing.T) {
 			w.Write([]byte("\x89PNG\r\n\x1a\n"))
 		case "/pdf":
 			w.Header().Set("Content-Type", "application/pdf")
-			w.Write(minimalPDF("Hello from a PDF"))
+			w.Write(testpdf.Minimal("Hello from a PDF"))
 		}
 	})
 	f := loopbackFetcher(0)
@@ -205,30 +207,4 @@ func TestExtractMalformedPDF(t *testing.T) {
 	if _, err := Extract("https://x.example/a.pdf", []byte("%PDF-1.4\ngarbage"), "application/pdf"); err == nil || !strings.Contains(err.Error(), "PDF") {
 		t.Errorf("Extract(bad PDF) = %v, want a PDF error", err)
 	}
-}
-
-// minimalPDF builds a one-page PDF that shows text in Helvetica.
-func minimalPDF(text string) []byte {
-	stream := fmt.Sprintf("BT /F1 24 Tf 72 720 Td (%s) Tj ET", text)
-	objs := []string{
-		"<< /Type /Catalog /Pages 2 0 R >>",
-		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
-		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(stream), stream),
-		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-	}
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n")
-	offs := make([]int, len(objs))
-	for i, o := range objs {
-		offs[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offs {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes()
 }

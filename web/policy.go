@@ -28,16 +28,21 @@ type Resolver interface {
 }
 
 // Policy is the URL safety policy for every URL the agent fetches on the
-// model's behalf (web tools, vision image URLs, browser navigation). The zero
-// value is the strict default: only http and https, and only public
-// addresses.
+// model's behalf (web tools, vision image URLs, and every request of the
+// browser, which reaches the network only through a [Proxy] applying it).
+// The zero value is the strict default: only http and https, and only
+// public addresses.
 //
 // The check runs on the resolved address when the connection is dialled (the
 // client dials exactly the address it checked, so DNS rebinding between a
 // check and the connection cannot reach a refused address) and again on every
 // redirect. Cloud metadata addresses (169.254.169.254, fd00:ec2::254,
 // metadata.google.internal, …) and IPv4 link-local addresses are refused
-// even when AllowPrivate is set, as hermes does.
+// even when AllowPrivate is set, as hermes does. An IPv6 address that
+// carries an IPv4 address (IPv4-mapped, -compatible and -translated, NAT64,
+// 6to4, Teredo, ISATAP) is judged by that IPv4 address too, so no
+// translation form reaches what the IPv4 address would not. Deny adds the
+// user's own refusals (web.deny), which nothing overrides.
 //
 // A Policy is a value; it is safe for concurrent use once built.
 type Policy struct {
@@ -55,6 +60,9 @@ type Policy struct {
 	// Setting names the configuration key that allows private addresses, for
 	// the refusal message; "" means DefaultSetting.
 	Setting string
+	// Deny is web.deny: hosts, domains and address ranges refused on top of
+	// the built-in rules, whatever AllowPrivate and AllowLoopback say.
+	Deny DenyList
 
 	// dial, when set, replaces the network dial (tests count connections).
 	dial func(ctx context.Context, network, addr string) (net.Conn, error)
@@ -70,6 +78,11 @@ type RefusedError struct {
 	Host string
 	// Addr is the refused address, when the refusal is about one.
 	Addr netip.Addr
+	// Carrier is the IPv6 address Addr was found in (a NAT64, 6to4, Teredo
+	// … address), and Form names the scheme ("NAT64"); both zero when Addr
+	// is the address itself.
+	Carrier netip.Addr
+	Form    string
 	// Rule is what the address or URL is: "a private address", "a cloud
 	// metadata address", "not an http or https URL", ….
 	Rule string
@@ -81,11 +94,15 @@ type RefusedError struct {
 func (e *RefusedError) Error() string {
 	var b strings.Builder
 	b.WriteString("refused: ")
+	addr := e.Addr.String()
+	if e.Carrier.IsValid() {
+		addr = fmt.Sprintf("%s (%s of %s)", e.Carrier, e.Form, e.Addr)
+	}
 	switch {
 	case e.Addr.IsValid() && e.Host != "":
-		fmt.Fprintf(&b, "%s resolves to %s, %s", e.Host, e.Addr, e.Rule)
+		fmt.Fprintf(&b, "%s resolves to %s, %s", e.Host, addr, e.Rule)
 	case e.Addr.IsValid():
-		fmt.Fprintf(&b, "%s is %s", e.Addr, e.Rule)
+		fmt.Fprintf(&b, "%s is %s", addr, e.Rule)
 	case e.Host != "":
 		fmt.Fprintf(&b, "%s is %s", e.Host, e.Rule)
 	default:
@@ -153,6 +170,9 @@ var rules = []rule{
 	{prefixes("100.64.0.0/10"), "a shared (CGNAT) address", classPrivate},
 	{prefixes("fe80::/10"), "a link-local address", classPrivate},
 	{prefixes("224.0.0.0/4", "ff00::/8"), "a multicast address", classPrivate},
+	// Local-use NAT64 (RFC 8215): translated by the site's own gateway, to
+	// IPv4 addresses at a position only the site knows.
+	{prefixes("64:ff9b:1::/48"), "a local-use NAT64 address", classPrivate},
 	{prefixes(
 		"0.0.0.0/8", "192.0.0.0/24", "192.0.2.0/24", "198.18.0.0/15",
 		"198.51.100.0/24", "203.0.113.0/24", "240.0.0.0/4",
@@ -168,12 +188,46 @@ func (p *Policy) setting() string {
 }
 
 // CheckAddr reports whether the policy allows connecting to addr, as a
-// *RefusedError when it does not. IPv4-mapped IPv6 addresses are judged by
-// their IPv4 address.
+// *RefusedError when it does not. An IPv6 address is judged as itself and
+// by every IPv4 address it carries (see [EmbeddedIPv4]); the first refusal
+// wins.
 func (p *Policy) CheckAddr(addr netip.Addr) error {
 	a := addr.Unmap().WithZone("")
+	// The carried addresses first: their refusal says more than the
+	// carrier's block ("NAT64 of 169.254.169.254, always refused" rather
+	// than "reserved, allowed by web.allow_private_urls"). An embedded
+	// loopback address is the translator's loopback, not this machine's:
+	// AllowLoopback does not cover it.
+	inner := *p
+	inner.AllowLoopback = false
+	for _, e := range EmbeddedIPv4(a) {
+		if err := inner.checkOne(e.Addr); err != nil {
+			var r *RefusedError
+			if errors.As(err, &r) {
+				r.Carrier, r.Form = a, e.Form
+			}
+			return err
+		}
+	}
+	if err := p.checkOne(a); err != nil {
+		if a != addr.WithZone("") { // IPv4-mapped: say so
+			var r *RefusedError
+			if errors.As(err, &r) {
+				r.Carrier, r.Form = addr.WithZone(""), "IPv4-mapped form"
+			}
+		}
+		return err
+	}
+	return nil
+}
+
+// checkOne applies the deny list and the rules to a itself.
+func (p *Policy) checkOne(a netip.Addr) error {
+	if entry, ok := p.Deny.matchAddr(a); ok {
+		return &RefusedError{Addr: a, Rule: "in " + DenySetting + " (" + entry + ")"}
+	}
 	if metadataAddrs[a] {
-		return &RefusedError{Addr: addr, Rule: "a cloud metadata address", Hint: "always refused"}
+		return &RefusedError{Addr: a, Rule: "a cloud metadata address", Hint: "always refused"}
 	}
 	for _, r := range rules {
 		if !contains(r.prefixes, a) {
@@ -181,13 +235,13 @@ func (p *Policy) CheckAddr(addr netip.Addr) error {
 		}
 		switch {
 		case r.class == classFloor:
-			return &RefusedError{Addr: addr, Rule: r.what, Hint: "always refused"}
+			return &RefusedError{Addr: a, Rule: r.what, Hint: "always refused"}
 		case r.class == classLoopback && (p.AllowLoopback || p.AllowPrivate):
 			return nil
 		case r.class == classPrivate && p.AllowPrivate:
 			return nil
 		}
-		return &RefusedError{Addr: addr, Rule: r.what, Hint: p.setting() + " allows it"}
+		return &RefusedError{Addr: a, Rule: r.what, Hint: p.setting() + " allows it"}
 	}
 	return nil
 }
@@ -236,6 +290,9 @@ func (p *Policy) resolve(ctx context.Context, host string) ([]netip.Addr, error)
 	name := strings.TrimSuffix(strings.ToLower(host), ".")
 	if metadataHosts[name] {
 		return nil, &RefusedError{Host: host, Rule: "a cloud metadata host", Hint: "always refused"}
+	}
+	if entry, ok := p.Deny.matchName(name); ok {
+		return nil, &RefusedError{Host: host, Rule: "in " + DenySetting + " (" + entry + ")"}
 	}
 	if a, err := netip.ParseAddr(strings.Trim(name, "[]")); err == nil {
 		if err := p.CheckAddr(a); err != nil {

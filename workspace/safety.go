@@ -223,6 +223,29 @@ func (w *Workspace) CheckRead(p Path) error {
 	if err := w.check(p); err != nil {
 		return err
 	}
+	return w.readGuards(p)
+}
+
+// CheckReadOutside applies CheckRead's rules to abs, an absolute path that
+// may lie outside the roots, and returns it with its symbolic links
+// resolved: what the rules judged, and what the caller should open. The
+// file must exist. The file tools never read outside the roots; this is
+// for single files the user approves one by one (a file the browser hands
+// to a page).
+func (w *Workspace) CheckReadOutside(abs string) (string, error) {
+	if !filepath.IsAbs(abs) {
+		return "", pathErr(abs, fmt.Sprintf("path '%s' is not absolute; give the full path of a file outside the workspace", abs), ErrInvalidPath)
+	}
+	clean := filepath.Clean(abs)
+	real, err := filepath.EvalSymlinks(clean)
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", clean, unwrapPathError(err))
+	}
+	return real, w.readGuards(Path{abs: clean, real: real})
+}
+
+// readGuards is CheckRead without the check that p is the workspace's.
+func (w *Workspace) readGuards(p Path) error {
 	show := p.abs
 	g := &w.guards
 	if isBlockedDevicePath(p.abs) || isBlockedDevicePath(p.real) {

@@ -491,3 +491,56 @@ func TestSafetyRulesFollowSymlinks(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckReadOutside: a file outside the roots passes the same read
+// rules as one inside them: credentials, secret environment files and the
+// agent's own folder are denied, through symbolic links too; an ordinary
+// file is allowed and its real path returned.
+func TestCheckReadOutside(t *testing.T) {
+	home := realTempDir(t)
+	profile := filepath.Join(home, ".hermes")
+	ws := filepath.Join(home, "project")
+	for _, d := range []string{ws, filepath.Join(home, ".ssh"), profile, filepath.Join(home, "docs")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := map[string]string{".ssh/id_rsa": "KEY", ".ssh/id_rsa.pub": "PUB", "docs/report.pdf": "PDF", "docs/.env": "SECRET=1", ".hermes/state.db": "DB"}
+	for rel, body := range files {
+		if err := os.WriteFile(filepath.Join(home, rel), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(home, ".ssh", "id_rsa"), filepath.Join(home, "docs", "innocent.txt")); err != nil {
+		t.Fatal(err)
+	}
+	w := openWS(t, ws, nil, Options{Home: home, HermesHome: profile})
+	for _, tc := range []struct {
+		rel  string
+		deny bool
+	}{
+		{"docs/report.pdf", false},
+		{".ssh/id_rsa.pub", false},
+		{".ssh/id_rsa", true},
+		{"docs/innocent.txt", true}, // a link to the key
+		{"docs/.env", true},
+		{".hermes/state.db", true},
+	} {
+		abs := filepath.Join(home, tc.rel)
+		real, err := w.CheckReadOutside(abs)
+		switch {
+		case tc.deny && !errors.Is(err, ErrReadDenied):
+			t.Errorf("CheckReadOutside(%s) = %q, %v; want ErrReadDenied", tc.rel, real, err)
+		case !tc.deny && err != nil:
+			t.Errorf("CheckReadOutside(%s) = %v, want allowed", tc.rel, err)
+		case !tc.deny && real != abs:
+			t.Errorf("CheckReadOutside(%s) = %q, want %q", tc.rel, real, abs)
+		}
+	}
+	if _, err := w.CheckReadOutside("docs/report.pdf"); !errors.Is(err, ErrInvalidPath) {
+		t.Errorf("CheckReadOutside(relative) = %v, want ErrInvalidPath", err)
+	}
+	if _, err := w.CheckReadOutside(filepath.Join(home, "missing")); err == nil {
+		t.Error("CheckReadOutside(missing file) = nil")
+	}
+}

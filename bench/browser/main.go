@@ -8,7 +8,7 @@
 //
 // Usage:
 //
-//	go run ./bench/browser -agent-browser PATH [-chromium PATH] [-runs N]
+//	go run ./bench/browser -agent-browser PATH [-chromium PATH] [-runs N] [-large=false] [-mechanisms]
 //
 // Each action is one tool call as the model makes it. navigate is
 // browser_navigate, which loads the page and returns a compact snapshot:
@@ -26,6 +26,12 @@
 // the page, one round trip, one mouse press and release. It is the least
 // any driver of this browser can take for each action, so it bounds the
 // speed-up any driver can reach against agent-browser.
+//
+// With -mechanisms, two more instances of Chromium alone run the same
+// rounds under each way of applying the URL policy to every request
+// (issue 26): through a web.Proxy with Chromium's own DNS off (what the
+// browser package does), and with the DevTools Fetch domain pausing every
+// request until the agent has checked it (the alternative not chosen).
 package main
 
 import (
@@ -44,11 +50,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/hermes-acp/hermes-acp/browser"
+	"github.com/hermes-acp/hermes-acp/web"
 )
 
 const pageHTML = `<!doctype html><html><head><title>Bench</title></head><body>
@@ -65,6 +74,7 @@ func main() {
 	chromium := flag.String("chromium", "", "the Chromium executable both sides use (default: found in PATH)")
 	runs := flag.Int("runs", 15, "measured rounds per side")
 	flag.BoolVar(&withLarge, "large", true, "also snapshot the large page in every round (each navigate then leaves it)")
+	mechanisms := flag.Bool("mechanisms", false, "also time Chromium alone under each URL policy mechanism: the proxy (chosen) and DevTools Fetch interception of every request")
 	flag.Parse()
 	if *ab == "" {
 		fmt.Fprintln(os.Stderr, "usage: browser -agent-browser PATH [-chromium PATH] [-runs N]")
@@ -105,17 +115,30 @@ func main() {
 	theirs := &agentBrowser{bin: *ab, exe: exe, session: fmt.Sprintf("hermesbench%d", os.Getpid())}
 	defer theirs.close()
 
-	floor, err := newFloor(exe)
+	floor, err := newFloor(exe, mechNone)
 	if err != nil {
 		fatal(err)
 	}
 	defer floor.close()
 
-	results := map[string]map[string][]time.Duration{"ours": {}, "agent-browser": {}, "floor": {}}
+	results := map[string]map[string][]time.Duration{"ours": {}, "agent-browser": {}, "floor": {}, mechProxy: {}, mechFetch: {}}
 	sides := []struct {
 		name string
 		do   func(url string) (map[string]time.Duration, error)
 	}{{"ours", ours.round}, {"agent-browser", theirs.round}, {"floor", floor.round}}
+	if *mechanisms {
+		for _, m := range []string{mechProxy, mechFetch} {
+			f, err := newFloor(exe, m)
+			if err != nil {
+				fatal(err)
+			}
+			defer f.close()
+			sides = append(sides, struct {
+				name string
+				do   func(url string) (map[string]time.Duration, error)
+			}{m, f.round})
+		}
+	}
 	for _, s := range sides { // warm-up: starts each browser
 		if _, err := s.do(url); err != nil {
 			fatal(fmt.Errorf("%s warm-up: %w", s.name, err))
@@ -155,6 +178,14 @@ func main() {
 	fmt.Println("Chromium alone: navigate is `Page.navigate` until the load event (no snapshot),")
 	fmt.Println("snapshot one `Runtime.evaluate` of `0` (the least a call to the page costs),")
 	fmt.Println("click one `Input.dispatchMouseEvent` press and release at a known point.")
+	if *mechanisms {
+		fmt.Println("\n| action (Chromium alone) | no policy | through the proxy (chosen) | Fetch interception of every request |")
+		fmt.Println("|---|---:|---:|---:|")
+		for _, a := range []string{"navigate", "snapshot", "click"} {
+			f, p, x := median(results["floor"][a]), median(results[mechProxy][a]), median(results[mechFetch][a])
+			fmt.Printf("| %s | %s | %s (%+.0f %%) | %s (%+.0f %%) |\n", a, ms(f), ms(p), 100*(float64(p)/float64(f)-1), ms(x), 100*(float64(x)/float64(f)-1))
+		}
+	}
 	fmt.Printf("\n| browser memory after the runs (Chromium process tree) | hermes-acp | agent-browser |\n|---|---:|---:|\n")
 	fmt.Printf("| RSS (shared pages counted in each process) | %.0f MiB | %.0f MiB |\n", ourRSS, theirRSS)
 	fmt.Printf("| PSS (shared pages shared out) | %.0f MiB | %.0f MiB |\n", ourPSS, theirPSS)
@@ -188,7 +219,7 @@ type ours struct {
 
 func newOurs(exe string) *ours {
 	set := browser.NewSet(browser.Options{Executable: exe, IdleTimeout: -1})
-	return &ours{set: set, b: set.New(nil)}
+	return &ours{set: set, b: set.New()}
 }
 
 func (o *ours) close() { o.set.Close() }
@@ -241,21 +272,61 @@ type floor struct {
 	x, y   float64
 }
 
-func newFloor(exe string) (*floor, error) {
+// The URL policy mechanisms the floor can run under (issue 26): none,
+// the proxy the browser package uses (every request through a web.Proxy,
+// Chromium's own DNS off), or the alternative that was measured and not
+// chosen: the DevTools Fetch domain pausing every request until the agent
+// checks its URL with the policy and lets it go on.
+const (
+	mechNone  = ""
+	mechProxy = "proxy"
+	mechFetch = "fetch"
+)
+
+func newFloor(exe, mech string) (*floor, error) {
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.Flag("headless", "new"),
 		chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-dev-shm-usage", true), chromedp.Flag("no-sandbox", os.Geteuid() == 0),
 		chromedp.WindowSize(1280, 800))
-	actx, c1 := chromedp.NewExecAllocator(context.Background(), opts...)
 	f := &floor{loaded: make(chan struct{}, 16)}
+	policy := &web.Policy{AllowLoopback: true}
+	if mech == mechProxy {
+		px, err := web.NewProxy(policy, web.ProxyOptions{})
+		if err != nil {
+			return nil, err
+		}
+		f.cancel = append(f.cancel, func() { px.Close() })
+		opts = append(opts, chromedp.ProxyServer("http://"+px.Addr()), chromedp.Flag("proxy-bypass-list", "<-loopback>"),
+			chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"))
+	}
+	actx, c1 := chromedp.NewExecAllocator(context.Background(), opts...)
+	var tab context.Context
 	tab, c2 := chromedp.NewContext(actx, chromedp.WithListener(func(ev any) {
-		if _, ok := ev.(*page.EventLoadEventFired); ok {
+		switch e := ev.(type) {
+		case *page.EventLoadEventFired:
 			f.loaded <- struct{}{}
+		case *fetch.EventRequestPaused:
+			go func() {
+				ctx, cancel := context.WithTimeout(tab, 10*time.Second)
+				defer cancel()
+				if err := policy.CheckURL(ctx, e.Request.URL); err != nil {
+					_, _ = chromedp.Call(ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: e.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
+					return
+				}
+				_, _ = chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: e.RequestID})
+			}()
 		}
 	}))
-	f.tab, f.cancel = tab, []context.CancelFunc{c2, c1}
+	f.tab = tab
+	f.cancel = append([]context.CancelFunc{c2, c1}, f.cancel...)
 	if err := chromedp.Do(tab, chromedp.Func(func(context.Context, *chromedp.Target) error { return nil })); err != nil {
 		f.close()
 		return nil, fmt.Errorf("start the raw Chromium: %w", err)
+	}
+	if mech == mechFetch {
+		if _, err := chromedp.Call(tab, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}}); err != nil {
+			f.close()
+			return nil, err
+		}
 	}
 	return f, nil
 }

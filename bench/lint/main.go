@@ -6,6 +6,10 @@
 // Usage:
 //
 //	go run ./bench/lint -bench BENCH_OUTPUT -fixtures DIR [-runs N] [-load LOAD]
+//	go run ./bench/lint gotypes [-edits N] [-files N]
+//
+// The second form measures the Go type check of package lint/gotypes
+// (gotypes.go).
 //
 // The in-process times are medians of the go test -bench runs in
 // BENCH_OUTPUT, per GOMAXPROCS (go test -cpu). The subprocess side does what
@@ -34,6 +38,15 @@ import (
 )
 
 func main() {
+	run := run
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case "gotypes": // the Go type check (gotypes.go)
+			run = func(args []string, stdout, stderr io.Writer) error { return runGoTypes(args[1:], stdout, stderr) }
+		case goTypesChild:
+			run = func(args []string, stdout, _ io.Writer) error { return goTypesChildMain(args[1:], stdout) }
+		}
+	}
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/lint:", err)
 		os.Exit(1)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -135,5 +136,26 @@ func TestTimeCommandsRunsEachFileEveryRound(t *testing.T) {
 	}
 	if _, err := timeCommands(cmd, []string{filepath.Join(dir, "missing")}, 1); err == nil {
 		t.Error("timeCommands(missing file) = nil error, want an error")
+	}
+}
+
+// TestGoTypesChild: the type check benchmark's child measures a package
+// that checks clean and an edit that adds exactly one error.
+func TestGoTypesChild(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := writeBenchModule(dir, 3); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := goTypesChildMain([]string{"gotypes", dir, "3"}, &out); err != nil {
+		t.Fatalf("child: %v", err)
+	}
+	var r childReport
+	if err := json.Unmarshal([]byte(out.String()), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Introduced != 1 || len(r.Clean) != 3 || len(r.Error) != 3 || r.Cold <= 0 {
+		t.Errorf("report %+v; want 3 clean and 3 error edits timed, the last introducing 1 error", r)
 	}
 }

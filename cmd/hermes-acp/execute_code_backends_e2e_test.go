@@ -5,7 +5,8 @@ package main_test
 // where commands run — in the session's Docker container (a local daemon,
 // the workspace mounted, and the same daemon reached over TCP, the
 // workspace copied) and on an SSH host — their tool calls served through
-// the relay, and they are killed at the timeout.
+// the relay, and they are killed, with what they started, at the timeout
+// and on a cancel.
 
 import (
 	"context"
@@ -33,7 +34,7 @@ func TestTypeScriptSDKExecuteCodeBackends(t *testing.T) {
 			t.Fatalf("python image: %v", err)
 		}
 		for _, host := range []string{d.Host, d.TCP} {
-			cfg := "terminal:\n  backend: docker\n  docker:\n    image: " + image + "\n    host: " + host + "\ncode_execution:\n  timeout: 3\n"
+			cfg := "terminal:\n  backend: docker\n  docker:\n    image: " + image + "\n    host: " + host + "\ncode_execution:\n  timeout: 5\n"
 			runExecuteCodeBackend(t, node, "docker", cfg, "")
 		}
 	})
@@ -45,7 +46,7 @@ func TestTypeScriptSDKExecuteCodeBackends(t *testing.T) {
 			t.Fatal(err)
 		}
 		remote := filepath.Join(t.TempDir(), "remote")
-		cfg := fmt.Sprintf("terminal:\n  backend: ssh\n  ssh:\n    host: 127.0.0.1\n    port: %d\n    user: %s\n    identity_file: %s\n    known_hosts: %s\n    remote_dir: %s\n    ssh_config: none\ncode_execution:\n  timeout: 3\n",
+		cfg := fmt.Sprintf("terminal:\n  backend: ssh\n  ssh:\n    host: 127.0.0.1\n    port: %d\n    user: %s\n    identity_file: %s\n    known_hosts: %s\n    remote_dir: %s\n    ssh_config: none\ncode_execution:\n  timeout: 5\n",
 			srv.Port, u.Username, srv.UserKey, srv.KnownHosts, remote)
 		runExecuteCodeBackend(t, node, "ssh", cfg, remote)
 	})

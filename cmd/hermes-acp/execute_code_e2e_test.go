@@ -3,9 +3,12 @@ package main_test
 // The official ACP TypeScript SDK plays an editor while the scripted model
 // runs execute_code scripts (conformance/execute_code.mjs): a script reads
 // three files through hermes_tools and has its patch rejected, a script's
-// escapes are refused, a loop is stopped at the timeout and on cancel. The
-// script checks the SDK's view; this test checks the wire and that no
-// process of the loops is left.
+// escapes are refused, a loop is stopped at the timeout and on cancel, a
+// hostile script is asked and denied, dont_ask still confines, and a
+// script's network is granted only by the user's answer. The script checks
+// the SDK's view; this test checks the wire, the files a script must not
+// have written, and that no process of the loops is left. As this user
+// (root in CI) and as user 65534 when the test runs as root.
 
 import (
 	"os"
@@ -67,7 +70,7 @@ func runExecuteCode(t *testing.T, dir string, r sdkRun) {
 	r.workdir = mk("work")
 	r.transcript = filepath.Join(mk("transcript"), "transcript.jsonl")
 	r.exec(t, 120*time.Second, "HERMES_HOME="+home, "HOME="+userHome, "TMPDIR="+mk("tmp"))
-	for _, name := range []string{"escape.txt", "escape-dontask.txt", "escape-dontask-shell.txt"} {
+	for _, name := range []string{"escape.txt", "escape-dontask.txt", "escape-dontask-shell.txt", "escape-acceptedits.txt"} {
 		if _, err := os.Stat(filepath.Join(userHome, name)); err == nil {
 			t.Errorf("a script wrote %s into $HOME", name)
 		}
@@ -83,7 +86,7 @@ func runExecuteCode(t *testing.T, dir string, r sdkRun) {
 	if len(lines) == 0 {
 		t.Fatal("no connection in the transcript")
 	}
-	if stops := promptStops(lines); !equalStrings(stops, []string{"end_turn", "end_turn", "end_turn", "cancelled", "end_turn", "end_turn", "end_turn", "end_turn"}) {
+	if stops := promptStops(lines); !equalStrings(stops, []string{"end_turn", "end_turn", "end_turn", "cancelled", "end_turn", "end_turn", "end_turn", "end_turn", "end_turn", "end_turn"}) {
 		t.Errorf("prompts ended %v", stops)
 	}
 	for _, name := range []string{"pgid-timeout", "pgid-cancel"} {

@@ -134,3 +134,45 @@ func TestRunLintJSON(t *testing.T) {
 		t.Errorf("runLint --json output (-want +got):\n%s", diff)
 	}
 }
+
+// TestRunLintGoTypes: a Go file in a module is type-checked with its
+// package; one outside any module gets a note; --types=false turns it off.
+func TestRunLintGoTypes(t *testing.T) {
+	t.Parallel()
+	mod := writeFiles(t, map[string]string{
+		"go.mod": "module example.com/m\n\ngo 1.26\n",
+		"a.go":   "package m\n\nfunc A() int {\n\treturn b()\n}\n",
+		"b.go":   "package m\n\nimport \"os\"\n\nfunc c() {}\n",
+		// excluded by a build constraint no environment satisfies
+		"never.go": "//go:build never\n\npackage m\n\nvar _ int = \"s\"\n",
+	})
+	loose := writeFiles(t, map[string]string{"x.go": "package x\n\nvar _ = y\n"})
+	for _, tc := range []struct {
+		name       string
+		args       []string
+		wantStatus int
+		wantOut    string
+		wantErr    string
+	}{
+		{"type errors of each file", []string{filepath.Join(mod, "a.go"), filepath.Join(mod, "b.go")}, 1,
+			filepath.Join(mod, "a.go") + ":4:9: undefined: b\n" + filepath.Join(mod, "b.go") + ":3:8: \"os\" imported and not used\n", ""},
+		{"off", []string{"--types=false", filepath.Join(mod, "a.go")}, 0, "", ""},
+		{"excluded by build constraints", []string{filepath.Join(mod, "never.go")}, 0, "", "never.go: type check skipped: the file is not part of its package as built in this environment"},
+		{"outside a module", []string{filepath.Join(loose, "x.go")}, 0, "", "type check skipped: not in a Go module"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var stdout, stderr bytes.Buffer
+			status := runLint(tc.args, &stdout, &stderr)
+			if status != tc.wantStatus {
+				t.Errorf("status = %d, want %d (stderr %q)", status, tc.wantStatus, stderr.String())
+			}
+			if diff := cmp.Diff(tc.wantOut, stdout.String()); diff != "" {
+				t.Errorf("stdout (-want +got):\n%s", diff)
+			}
+			if tc.wantErr == "" && stderr.Len() > 0 || !strings.Contains(stderr.String(), tc.wantErr) {
+				t.Errorf("stderr = %q, want %q", stderr.String(), tc.wantErr)
+			}
+		})
+	}
+}

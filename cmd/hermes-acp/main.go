@@ -7,7 +7,7 @@
 //	hermes-acp --setup              configure the model interactively
 //	hermes-acp client [flags] -- AGENT [ARGS]
 //	hermes-acp demo                 run a scripted session and print it
-//	hermes-acp lint [--json] FILE…  lint files as the agent does
+//	hermes-acp lint [--json] FILE…  lint files as the agent does (syntax, and Go types)
 //	hermes-acp tools                list toolsets and tools
 package main
 
@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/hermes-acp/hermes-acp/terminal"
+	"github.com/hermes-acp/hermes-acp/web"
 )
 
 // version is set at build time with -ldflags "-X main.version=…"; otherwise
@@ -55,7 +56,7 @@ Usage:
   hermes-acp client [flags] -- AGENT [ARGS...]
                                            drive any ACP agent headlessly (see: hermes-acp client -h)
   hermes-acp demo                          run a scripted session against hermes-acp and print it
-  hermes-acp lint [--json] FILE...         report syntax errors as the agent's delta lint does
+  hermes-acp lint [--json] FILE...         report syntax and Go type errors as the agent's lint does
   hermes-acp tools                         list toolsets and tools, with availability
 
 Flags for serving:
@@ -69,6 +70,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			// The terminal tool's sandbox helper: it applies Landlock and
 			// becomes the command; stdout is the command's alone.
 			return terminal.SandboxMain(args[1:], stderr)
+		case web.DecodeCommand:
+			// The web tools' decoder of fetched content (HTML, PDF), in a
+			// process of its own under a memory budget; the job on stdin.
+			return web.DecodeMain(stdin, stdout, stderr)
 		case "client":
 			return runClient(args[1:], stdin, stdout, stderr)
 		case "demo":

@@ -3,25 +3,40 @@ package main
 import (
 	"context"
 	"log/slog"
+	"os"
 	"strings"
 
 	"github.com/hermes-acp/hermes-acp/agent"
 	"github.com/hermes-acp/hermes-acp/config"
 	"github.com/hermes-acp/hermes-acp/model"
 	"github.com/hermes-acp/hermes-acp/tools"
+	"github.com/hermes-acp/hermes-acp/web"
 )
 
 // webTools returns the web tools' dependencies for one session; save keeps a
 // long page's full text for the session's read_file.
-func webTools(w config.Web, summarize func(context.Context, string, string) (string, error), save func(id, content string) (string, error)) *tools.Web {
+func webTools(w config.Web, summarize func(context.Context, string, string) (string, error), save func(id, content string) (string, error), dec web.Decoder) *tools.Web {
 	return &tools.Web{
 		Backends:    w.Backends,
 		Policy:      w.Policy(),
+		Decoder:     dec,
 		CharLimit:   w.CharLimit,
 		NoSummarize: w.NoSummarize,
 		Summarize:   summarize,
 		SaveResult:  save,
 	}
+}
+
+// webDecoder is how web_extract decodes the pages it fetches: in a child
+// process of this binary (web.DecodeCommand) under a memory budget, or in
+// process when the binary cannot be found (logged).
+func webDecoder(log *slog.Logger) web.Decoder {
+	exe, err := os.Executable()
+	if err != nil {
+		log.Warn("web_extract decodes pages in process, without a memory budget: the agent's executable is unknown", "error", err)
+		return web.InProcess{}
+	}
+	return web.Isolated{Exe: exe}
 }
 
 // webSummarizer returns how web_extract asks a model for a summary: the

@@ -16,20 +16,22 @@ const mod = "github.com/hermes-acp/hermes-acp"
 // allowed lists, for each package, the module packages it may depend on
 // (directly or not). Packages not listed may import anything (cmd, tests).
 var allowed = map[string][]string{
-	"acp":                  {},
-	"acp/acptest":          {"acp"},
-	"model":                {},
-	"registry":             {},
-	"toolsets":             {"registry"},
-	"internal/diff":        {},
-	"workspace":            {"internal/diff"},
-	"lint":                 {"internal/diff"},
+	"acp":           {},
+	"acp/acptest":   {"acp"},
+	"model":         {},
+	"registry":      {},
+	"toolsets":      {"registry"},
+	"internal/diff": {},
+	"workspace":     {"internal/diff"},
+	"lint":          {"internal/diff"},
+	// the Go type check next to lint: it needs the toolchain, lint stays pure.
+	"lint/gotypes":         {"lint", "internal/diff"},
 	"tools/internal/fuzzy": {"internal/diff"},
 	"tools":                {"registry", "workspace", "lint", "internal/diff", "tools/internal/fuzzy", "tools/internal/v4a", "tools/internal/search", "tools/internal/pycmd", "terminal", "web", "skills", "browser", "internal/threat"},
 	"terminal":             {"workspace"},
 	"mcp":                  {"registry"},
 	"memory":               {"internal/threat"},
-	"agent":                {"acp", "model", "registry", "toolsets", "workspace", "lint", "internal/diff", "mcp", "memory", "terminal", "terminal/danger", "agent/internal/store", "agent/internal/diagnostics", "agent/internal/queue", "agent/internal/projctx", "agent/internal/compress", "internal/threat"},
+	"agent":                {"acp", "model", "registry", "toolsets", "workspace", "lint", "internal/diff", "mcp", "memory", "terminal", "terminal/danger", "agent/internal/store", "agent/internal/diagnostics", "agent/internal/queue", "agent/internal/projctx", "agent/internal/compress", "internal/threat", "lint/gotypes"},
 	"model/modeltest":      {"model"},
 
 	// web: URL safety, fetch and extraction, search backends (stdlib and
@@ -37,8 +39,9 @@ var allowed = map[string][]string{
 	"web": {},
 	// skills (issue #14): skill folders; paths for approval come from workspace.
 	"skills": {"workspace", "internal/diff", "internal/threat"},
-	// browser: one headless Chromium per session (chromedp).
-	"browser": {},
+	// browser: one headless Chromium per session (chromedp); its requests
+	// go through web's URL policy and proxy (issue 26).
+	"browser": {"web"},
 
 	// The tools' engines know nothing of tools: the diff package and the
 	// fuzzy matcher are the only module packages they may use.
@@ -49,7 +52,7 @@ var allowed = map[string][]string{
 
 	// agent's internal packages (one concern each), below agent.
 	"agent/internal/store":       {"model"},
-	"agent/internal/diagnostics": {"acp", "lint", "workspace", "internal/diff"},
+	"agent/internal/diagnostics": {"acp", "lint", "workspace", "internal/diff", "lint/gotypes"},
 	"agent/internal/queue":       {},
 	"agent/internal/compress":    {"model"},
 	"agent/internal/projctx":     {"internal/threat"},
@@ -73,7 +76,7 @@ var allowed = map[string][]string{
 	// client behind `hermes-acp client`; terminal/backend chooses a
 	// session's terminal environment next to the environments; atomicfile
 	// is the one atomic-write helper, below everything.
-	"config":              {"model", "registry", "web", "terminal", "terminal/backend", "terminal/docker", "terminal/ssh", "terminal/wsync", "workspace", "internal/diff"},
+	"config":              {"model", "registry", "web", "mcp", "skills", "internal/threat", "terminal", "terminal/backend", "terminal/docker", "terminal/ssh", "terminal/wsync", "workspace", "internal/diff"},
 	"client":              {"acp", "internal/diff"},
 	"terminal/backend":    {"terminal", "terminal/docker", "terminal/ssh", "terminal/wsync", "workspace", "internal/diff"},
 	"internal/atomicfile": {},
@@ -89,12 +92,15 @@ var anywhere = []string{"internal/atomicfile"}
 // thirdParty lists the only packages allowed to import each third-party
 // module directly (DESIGN.md: each module lives in one package).
 var thirdParty = map[string][]string{
-	"github.com/sourcegraph/jsonrpc2":        {"acp"},
-	"github.com/fsnotify/fsnotify":           {"workspace"},
-	"go.lsp.dev/protocol":                    {"lint", "tools"},
-	"gopkg.in/yaml.v3":                       {"lint", "model", "config", "skills"},
-	"github.com/BurntSushi/toml":             {"lint"},
-	"golang.org/x/mod":                       {"lint"},
+	"github.com/sourcegraph/jsonrpc2": {"acp"},
+	"github.com/fsnotify/fsnotify":    {"workspace"},
+	"go.lsp.dev/protocol":             {"lint", "tools", "lint/gotypes", "agent/internal/diagnostics"},
+	"gopkg.in/yaml.v3":                {"lint", "model", "config", "skills"},
+	"github.com/BurntSushi/toml":      {"lint"},
+	"golang.org/x/mod":                {"lint"},
+	// the Go type check reads export data with gcexportdata; bench/lint
+	// measures go/packages next to it.
+	"golang.org/x/tools":                     {"lint/gotypes", "bench/lint"},
 	"github.com/sergi/go-diff":               {"internal/diff"},
 	"github.com/openai/openai-go/v3":         {"model"},
 	"modernc.org/sqlite":                     {"agent/internal/store"},

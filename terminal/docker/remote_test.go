@@ -323,3 +323,75 @@ func TestRemoteDaemonUnlistableFolderDeletesNothing(t *testing.T) {
 		t.Errorf("new.txt = %q, want the new file copied back", got)
 	}
 }
+
+// TestRemoteDaemonCopyBackStreams: a command that writes a 1.5 GB file in
+// the container of a remote daemon gets it copied back whole, and the copy
+// back streams it to disk: the process (the agent) stays under 100 MB of
+// resident memory, also when it compares an unchanged copy (touched in the
+// container) with the local file.
+func TestRemoteDaemonCopyBackStreams(t *testing.T) {
+	d := daemon(t)
+	ws := t.TempDir()
+	write(t, ws, "small.txt", "small\n")
+	env := newRemoteManager(t, d).Session("big", []string{ws})
+	t.Cleanup(func() { env.Close() })
+	const size = 1536 << 20
+	resetPeakRSS(t)
+	for _, cmd := range []string{
+		fmt.Sprintf("dd if=/dev/zero of=big.bin bs=1M count=%d 2>/dev/null && echo END >> big.bin", size>>20),
+		"sleep 1; touch big.bin", // copied back, compared, found the same
+	} {
+		res, err := terminal.Run(context.Background(), env, terminal.Spec{Command: cmd, Dir: ws}, terminal.RunOptions{Timeout: 5 * time.Minute})
+		if err != nil || res.ExitCode != 0 {
+			t.Fatalf("run %q: %v, exit %d: %q", cmd, err, res.ExitCode, res.Output)
+		}
+		if strings.Contains(res.Output, "could not be copied back") {
+			t.Fatalf("copy back failed: %q", res.Output)
+		}
+		peak := peakRSS(t)
+		t.Logf("after %q: peak RSS %.1f MiB", cmd, float64(peak)/(1<<20))
+		if peak > 100<<20 {
+			t.Errorf("after %q the process's peak RSS is %d MiB, want under 100 MB", cmd, peak>>20)
+		}
+	}
+	f, err := os.Open(filepath.Join(ws, "big.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, _ := f.Stat()
+	tail := make([]byte, 4)
+	if _, err := f.ReadAt(tail, fi.Size()-4); err != nil || fi.Size() != size+4 || string(tail) != "END\n" {
+		t.Errorf("big.bin is %d bytes ending %q, want %d bytes ending END", fi.Size(), tail, size+4)
+	}
+	if matches, _ := filepath.Glob(filepath.Join(ws, ".hermes-acp-sync-*")); len(matches) != 0 {
+		t.Errorf("temporary files left: %v", matches)
+	}
+}
+
+// resetPeakRSS starts the process's peak resident set size (VmHWM) again
+// from its current size.
+func resetPeakRSS(t *testing.T) {
+	t.Helper()
+	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
+		t.Fatalf("reset the peak RSS: %v", err)
+	}
+}
+
+// peakRSS is the process's peak resident set size (VmHWM), in bytes.
+func peakRSS(t *testing.T) int64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			var kb int64
+			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), &kb)
+			return kb << 10
+		}
+	}
+	t.Fatal("no VmHWM in /proc/self/status")
+	return 0
+}

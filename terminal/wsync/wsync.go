@@ -379,10 +379,6 @@ func (t *Tree) unpackOne(root *os.Root, tr *tar.Reader, st *Stats) error {
 		if Denied(rel) || IgnoredHere(t.root, rel) {
 			continue
 		}
-		data, err := io.ReadAll(tr)
-		if err != nil {
-			return fmt.Errorf("read %s: %w", rel, err)
-		}
 		local := filepath.FromSlash(rel)
 		fi, err := root.Lstat(local)
 		switch {
@@ -394,21 +390,97 @@ func (t *Tree) unpackOne(root *os.Root, tr *tar.Reader, st *Stats) error {
 				st.Kept = append(st.Kept, rel)
 				continue
 			}
-			if cur, err := root.ReadFile(local); err == nil && bytes.Equal(cur, data) {
-				t.manifest[rel] = StatOf(fi)
-				continue
-			}
 		case !errors.Is(err, fs.ErrNotExist):
 			t.log.Warn(t.label+": cannot look at the local file", "path", rel, "error", err)
 			continue
 		}
-		if err := writeVia(root, local, data, fs.FileMode(h.Mode).Perm()); err != nil {
+		// The entry streams to a temporary file beside the local one, so
+		// a file of any size costs a copy buffer, not its size in memory.
+		tmp, err := receive(root, local, tr, fs.FileMode(h.Mode).Perm())
+		if err != nil {
+			return fmt.Errorf("write %s: %w", rel, err)
+		}
+		if fi != nil {
+			if same, err := sameContent(root, local, tmp); err == nil && same {
+				_ = root.Remove(tmp)
+				t.manifest[rel] = StatOf(fi)
+				continue
+			}
+		}
+		if err := root.Rename(tmp, local); err != nil {
+			_ = root.Remove(tmp)
 			return fmt.Errorf("write %s: %w", rel, err)
 		}
 		if fi, err := root.Stat(local); err == nil {
 			t.manifest[rel] = StatOf(fi)
 		}
 		st.Back++
+	}
+}
+
+// receive copies r into a new temporary file beside name inside root,
+// with mode perm (0644 when 0), and returns the temporary file's name.
+// A reader never sees half a file: the caller renames it into place.
+func receive(root *os.Root, name string, r io.Reader, perm fs.FileMode) (string, error) {
+	if dir := filepath.Dir(name); dir != "." {
+		if err := root.MkdirAll(dir, 0o755); err != nil {
+			return "", err
+		}
+	}
+	if perm == 0 {
+		perm = 0o644
+	}
+	tmp := filepath.Join(filepath.Dir(name), ".hermes-acp-sync-"+filepath.Base(name)+".tmp")
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	if err != nil {
+		return "", err
+	}
+	_, err = io.CopyBuffer(f, r, make([]byte, 256<<10))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = root.Chmod(tmp, perm)
+	}
+	if err != nil {
+		_ = root.Remove(tmp)
+		return "", err
+	}
+	return tmp, nil
+}
+
+// sameContent reports whether files a and b of root hold the same bytes,
+// reading both a block at a time.
+func sameContent(root *os.Root, a, b string) (bool, error) {
+	fa, err := root.Open(a)
+	if err != nil {
+		return false, err
+	}
+	defer fa.Close()
+	fb, err := root.Open(b)
+	if err != nil {
+		return false, err
+	}
+	defer fb.Close()
+	sa, err1 := fa.Stat()
+	sb, err2 := fb.Stat()
+	if err1 != nil || err2 != nil || sa.Size() != sb.Size() {
+		return false, errors.Join(err1, err2)
+	}
+	ba, bb := make([]byte, 64<<10), make([]byte, 64<<10)
+	for {
+		na, ea := io.ReadFull(fa, ba)
+		nb, eb := io.ReadFull(fb, bb)
+		if na != nb || !bytes.Equal(ba[:na], bb[:nb]) {
+			return false, nil
+		}
+		if ea != nil || eb != nil {
+			done := func(e error) bool { return errors.Is(e, io.EOF) || errors.Is(e, io.ErrUnexpectedEOF) }
+			if done(ea) && done(eb) {
+				return true, nil
+			}
+			return false, errors.Join(ea, eb)
+		}
 	}
 }
 
@@ -470,30 +542,4 @@ func (t *Tree) RemoveGone(present map[string]bool, since int) (Stats, error) {
 		delete(t.sentAt, rel)
 	}
 	return st, nil
-}
-
-// writeVia writes data to name inside root through a temporary file and a
-// rename, so a reader never sees half a file.
-func writeVia(root *os.Root, name string, data []byte, perm fs.FileMode) error {
-	if dir := filepath.Dir(name); dir != "." {
-		if err := root.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-	}
-	if perm == 0 {
-		perm = 0o644
-	}
-	tmp := filepath.Join(filepath.Dir(name), ".hermes-acp-sync-"+filepath.Base(name)+".tmp")
-	if err := root.WriteFile(tmp, data, perm); err != nil {
-		return err
-	}
-	if err := root.Chmod(tmp, perm); err != nil {
-		_ = root.Remove(tmp)
-		return err
-	}
-	if err := root.Rename(tmp, name); err != nil {
-		_ = root.Remove(tmp)
-		return err
-	}
-	return nil
 }

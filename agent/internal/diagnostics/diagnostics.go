@@ -1,7 +1,10 @@
 // Package diagnostics publishes the lint of a session's files to the editor
 // as [acp.MethodPublishDiagnostics] notifications, and owns the file watcher
 // that re-lints a published file when it changes on disk (the user fixing
-// it), so that the editor's set stays current.
+// it), so that the editor's set stays current. It also runs the session's
+// Go type checks (types.go): one per package directory at a time, a newer
+// edit's check replacing an older one, their findings published as the
+// file's go-types diagnostics next to its syntax diagnostics.
 package diagnostics
 
 import (
@@ -10,10 +13,14 @@ import (
 	"errors"
 	"io/fs"
 	"log/slog"
+	"slices"
 	"sync"
+
+	"go.lsp.dev/protocol"
 
 	"github.com/hermes-acp/hermes-acp/acp"
 	"github.com/hermes-acp/hermes-acp/lint"
+	"github.com/hermes-acp/hermes-acp/lint/gotypes"
 	"github.com/hermes-acp/hermes-acp/workspace"
 )
 
@@ -36,11 +43,15 @@ type Options struct {
 	Workspace *workspace.Workspace
 	// Linter lints the changed files and learns read ones; shared by the
 	// agent's sessions.
-	Linter   *lint.Linter
+	Linter *lint.Linter
+	// Types type-checks Go edits (shared by the agent's sessions); nil: no
+	// type check, syntax only.
+	Types    *gotypes.Checker
 	Notifier Notifier
 	// Publish sends the diagnostics to the editor: it asked for them
-	// (acp.WantsHermesExtension). False keeps the watcher's staleness feed
-	// (Changed) and publishes and re-lints nothing.
+	// (acp.WantsHermesExtension). False computes everything the same (the
+	// type check's overlay, the watcher's staleness feed) and sends
+	// nothing.
 	Publish bool
 	// Changed receives every path the watcher sees change (the session's
 	// staleness); nil: none.
@@ -50,27 +61,38 @@ type Options struct {
 
 // Publisher publishes one session's diagnostics. It remembers, per file it
 // published, the content last linted, so that a change on disk is re-linted
-// against it. It is safe for concurrent use; no lock is held while it
-// lints, notifies or logs.
+// against it, and the file's current syntax and type diagnostics, which it
+// publishes together. It is safe for concurrent use; no lock is held while
+// it lints, notifies or logs.
 type Publisher struct {
 	sessionID string
 	ws        *workspace.Workspace
 	linter    *lint.Linter
+	checker   *gotypes.Checker
 	notifier  Notifier
-	publishes bool
+	publishes bool // Options.Publish
 	changed   func(absPaths ...string)
 	log       *slog.Logger
 
-	ctx    context.Context // cancelled by Close: stops re-lints and learning
+	ctx    context.Context // cancelled by Close: stops re-lints, learning and type checks
 	cancel context.CancelFunc
-	wg     sync.WaitGroup // the watcher's start-up goroutine and Learn's
+	wg     sync.WaitGroup // the watcher's start-up goroutine, Learn's and the type checks'
 
 	mu      sync.Mutex // guards the fields below
 	files   map[string][]byte
 	version map[string]int
+	// syntax and types are each file's current diagnostics (by absolute
+	// path): the syntax lint's and the type check's.
+	syntax  map[string][]protocol.Diagnostic
+	types   map[string][]protocol.Diagnostic
 	watcher *workspace.Watcher
 	started bool
 	closed  bool
+
+	tmu  sync.Mutex // guards the type checks' state (types.go)
+	pkgs map[string]*pkgTypes
+	// skips counts the reasons type checks were skipped, for /context.
+	skips map[string]string
 }
 
 // New returns the publisher of a session; call Close when it ends.
@@ -83,8 +105,10 @@ func New(o Options) *Publisher {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Publisher{
-		sessionID: o.SessionID, ws: o.Workspace, linter: o.Linter, notifier: o.Notifier, publishes: o.Publish, changed: o.Changed, log: o.Log,
+		sessionID: o.SessionID, ws: o.Workspace, linter: o.Linter, checker: o.Types, notifier: o.Notifier, publishes: o.Publish, changed: o.Changed, log: o.Log,
 		ctx: ctx, cancel: cancel, files: map[string][]byte{}, version: map[string]int{},
+		syntax: map[string][]protocol.Diagnostic{}, types: map[string][]protocol.Diagnostic{},
+		pkgs: map[string]*pkgTypes{}, skips: map[string]string{},
 	}
 }
 
@@ -111,35 +135,49 @@ func (p *Publisher) Learn(path workspace.Path, content []byte) {
 }
 
 // Report publishes res, the lint of content just written to path, as the
-// file's full diagnostic set, and makes sure the watcher runs so that a
-// later change on disk is re-linted. A result of no language is ignored;
-// without Options.Publish only the watcher is started.
+// file's syntax diagnostics, next to its current type diagnostics (the
+// go-types findings res may carry are left out: the type check publishes
+// its own, see types.go), and makes sure the watcher runs so that a later
+// change on disk is re-linted. A result of no language is ignored.
 func (p *Publisher) Report(path workspace.Path, content []byte, res lint.Result) {
 	if res.Language == lint.LanguageNone {
 		return
 	}
 	p.remember(path, content)
-	if p.publishes {
-		p.publish(path.URI(), res)
-	}
+	p.setSyntax(path, res)
+	p.publish(path)
 }
 
-// publish sends the file's full current diagnostic set.
-func (p *Publisher) publish(uri string, res lint.Result) {
+// setSyntax records res as the file's syntax diagnostics.
+func (p *Publisher) setSyntax(path workspace.Path, res lint.Result) {
+	ds := res.Diagnostics()
+	ds = slices.DeleteFunc(ds, func(d protocol.Diagnostic) bool { return d.Code == lint.CodeGoTypes })
+	p.mu.Lock()
+	p.syntax[path.Abs()] = ds
+	p.mu.Unlock()
+}
+
+// publish sends the file's full current diagnostic set: its syntax
+// diagnostics, then its type diagnostics; nothing without Options.Publish.
+func (p *Publisher) publish(path workspace.Path) {
+	if !p.publishes {
+		return
+	}
+	uri := path.URI()
 	p.mu.Lock()
 	p.version[uri]++
 	v := p.version[uri]
+	ds := slices.Concat(p.syntax[path.Abs()], p.types[path.Abs()])
 	p.mu.Unlock()
-	params := &acp.PublishDiagnosticsParams{SessionID: p.sessionID, URI: uri, Version: &v, Diagnostics: wire(res)}
+	params := &acp.PublishDiagnosticsParams{SessionID: p.sessionID, URI: uri, Version: &v, Diagnostics: wire(ds)}
 	if err := p.notifier.Notify(acp.MethodPublishDiagnostics, params); err != nil {
 		p.log.Debug("publish diagnostics", "uri", uri, "error", err)
 	}
 }
 
-// wire is res's diagnostics in their LSP wire form, at most maxPublished (a
-// garbage file can have thousands); never nil.
-func wire(res lint.Result) []acp.Diagnostic {
-	ds := res.Diagnostics()
+// wire is ds in their LSP wire form, at most maxPublished (a garbage file
+// can have thousands); never nil.
+func wire(ds []protocol.Diagnostic) []acp.Diagnostic {
 	if len(ds) > maxPublished {
 		ds = ds[:maxPublished]
 	}
@@ -177,15 +215,14 @@ func wire(res lint.Result) []acp.Diagnostic {
 	return out
 }
 
-// remember keeps the linted content (for the re-lint of a published file)
-// and makes sure the watcher runs.
+// remember keeps the linted content and makes sure the watcher runs.
 func (p *Publisher) remember(path workspace.Path, content []byte) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return
 	}
-	if p.publishes && len(content) <= MaxRelintBytes {
+	if len(content) <= MaxRelintBytes {
 		p.files[path.Abs()] = bytes.Clone(content)
 	}
 	if p.watcher != nil {
@@ -240,8 +277,11 @@ func (p *Publisher) onChange(paths []string) {
 			// Deleted: clear its diagnostics.
 			p.mu.Lock()
 			delete(p.files, abs)
+			delete(p.syntax, abs)
+			delete(p.types, abs)
 			p.mu.Unlock()
-			p.publish(path.URI(), lint.Result{})
+			p.publish(path)
+			p.recheckTypes(abs, before, nil)
 			continue
 		}
 		if err != nil || len(after) > MaxRelintBytes || bytes.Equal(before, after) {
@@ -254,7 +294,9 @@ func (p *Publisher) onChange(paths []string) {
 		p.mu.Lock()
 		p.files[abs] = after
 		p.mu.Unlock()
-		p.publish(path.URI(), res)
+		p.setSyntax(path, res)
+		p.publish(path)
+		p.recheckTypes(abs, before, after)
 	}
 }
 

@@ -37,14 +37,14 @@ func TestWireIsLSP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := json.Marshal(wire(res))
+	got, err := json.Marshal(wire(res.Diagnostics()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("wire form differs from LSP's:\n got %s\nwant %s", got, want)
 	}
-	if got, _ := json.Marshal(wire(lint.Result{})); string(got) != "[]" {
+	if got, _ := json.Marshal(wire(lint.Result{}.Diagnostics())); string(got) != "[]" {
 		t.Errorf("an empty set encodes as %s, want [] (it clears the editor's set)", got)
 	}
 }

@@ -1,29 +1,33 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/hermes-acp/hermes-acp/workspace"
+	"github.com/hermes-acp/hermes-acp/browser"
+	"github.com/hermes-acp/hermes-acp/config"
+	"github.com/hermes-acp/hermes-acp/web"
 )
 
-func TestBrowserURLPolicy(t *testing.T) {
+// TestBrowserPolicy: what the browser may load, from the configuration:
+// public and loopback addresses, private ones with
+// browser.allow_private_urls, never metadata, never web.deny, never a
+// local URL (inside the workspace or not).
+func TestBrowserPolicy(t *testing.T) {
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(root, "index.html"), []byte("<p>hi</p>"), 0o644); err != nil {
-		t.Fatal(err)
+	deny := web.MustParseDeny("127.0.0.2/32", "*.intranet.example")
+	check := func(allowPrivate bool) func(context.Context, string) error {
+		b := browser.NewSet(browser.Options{Policy: config.Config{BrowserAllowPrivate: allowPrivate, Web: config.Web{Deny: deny}}.BrowserPolicy()}).New()
+		t.Cleanup(b.Close)
+		return b.CheckURL
 	}
-	ws, err := workspace.Open(root, nil, workspace.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ws.Close() })
-	outside := filepath.Join(filepath.Dir(root), "elsewhere.html")
-	strict, open := browserURLPolicy(ws, false), browserURLPolicy(ws, true)
+	strict, open := check(false), check(true)
 	for _, c := range []struct {
 		url           string
 		strict, wider bool // allowed without and with browser.allow_private_urls
@@ -37,12 +41,17 @@ func TestBrowserURLPolicy(t *testing.T) {
 		{"http://192.168.1.1/admin", false, true},
 		{"http://[fe80::1]/", false, true},
 		{"http://100.64.0.1/", false, true},
+		{"http://[64:ff9b::10.0.0.5]/", false, true},
 		{"http://169.254.169.254/latest/meta-data/", false, false},
-		{"file://" + filepath.Join(root, "index.html"), true, true},
-		{"file://" + outside, false, false},
+		{"http://[64:ff9b::169.254.169.254]/", false, false},
+		{"http://127.0.0.2:8080/", false, false},
+		{"http://[::ffff:127.0.0.2]:8080/", false, false},
+		{"http://wiki.intranet.example/", false, false},
+		{"file://" + filepath.Join(root, "index.html"), false, false},
 		{"file:///etc/passwd", false, false},
 		{"javascript:alert(1)", false, false},
 		{"chrome://settings", false, false},
+		{"view-source:http://127.0.0.1/", false, false},
 		{"ftp://127.0.0.1/", false, false},
 	} {
 		if got := strict(t.Context(), c.url) == nil; got != c.strict {
