@@ -55,7 +55,7 @@ conformance/node_modules/.package-lock.json: conformance/package.json conformanc
 	npm ci --prefix conformance --no-audit --no-fund
 
 test:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
 
 ## editors-test: the VS Code extension's type check and unit tests (against
 ## the real binary), and its end-to-end test in code-server. .ci/run installs
@@ -80,12 +80,16 @@ vscode-test: build vscode-deps
 
 ## vsix: the VS Code extension package, editors/vscode/hermes-acp.vsix
 ## (make vsix VSIX_BIN=bin/hermes-acp to bundle a binary in it), packed with
-## LICENSE and NOTICE.
+## LICENSE and NOTICE. Without a bundled binary it must stay under VSIX_MAX
+## bytes.
+VSIX_MAX := 512000
 vsix: vscode-deps
 	rm -rf editors/vscode/bin
 	if [ -n "$(VSIX_BIN)" ]; then mkdir -p editors/vscode/bin && cp $(VSIX_BIN) editors/vscode/bin/; fi
 	cd editors/vscode && npm run package
 	python3 -c 'import sys, zipfile; n = zipfile.ZipFile(sys.argv[1]).namelist(); missing = [f for f in ("extension/LICENSE.txt", "extension/NOTICE") if f not in n]; sys.exit("the VSIX lacks %s" % missing if missing else None)' $(VSIX)
+	@size=$$(stat -c %s $(VSIX)); echo "$(VSIX): $$size bytes"; \
+	if [ -z "$(VSIX_BIN)" ] && [ $$size -ge $(VSIX_MAX) ]; then echo "the VSIX is $$size bytes, over the $(VSIX_MAX)-byte budget (500 KB without the binary)" >&2; exit 1; fi
 
 e2e-prereqs:
 	@missing=""; \

@@ -126,7 +126,8 @@ type Options struct {
 	// only.
 	RemoveAllowlist func(entry string) error
 	// ApprovalTimeout bounds a permission request (approvals.timeout); 0
-	// means DefaultApprovalTimeout.
+	// means DefaultApprovalTimeout, except for a client that waits for its
+	// user (agent/approvalwait.go).
 	ApprovalTimeout time.Duration
 	// MaxModelCalls caps model requests per turn; 0 means
 	// DefaultMaxModelCalls.
@@ -201,6 +202,10 @@ type Agent struct {
 	log  *slog.Logger
 	now  func() time.Time
 
+	// approvalTimeoutSet: Options.ApprovalTimeout was given (the user set
+	// approvals.timeout), so it bounds every client's permission requests.
+	approvalTimeoutSet bool
+
 	mu         sync.Mutex // guards the fields below
 	sessions   map[string]*Session
 	setup      ModelSetup
@@ -233,7 +238,8 @@ func New(opts Options) *Agent {
 	if opts.MaxToolCallsPerReply <= 0 {
 		opts.MaxToolCallsPerReply = DefaultMaxToolCallsPerReply
 	}
-	if opts.ApprovalTimeout <= 0 {
+	approvalTimeoutSet := opts.ApprovalTimeout > 0
+	if !approvalTimeoutSet {
 		opts.ApprovalTimeout = DefaultApprovalTimeout
 	}
 	if len(opts.Toolsets) == 0 {
@@ -246,7 +252,7 @@ func New(opts Options) *Agent {
 	if now == nil {
 		now = time.Now
 	}
-	a := &Agent{opts: opts, log: opts.Log, now: now, sessions: map[string]*Session{}, setup: opts.Model}
+	a := &Agent{opts: opts, approvalTimeoutSet: approvalTimeoutSet, log: opts.Log, now: now, sessions: map[string]*Session{}, setup: opts.Model}
 	a.notices = append(a.notices, opts.Notices...)
 	a.allow = allowlist{entries: slices.Clone(opts.CommandAllowlist), save: opts.SaveAllowlist, remove: opts.RemoveAllowlist}
 	if opts.HermesHome != "" {

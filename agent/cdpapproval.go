@@ -24,7 +24,7 @@ func (e *Env) ApproveCDP(ctx context.Context, callID, method, detail string) boo
 	if detail != "" {
 		upd.Content = []acp.ToolCallContent{acp.TextContentItem(detail)}
 	}
-	pctx, cancel := context.WithTimeout(ctx, s.a.opts.ApprovalTimeout)
+	pctx, cancel, _ := s.approvalContext(ctx)
 	defer cancel()
 	res, err := s.client.RequestPermission(pctx, &acp.RequestPermissionRequest{
 		SessionID: s.id,

@@ -79,8 +79,7 @@ func (e *Env) ApproveEdit(ctx context.Context, callID string, changes []workspac
 		}
 		upd.Meta = t.hermesMeta(m)
 	}
-	timeout := s.a.opts.ApprovalTimeout
-	pctx, cancel := context.WithTimeout(ctx, timeout)
+	pctx, cancel, timeout := s.approvalContext(ctx)
 	defer cancel()
 	res, err := s.client.RequestPermission(pctx, &acp.RequestPermissionRequest{
 		SessionID: s.id,

@@ -201,8 +201,7 @@ func (e *Env) ApproveScript(ctx context.Context, callID string, req ScriptReques
 	if t := s.tracker(callID); t != nil {
 		t.announce(acp.StatusPending, nil, nil)
 	}
-	timeout := s.a.opts.ApprovalTimeout
-	pctx, cancel := context.WithTimeout(ctx, timeout)
+	pctx, cancel, timeout := s.approvalContext(ctx)
 	defer cancel()
 	res, err := s.client.RequestPermission(pctx, &acp.RequestPermissionRequest{SessionID: s.id, ToolCall: upd, Options: options})
 	switch {

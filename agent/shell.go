@@ -160,8 +160,7 @@ func (e *Env) ApproveCommand(ctx context.Context, callID string, req CommandRequ
 		t.announce(acp.StatusPending, nil, nil)
 	}
 	denied := CommandApproval{Message: danger.DeniedMessage(), Description: v.Reasons()}
-	timeout := s.a.opts.ApprovalTimeout
-	pctx, cancel := context.WithTimeout(ctx, timeout)
+	pctx, cancel, timeout := s.approvalContext(ctx)
 	defer cancel()
 	res, err := s.client.RequestPermission(pctx, &acp.RequestPermissionRequest{SessionID: s.id, ToolCall: ask.toolCall(callID), Options: ask.options()})
 	switch {

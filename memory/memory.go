@@ -19,12 +19,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/hermes-acp/hermes-acp/internal/atomicfile"
+	"github.com/hermes-acp/hermes-acp/internal/pyfmt"
 	"github.com/hermes-acp/hermes-acp/internal/threat"
 )
 
@@ -70,7 +70,7 @@ type Outcome struct {
 
 // Usage is hermes's usage line: "12% — 264/2,200 chars".
 func (o Outcome) Usage() string {
-	return fmt.Sprintf("%d%% — %s/%s chars", percent(o.Chars, o.Limit), commas(o.Chars), commas(o.Limit))
+	return fmt.Sprintf("%d%% — %s/%s chars", percent(o.Chars, o.Limit), pyfmt.Commas(int64(o.Chars)), pyfmt.Commas(int64(o.Limit)))
 }
 
 // Refusal is a change that was not made because of the request (no match, an
@@ -229,7 +229,7 @@ func (s *Store) Apply(target string, ops []Op, batch bool) (Outcome, error) {
 				return &Refusal{
 					Message: fmt.Sprintf("After applying all %d operations, memory would be at %s/%s chars -- over the limit. "+
 						"Remove or shorten more entries in the same batch, then retry. No operations were applied (batch is all-or-nothing).",
-						len(ops), commas(after), commas(limit)),
+						len(ops), pyfmt.Commas(int64(after)), pyfmt.Commas(int64(limit))),
 					Usage: usage(before, limit),
 				}
 			}
@@ -343,7 +343,7 @@ func applyOp(entries []string, op Op, i int, batch bool, limit, before int) ([]s
 				Message: fmt.Sprintf("Memory at %s/%s chars. Adding this entry (%d chars) would exceed the limit. "+
 					"Consolidate now: use 'replace' to merge overlapping entries into shorter ones or 'remove' stale or "+
 					"less important entries, then retry this add — all in this turn (one call with 'operations' can do both).",
-					commas(before), commas(limit), utf8.RuneCountInString(content)),
+					pyfmt.Commas(int64(before)), pyfmt.Commas(int64(limit)), utf8.RuneCountInString(content)),
 				Usage: usage(before, limit),
 			}
 		}
@@ -371,7 +371,7 @@ func applyOp(entries []string, op Op, i int, batch bool, limit, before int) ([]s
 		if n := Chars(next); !batch && n > limit && n > before {
 			return nil, "", &Refusal{
 				Message: fmt.Sprintf("Replacement would put memory at %s/%s chars. Shorten the new content, or 'remove' "+
-					"other stale or less important entries to make room, then retry — all in this turn.", commas(n), commas(limit)),
+					"other stale or less important entries to make room, then retry — all in this turn.", pyfmt.Commas(int64(n)), pyfmt.Commas(int64(limit))),
 				Usage: usage(before, limit),
 			}
 		}
@@ -432,7 +432,7 @@ func checkDrift(path string, entries []string, limit int) error {
 			return refuse("Refusing to write %s: an entry on disk is %s chars, more than the whole file's limit of %s, "+
 				"so the file was changed outside the memory tool. Rewrite it as a clean §-delimited list of entries, "+
 				"or move the extra content out, then retry. Nothing was changed.",
-				filepath.Base(path), commas(n), commas(limit))
+				filepath.Base(path), pyfmt.Commas(int64(n)), pyfmt.Commas(int64(limit)))
 		}
 	}
 	return nil
@@ -469,22 +469,4 @@ func percent(n, limit int) int {
 	return min(100, n*100/limit)
 }
 
-func usage(n, limit int) string { return commas(n) + "/" + commas(limit) }
-
-// commas writes n with thousands separators, as Python's "{:,}".
-func commas(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func usage(n, limit int) string { return pyfmt.Commas(int64(n)) + "/" + pyfmt.Commas(int64(limit)) }

@@ -466,14 +466,6 @@ func TestSnapshotCapsAnOverBudgetFile(t *testing.T) {
 	}
 }
 
-func TestCommas(t *testing.T) {
-	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 2200: "2,200", 1234567: "1,234,567"} {
-		if got := commas(n); got != want {
-			t.Errorf("commas(%d) = %q, want %q", n, got, want)
-		}
-	}
-}
-
 // WithLimits returns a copy of s with other limits (a test shorthand).
 func (s *Store) WithLimits(memory, user int) *Store {
 	c := *s

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/hermes-acp/hermes-acp/internal/pyfmt"
 	"github.com/hermes-acp/hermes-acp/internal/threat"
 )
 
@@ -50,7 +51,7 @@ func (s *Store) block(target string, entries []string) string {
 		head, tail := limitCap*7/10, limitCap*2/10
 		content = string(r[:head]) +
 			fmt.Sprintf("\n\n[... %s chars truncated — memory over budget (%s/%s); consolidate via memory(action=remove/replace) ...]\n\n",
-				commas(n-head-tail), commas(n), commas(limit)) +
+				pyfmt.Commas(int64(n-head-tail)), pyfmt.Commas(int64(n)), pyfmt.Commas(int64(limit))) +
 			string(r[len(r)-tail:])
 	}
 	over := ""
@@ -62,7 +63,7 @@ func (s *Store) block(target string, entries []string) string {
 		title = "USER PROFILE (who the user is)"
 	}
 	sep := strings.Repeat("═", 46)
-	return fmt.Sprintf("%s\n%s [%d%% — %s/%s chars%s]\n%s\n%s", sep, title, percent(n, limit), commas(n), commas(limit), over, sep, content)
+	return fmt.Sprintf("%s\n%s [%d%% — %s/%s chars%s]\n%s\n%s", sep, title, percent(n, limit), pyfmt.Commas(int64(n)), pyfmt.Commas(int64(limit)), over, sep, content)
 }
 
 // sanitize replaces each stored entry that fails the threat scan (written

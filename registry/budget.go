@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/hermes-acp/hermes-acp/internal/pyfmt"
 )
 
 // Result budget constants (hermes tools/budget_config.py).
@@ -159,7 +161,7 @@ func (s *resultStore) bounded(content string) (saved string, cut int64) {
 		return content, 0
 	}
 	note := fmt.Sprintf("\n\n[... cut here: the result was %s bytes; a saved result keeps at most its first %s ...]\n",
-		groupThousands(len(content)), sizeText(limit))
+		pyfmt.Commas(int64(len(content))), sizeText(limit))
 	keep := max(int(limit)-len(note), 0)
 	for keep > 0 && !utf8.RuneStart(content[keep]) {
 		keep--
@@ -262,7 +264,7 @@ func (s *resultStore) persist(reader, tool, id, content string, threshold int) (
 		s.log.Warn("tool result write failed; truncating inline", "tool", tool, "id", id, "err", err)
 	}
 	inline := fmt.Sprintf("%s\n\n[Truncated: tool response was %s chars. Full output could not be saved to sandbox.]",
-		preview, groupThousands(size))
+		preview, pyfmt.Commas(int64(size)))
 	if utf8.RuneCountInString(inline) >= size {
 		return content, false
 	}
@@ -441,9 +443,9 @@ func persistedMessage(reader, preview string, hasMore bool, size int, path strin
 	}
 	var b strings.Builder
 	b.WriteString(persistedOutputTag + "\n")
-	fmt.Fprintf(&b, "This tool result was too large (%s characters, %s).\n", groupThousands(size), sizeStr)
+	fmt.Fprintf(&b, "This tool result was too large (%s characters, %s).\n", pyfmt.Commas(int64(size)), sizeStr)
 	if cut > 0 {
-		fmt.Fprintf(&b, "Its first %s bytes saved to: %s\n", groupThousands(int(cut)), path)
+		fmt.Fprintf(&b, "Its first %s bytes saved to: %s\n", pyfmt.Commas(int64(int(cut))), path)
 	} else {
 		fmt.Fprintf(&b, "Full output saved to: %s\n", path)
 	}
@@ -454,24 +456,6 @@ func persistedMessage(reader, preview string, hasMore bool, size int, path strin
 		b.WriteString("\n...")
 	}
 	b.WriteString("\n" + persistedOutputCloseTag)
-	return b.String()
-}
-
-// groupThousands formats n with comma separators, like Python's f"{n:,}".
-func groupThousands(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
 	return b.String()
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/hermes-acp/hermes-acp/internal/pyfmt"
 	"github.com/hermes-acp/hermes-acp/internal/threat"
 )
 
@@ -160,7 +161,7 @@ func ValidateSize(content, label string) string {
 		return ""
 	}
 	return fmt.Sprintf("%s content is %s characters (limit: %s). Consider splitting into a smaller SKILL.md with supporting files in references/ or templates/.",
-		label, thousands(n), thousands(MaxContentChars))
+		label, pyfmt.Commas(int64(n)), pyfmt.Commas(int64(MaxContentChars)))
 }
 
 // ValidateName returns hermes's message when name is not a valid skill name,
@@ -274,17 +275,4 @@ func isSupportDir(s string) bool {
 // sortedSupport is SupportDirs in hermes's message order (sorted).
 func sortedSupport() []string {
 	return []string{"assets", "references", "scripts", "templates"}
-}
-
-// thousands formats n with comma separators, as Python's "{:,}" does.
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }

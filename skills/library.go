@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/hermes-acp/hermes-acp/internal/pyfmt"
 	"github.com/hermes-acp/hermes-acp/internal/threat"
 	"github.com/hermes-acp/hermes-acp/workspace"
 )
@@ -531,7 +532,7 @@ func (l *Library) ReadFile(s Skill, rel string, limit int64) ([]byte, error) {
 type TooLargeError struct{ Size, Limit int64 }
 
 func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("file is %s bytes (limit: %s bytes)", thousands(int(e.Size)), thousands(int(e.Limit)))
+	return fmt.Sprintf("file is %s bytes (limit: %s bytes)", pyfmt.Commas(int64(int(e.Size))), pyfmt.Commas(int64(int(e.Limit))))
 }
 
 // Files lists the supporting files of skill s by folder (references,

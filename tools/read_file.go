@@ -21,6 +21,7 @@ import (
 	"syscall"
 	"unicode/utf8"
 
+	"github.com/hermes-acp/hermes-acp/internal/pyfmt"
 	"github.com/hermes-acp/hermes-acp/registry"
 	"github.com/hermes-acp/hermes-acp/workspace"
 )
@@ -493,7 +494,7 @@ func readFileWindow(ctx context.Context, src *readFileSource, offset, limit int)
 		next := offset + kept
 		res.Truncated, res.TruncatedBy, res.NextOffset = true, "bytes", next
 		res.Hint = fmt.Sprintf("Output truncated at the %s-char read budget after %d line(s) (showing lines %d-%d of %d). Use offset=%d to continue.",
-			readFileThousands(readFileMaxChars), kept, offset, next-1, pg.total, next)
+			pyfmt.Commas(readFileMaxChars), kept, offset, next-1, pg.total, next)
 		if pg.clamped {
 			res.TruncatedLines = true
 			res.Hint += " Note: the first line alone exceeded the budget and was clamped mid-line; its remainder is not retrievable via offset."
@@ -504,7 +505,7 @@ func readFileWindow(ctx context.Context, src *readFileSource, offset, limit int)
 	}
 	if src.size > readFileLargeBytes && limit > 200 && res.Truncated {
 		res.LargeHint = fmt.Sprintf("This file is large (%s bytes). Consider reading only the section you need with "+
-			"offset and limit to keep context usage efficient.", readFileThousands(src.size))
+			"offset and limit to keep context usage efficient.", pyfmt.Commas(src.size))
 	}
 	return res, recorded, registry.Result{}, nil
 }
@@ -649,25 +650,6 @@ func readFileClampRunes(s string, n int) string {
 		i += size
 	}
 	return s[:i]
-}
-
-// readFileThousands formats n with comma thousands separators, as
-// Python's "{:,}" does.
-func readFileThousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }
 
 // readFileNotebook renders a Jupyter notebook as text the way hermes's

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/hermes-acp/hermes-acp/internal/pyfmt"
 	"github.com/hermes-acp/hermes-acp/lint"
 	"github.com/hermes-acp/hermes-acp/registry"
 	"github.com/hermes-acp/hermes-acp/skills"
@@ -456,7 +457,7 @@ func (m skillManager) writeFile(ctx context.Context, filePath, fileContent strin
 	}
 	if n := len(fileContent); n > skills.MaxFileBytes {
 		return fail(fmt.Sprintf("File content is %s bytes (limit: %s bytes / 1 MiB). Consider splitting into smaller files.",
-			commas(n), commas(skills.MaxFileBytes)))
+			pyfmt.Commas(int64(n)), pyfmt.Commas(int64(skills.MaxFileBytes))))
 	}
 	if msg := skills.ValidateSize(fileContent, filePath); msg != "" {
 		return fail(msg)
@@ -529,19 +530,6 @@ func (m skillManager) removeFile(ctx context.Context, filePath string) (registry
 		return fail(err.Error())
 	}
 	return registry.OK(skillManageResult{Success: true, Message: fmt.Sprintf("File '%s' removed from skill '%s'.", filePath, m.name)}), nil
-}
-
-// commas formats n with thousands separators (Python's "{:,}").
-func commas(n int) string {
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
 
 // skillManageTitle is hermes's "skill <action>: <name>[/<file>]".

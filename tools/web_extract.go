@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hermes-acp/hermes-acp/internal/pyfmt"
 	"github.com/hermes-acp/hermes-acp/registry"
 	"github.com/hermes-acp/hermes-acp/web"
 )
@@ -261,14 +262,14 @@ func (s *session) webSize(ctx context.Context, callID string, i int, pg webPage,
 			if c := min(webSummaryMax, limit); runeCount(sum) > c {
 				sum = string([]rune(sum)[:c]) + "\n\n[... summary truncated for context management ...]"
 			}
-			return fmt.Sprintf("%s\n\n[Summary by the auxiliary model of a page of %s characters%s]", sum, thousands(n), readBack)
+			return fmt.Sprintf("%s\n\n[Summary by the auxiliary model of a page of %s characters%s]", sum, pyfmt.Thousands(int64(n), " "), readBack)
 		}
 		if ctx.Err() != nil {
 			return text
 		}
 		readBack = fmt.Sprintf(" (the summary failed: %s)%s", clipRunes(errText(err), 200), readBack)
 		if n <= limit {
-			return text + fmt.Sprintf("\n\n[Page of %s characters, not summarised%s]", thousands(n), readBack)
+			return text + fmt.Sprintf("\n\n[Page of %s characters, not summarised%s]", pyfmt.Thousands(int64(n), " "), readBack)
 		}
 	}
 	return webCut(text, n, limit, readBack)
@@ -288,24 +289,10 @@ func webCut(text string, n, limit int, readBack string) string {
 	head := limit * 4 / 5
 	tail := limit - head
 	return fmt.Sprintf("%s\n\n[... %s of %s characters omitted%s ...]\n\n%s",
-		string(r[:head]), thousands(n-head-tail), thousands(n), readBack, string(r[n-tail:]))
+		string(r[:head]), pyfmt.Thousands(int64(n-head-tail), " "), pyfmt.Thousands(int64(n), " "), readBack, string(r[n-tail:]))
 }
 
 func runeCount(s string) int { return len([]rune(s)) }
-
-// thousands writes n with thin spaces between groups of three digits, as
-// the budget's notes do ("48 213").
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
 
 // The summariser's instructions (hermes's process_content_with_llm).
 const (

@@ -80,6 +80,8 @@ var allowed = map[string][]string{
 	"client":              {"acp", "internal/diff"},
 	"terminal/backend":    {"terminal", "terminal/docker", "terminal/ssh", "terminal/wsync", "workspace", "internal/diff"},
 	"internal/atomicfile": {},
+	// pyfmt (#32): the one formatter of hermes's numbers (f"{n:,}"); a leaf.
+	"internal/pyfmt": {},
 	// threat (issue 25): the one threat scan for text that reaches a later
 	// system prompt (context files, memory, skills); pure.
 	"internal/threat": {},
@@ -87,7 +89,7 @@ var allowed = map[string][]string{
 
 // anywhere are the module packages every package may use: leaves with no
 // module imports of their own.
-var anywhere = []string{"internal/atomicfile"}
+var anywhere = []string{"internal/atomicfile", "internal/pyfmt"}
 
 // thirdParty lists the only packages allowed to import each third-party
 // module directly (DESIGN.md: each module lives in one package).

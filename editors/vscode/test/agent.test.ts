@@ -9,8 +9,10 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, test } from "node:test";
 import type * as acp from "@agentclientprotocol/sdk";
-import { ChatState, renderItem } from "../src/core/chat";
-import { AgentConnection, checkBinary, LaunchError, type ClientHost } from "../src/core/connection";
+import { ChatState } from "../src/core/chat";
+import { renderItem } from "../src/core/render";
+import { AgentConnection, checkBinary, initializeParams, LaunchError, type ClientHost } from "../src/core/connection";
+import { restoreSession } from "../src/core/sessions";
 import { DiagnosticsStore, type EditorDiagnostic } from "../src/core/diagnostics";
 import { FsService } from "../src/core/fsService";
 import { outcomeFor, planPermission, type EditDecision, type PermissionPlan } from "../src/core/permissions";
@@ -24,12 +26,11 @@ const temps: string[] = [];
 after(() => temps.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 /**
- * settled waits until cond holds: the SDK may resolve session/prompt before
- * it has run the handlers of the updates the agent sent just before the
- * reply, so the transcript is checked once those have run.
+ * handled checks what the updates sent before a reply did: the connection
+ * resolves session/prompt and session/load only once their handlers ran
+ * (the SDK resolves the reply first), so this holds at once.
  */
-async function settled(what: string, cond: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 25));
+function handled(what: string, cond: () => boolean): void {
   assert.ok(cond(), what);
 }
 
@@ -112,7 +113,9 @@ test("an accepted edit is reviewed against the unsaved text, written through the
     assert.equal(plan.path, config);
     assert.equal(plan.oldText, unsaved, "the diff's current text is the editor's unsaved buffer");
     assert.equal(plan.newText, brokenConfig);
-    assert.ok(plan.notes.some((n) => /introduces 1 syntax error/.test(n)), `notes: ${JSON.stringify(plan.notes)}`);
+    assert.match(plan.lint?.text ?? "", /introduces 1 syntax error/, "the approval carries the lint summary");
+    assert.equal(plan.lint?.introduced, 1);
+    assert.equal(plan.lint?.diagnostics[0]?.items[0]?.line, 2, "and the error's line, from _meta.hermes.lint");
 
     assert.deepEqual(rec.writes, [[config, brokenConfig]], "the write went through the editor");
     assert.equal(readFileSync(config, "utf8"), brokenConfig);
@@ -124,12 +127,14 @@ test("an accepted edit is reviewed against the unsaved text, written through the
     assert.equal(diags[0].severity, 0);
     assert.equal(diags[0].source, "hermes-lint");
 
-    const html = () => rec.chat.items.map(renderItem).join("\n");
-    await settled("the last answer arrived", () => html().includes("now lists the beta tag."));
+    const html = () => rec.chat.items.map((i) => renderItem(i)).join("\n");
+    handled("the last answer arrived", () => html().includes("now lists the beta tag."));
     assert.match(html(), /I will add the <strong>beta<\/strong> tag/);
-    assert.match(html(), /<details class="msg thought">/);
-    assert.match(html(), /class="tool status-completed"/);
-    assert.match(html(), /Done: <code>config\.json<\/code> now lists the beta tag\./);
+    assert.match(html(), /<details class="msg thought" /);
+    assert.match(html(), /class="card tool kind-edit status-completed"/);
+    assert.match(html(), /<tr class="diff-add"><td class="ln"><\/td><td class="ln">3<\/td>/, "the card shows the diff");
+    assert.match(html(), /Lint: introduces 1 problem/);
+    assert.match(html(), /Done: <code class="inline">config\.json<\/code> now lists the beta tag\./);
 
     // Closing the session takes its diagnostics out of the Problems panel.
     host.diagnostics.closeSession(s.sessionId);
@@ -156,7 +161,7 @@ test("a rejected edit leaves the file alone", async () => {
     assert.equal(readFileSync(config, "utf8"), '{"name": "demo"}\n');
     assert.equal(rec.diagnostics.size, 0);
     const tool = () => rec.chat.items.find((i) => i.type === "tool");
-    await settled("the tool card shows the rejection", () => {
+    handled("the tool card shows the rejection", () => {
       const t = tool();
       return t?.type === "tool" && t.status === "failed";
     });
@@ -233,4 +238,69 @@ test("terminals run the command, keep the end of long output, and report the exi
   assert.equal(o.output, "éééEND\n", "the end is kept, cut at a character boundary");
   tm.release({ sessionId: "s", terminalId });
   assert.throws(() => tm.output({ sessionId: "s", terminalId }), /no terminal/);
+});
+
+test("a terminal released while its command runs is killed, and its card hears how it ended", { timeout: 120_000 }, async () => {
+  const tm = new TerminalManager();
+  const changes: string[] = [];
+  tm.onChange((id) => changes.push(id));
+  const { terminalId } = tm.create({ sessionId: "s", command: "sh", args: ["-c", "echo started; exec sleep 120"] });
+  await new Promise<void>((resolve) => tm.live(terminalId)!.onOutput(() => resolve()));
+  tm.kill({ sessionId: "s", terminalId });
+  tm.release({ sessionId: "s", terminalId });
+  const ended = await new Promise<string | null>((resolve) => {
+    const check = () => {
+      const v = tm.view(terminalId);
+      if (v?.exitStatus) resolve(v.exitStatus.signal);
+    };
+    tm.onChange(check);
+    check();
+  });
+  assert.equal(ended, "SIGTERM");
+  assert.match(tm.view(terminalId)!.output, /started/);
+  assert.ok(changes.filter((id) => id === terminalId).length >= 2, "told of the release and of the exit");
+});
+
+test("after the agent restarts, the chat's session is loaded again; one it never saved becomes a new session, with the reason", async () => {
+  const ws = tempDir();
+  writeFileSync(join(ws, "config.json"), '{"name": "demo"}\n');
+  const { host, rec } = editor("accept");
+  let started!: (c: AgentConnection) => void;
+  let next = new Promise<AgentConnection>((r) => (started = r));
+  const sup = new AgentSupervisor(() => launch(ws), host, { started: (c) => started(c), restarting: () => {}, failed: () => {} });
+  try {
+    await sup.start();
+    const first = await next;
+    const s = await first.newSession(ws);
+    const unprompted = await first.newSession(ws);
+    assert.equal((await first.prompt(s.sessionId, "Add the beta tag to config.json")).stopReason, "end_turn");
+    next = new Promise<AgentConnection>((r) => (started = r));
+    first.child.kill("SIGKILL");
+    const second = await next;
+    // The replay goes into a fresh transcript.
+    rec.chat = new ChatState();
+    let loading = 0;
+    const r = await restoreSession(second, s.sessionId, ws, [], () => loading++);
+    assert.equal(r.kind, "loaded");
+    assert.equal(r.sessionId, s.sessionId);
+    assert.equal(loading, 1);
+    handled("the replay brought the prompt and the tool call back", () => rec.chat.items.some((i) => i.type === "user") && rec.chat.items.some((i) => i.type === "tool"));
+    // The next prompt in the restored session works (the script's conversation goes on).
+    assert.equal((await second.prompt(s.sessionId, "And again")).stopReason, "end_turn", "no Session not found");
+    // A session the agent never saved cannot be loaded: a new one, and why.
+    const n = await restoreSession(second, unprompted.sessionId, ws, []);
+    assert.equal(n.kind, "new");
+    assert.notEqual(n.sessionId, unprompted.sessionId);
+    if (n.kind === "new") assert.match(n.why, /had not saved it yet|loading it failed/);
+    assert.equal((await second.prompt(n.sessionId, "Add the beta tag to config.json")).stopReason, "end_turn");
+  } finally {
+    sup.stop();
+  }
+});
+
+test("the extension asks for approvals without a timeout and for the lint diagnostics", () => {
+  const p = initializeParams();
+  assert.deepEqual(p.clientCapabilities?._meta, { hermes: { diagnostics: true, waitForApprovals: true } });
+  assert.equal(p.clientCapabilities?.auth?.terminal, true, "the setup method runs in a VS Code terminal");
+  assert.equal(p.clientCapabilities?.terminal, true);
 });

@@ -7,6 +7,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { FsService, NotFoundError } from "./fsService";
 import { DiagnosticsStore, publishDiagnosticsMethod, validPublish, type PublishDiagnosticsParams } from "./diagnostics";
 import { TerminalManager } from "./terminals";
+import { tap, type TrafficSink } from "./traffic";
 
 /** The oldest hermes-acp the extension works with. */
 export const minVersion = "0.1.0";
@@ -21,14 +22,40 @@ export interface LaunchOptions {
 
 /** What the editor provides to the connection. */
 export interface ClientHost {
-  requestPermission(req: acp.RequestPermissionRequest): Promise<acp.RequestPermissionResponse>;
+  /** signal aborts when the agent withdraws the request ($/cancel_request). */
+  requestPermission(req: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse>;
   fs: FsService;
   terminals: TerminalManager;
   diagnostics: DiagnosticsStore;
   onUpdate(n: acp.SessionNotification): void;
   /** log receives the agent's stderr, line by line. */
   log(line: string): void;
+  /** traffic, if given, sees every JSON-RPC line while it is enabled. */
+  traffic?: TrafficSink;
 }
+
+/** initializeParams is the initialize request the extension sends. */
+export function initializeParams(): acp.InitializeRequest {
+  return { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities, clientInfo };
+}
+
+/** The client's name and version in initialize. */
+export const clientInfo = { name: "hermes-acp-vscode", title: "Hermes for VS Code", version: "0.2.0" };
+
+/**
+ * The capabilities the extension advertises: the editor's file system and
+ * terminals, terminal authentication (the agent's setup method runs in a
+ * VS Code terminal), and two hermes extensions: the lint diagnostics
+ * (_hermes/publishDiagnostics) and approvals that wait for the user (every
+ * request stays in the chat until answered, so the agent need not time
+ * out).
+ */
+export const clientCapabilities: acp.ClientCapabilities = {
+  fs: { readTextFile: true, writeTextFile: true },
+  terminal: true,
+  auth: { terminal: true },
+  _meta: { hermes: { diagnostics: true, waitForApprovals: true } },
+};
 
 /** The binary could not be started or is too old; message says how to fix it. */
 export class LaunchError extends Error {
@@ -122,16 +149,19 @@ export class AgentConnection {
       for (const l of lines) host.log(l);
     });
     child.stdin!.on("error", () => {});
-    const stream = acp.ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>);
+    let toAgent = Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>;
+    let fromAgent = Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>;
+    if (host.traffic) {
+      const out = tap("→", host.traffic);
+      void out.readable.pipeTo(toAgent).catch(() => {});
+      toAgent = out.writable;
+      fromAgent = fromAgent.pipeThrough(tap("←", host.traffic));
+    }
+    const stream = acp.ndJsonStream(toAgent, fromAgent);
     c.conn = clientApp(host).connect(stream);
     try {
       c.init = await Promise.race([
-        c.conn.agent.request(acp.methods.agent.initialize, {
-          protocolVersion: acp.PROTOCOL_VERSION,
-          // _meta.hermes.diagnostics asks for _hermes/publishDiagnostics (the Problems panel).
-          clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true, _meta: { hermes: { diagnostics: true } } },
-          clientInfo: { name: "hermes-acp-vscode", version: "0.1.0" },
-        }),
+        c.conn.agent.request(acp.methods.agent.initialize, initializeParams()),
         c.exited.then((s) => {
           throw new LaunchError(`hermes-acp exited during initialize (${s.signal ?? "status " + s.code}); see the "Hermes" output`, "failed");
         }),
@@ -143,20 +173,41 @@ export class AgentConnection {
     return c;
   }
 
-  newSession(cwd: string): Promise<acp.NewSessionResponse> {
-    return this.agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
+  /** roots returns the additionalDirectories to send: all but the first folder, when the agent takes them. */
+  private roots(dirs: string[]): { additionalDirectories?: string[] } {
+    return dirs.length > 0 && this.init.agentCapabilities?.sessionCapabilities?.additionalDirectories ? { additionalDirectories: dirs } : {};
   }
 
-  loadSession(sessionId: string, cwd: string): Promise<acp.LoadSessionResponse> {
-    return this.agent.request(acp.methods.agent.session.load, { sessionId, cwd, mcpServers: [] });
+  newSession(cwd: string, dirs: string[] = []): Promise<acp.NewSessionResponse> {
+    return this.agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [], ...this.roots(dirs) });
   }
 
-  listSessions(cwd: string): Promise<acp.ListSessionsResponse> {
-    return this.agent.request(acp.methods.agent.session.list, { cwd });
+  /** canLoad: the agent replays sessions (session/load). */
+  get canLoad(): boolean {
+    return this.init.agentCapabilities?.loadSession === true;
   }
 
-  prompt(sessionId: string, text: string): Promise<acp.PromptResponse> {
-    return this.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
+  /** loadSession resolves once the replay the agent sent before its reply has been handled. */
+  async loadSession(sessionId: string, cwd: string, dirs: string[] = []): Promise<acp.LoadSessionResponse> {
+    const res = await this.agent.request(acp.methods.agent.session.load, { sessionId, cwd, mcpServers: [], ...this.roots(dirs) });
+    await updatesHandled();
+    return res;
+  }
+
+  listSessions(cwd: string, cursor?: string): Promise<acp.ListSessionsResponse> {
+    return this.agent.request(acp.methods.agent.session.list, { cwd, ...(cursor ? { cursor } : {}) });
+  }
+
+  async deleteSession(sessionId: string): Promise<void> {
+    await this.agent.request(acp.methods.agent.session.delete, { sessionId });
+  }
+
+  /** prompt resolves once the updates the agent sent before its reply have been handled. */
+  async prompt(sessionId: string, prompt: string | acp.ContentBlock[]): Promise<acp.PromptResponse> {
+    const blocks = typeof prompt === "string" ? [{ type: "text" as const, text: prompt }] : prompt;
+    const res = await this.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: blocks });
+    await updatesHandled();
+    return res;
   }
 
   cancel(sessionId: string): Promise<void> {
@@ -167,8 +218,9 @@ export class AgentConnection {
     return this.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId });
   }
 
-  setConfigOption(sessionId: string, configId: string, value: string): Promise<acp.SetSessionConfigOptionResponse> {
-    return this.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId, value });
+  setConfigOption(sessionId: string, configId: string, value: string | boolean): Promise<acp.SetSessionConfigOptionResponse> {
+    const params = typeof value === "boolean" ? { sessionId, configId, type: "boolean" as const, value } : { sessionId, configId, value };
+    return this.agent.request(acp.methods.agent.session.setConfigOption, params);
   }
 
   async closeSession(sessionId: string): Promise<void> {
@@ -188,10 +240,24 @@ export class AgentConnection {
   }
 }
 
+/**
+ * updatesHandled waits until the notifications received before a reply
+ * have been handled. The SDK resolves a request as soon as its reply is
+ * read, but runs each notification through its chain of handlers in
+ * promises, so the updates the agent sent just before the reply (the last
+ * words of a turn, the end of a replay) are handled a few microtasks
+ * later; they all are once the microtask queue has drained, which a
+ * macrotask (setImmediate) waits for. Without this, a notice the chat adds
+ * after the reply lands among the replayed messages.
+ */
+function updatesHandled(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 function clientApp(host: ClientHost): acp.ClientApp {
   return acp
     .client({ name: "hermes-acp-vscode" })
-    .onRequest(acp.methods.client.session.requestPermission, ({ params }) => host.requestPermission(params))
+    .onRequest(acp.methods.client.session.requestPermission, ({ params, signal }) => host.requestPermission(params, signal))
     .onRequest(acp.methods.client.fs.readTextFile, async ({ params }) => {
       try {
         return await host.fs.read(params);
