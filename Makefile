@@ -54,7 +54,7 @@ conformance/node_modules/.package-lock.json: conformance/package.json conformanc
 	npm ci --prefix conformance --no-audit --no-fund
 
 test:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
 
 ## editors-test: the VS Code extension's type check and unit tests (against
 ## the real binary), and its end-to-end test in code-server. .ci/run installs

@@ -67,6 +67,12 @@ type ModelSetup struct {
 	// vision_analyze asks when NoVision is set; nil means none.
 	VisionProvider model.Provider
 	VisionModel    string
+
+	// ApprovalProvider serves the auxiliary.approval model ApprovalModel,
+	// the reviewer of approvals.mode: smart (agent/smartapproval.go); nil
+	// means the session's own model reviews.
+	ApprovalProvider model.Provider
+	ApprovalModel    string
 }
 
 // Options configures an [Agent]. Zero values are sensible defaults.
@@ -94,6 +100,13 @@ type Options struct {
 	// ApprovalsOff makes new sessions start in dont_ask mode and approves
 	// every command but the hardline floor's (approvals.mode: off).
 	ApprovalsOff bool
+	// ApprovalsSmart is approvals.mode: smart (issue 25 item 6): a flagged
+	// command is first shown to the reviewer model, which may approve it
+	// (this command only), deny it (the user may still allow it once) or
+	// leave it to the user. SmartPolicy is approvals.smart_policy, the
+	// operator's rules added to the reviewer's instructions.
+	ApprovalsSmart bool
+	SmartPolicy    string
 	// Network and Credentials are terminal.network and
 	// terminal.credentials: whether a command run in the terminal sandbox
 	// may have the machine's network, and the credential places, when it

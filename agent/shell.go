@@ -141,8 +141,21 @@ func (e *Env) ApproveCommand(ctx context.Context, callID string, req CommandRequ
 		return allowed(how)
 	}
 
+	// approvals.mode: smart — the reviewer model first (agent/smartapproval.go).
+	reviewed := ""
+	if len(pending) > 0 && s.a.opts.ApprovalsSmart {
+		reviewed = s.smartReview(ctx, command, rulesText(pending))
+		if reviewed == smartApprove && !wantGrants.Any() {
+			return allowed(ApprovedSmart)
+		}
+		if reviewed == smartApprove {
+			pending = nil // the grants are the user's to give
+		}
+	}
+
 	ask := newCommandAsk(command, v, pending)
 	ask.grants = wantGrants
+	ask.smartDenied = reviewed == smartDeny
 	if t := s.tracker(callID); t != nil {
 		t.announce(acp.StatusPending, nil, nil)
 	}
@@ -183,6 +196,9 @@ func (e *Env) ApproveCommand(ctx context.Context, callID string, req CommandRequ
 		d.Asked = wantGrants.Any()
 		return d
 	case optCmdSession:
+		if ask.smartDenied {
+			return denied // not offered: the reviewer denied it
+		}
 		for _, r := range pending {
 			s.approveForSession(r.Key)
 		}
@@ -201,14 +217,14 @@ func (e *Env) ApproveCommand(ctx context.Context, callID string, req CommandRequ
 		d.GrantNote = strings.TrimSpace(d.GrantNote + " The user allowed the command without " + grantWords(wantGrants) + ".")
 		return d
 	case optCmdAlways:
-		if wantGrants.Any() {
+		if wantGrants.Any() || ask.smartDenied {
 			return denied // not offered with grants
 		}
 		s.a.addToAllowlist(strings.TrimSpace(command))
 		back()
 		return allowed(ApprovedAlways)
 	case optCmdPrefix:
-		if ask.prefix == "" || wantGrants.Any() {
+		if ask.prefix == "" || wantGrants.Any() || ask.smartDenied {
 			return denied
 		}
 		s.a.addToAllowlist(ask.prefix)
@@ -230,6 +246,18 @@ type commandAsk struct {
 	prefix  string // "" when none is offered
 	// grants are the sandbox grants asked for with it (agent/grants.go).
 	grants danger.Needs
+	// smartDenied: the reviewer model of approvals.mode: smart denied the
+	// command; the user may still allow it, once.
+	smartDenied bool
+}
+
+// rulesText joins the keys of rules for the reviewer model.
+func rulesText(rules []danger.Rule) string {
+	keys := make([]string, len(rules))
+	for i, r := range rules {
+		keys[i] = r.Key
+	}
+	return strings.Join(keys, "; ")
 }
 
 func newCommandAsk(command string, v danger.Verdict, pending []danger.Rule) commandAsk {
@@ -249,6 +277,9 @@ const maxTitle = 120
 func (a commandAsk) toolCall(callID string) acp.ToolCallUpdate {
 	title := clipTitle(a.command)
 	var b strings.Builder
+	if a.smartDenied {
+		b.WriteString("The smart-approval reviewer denied this command. ")
+	}
 	switch len(a.pending) {
 	case 0:
 	case 1:
@@ -292,6 +323,13 @@ func (a commandAsk) toolCall(callID string) acp.ToolCallUpdate {
 // options are hermes's answers, with "always allow" narrowed to the exact
 // command, plus the prefix entry when there is one.
 func (a commandAsk) options() []acp.PermissionOption {
+	if a.smartDenied && !a.grants.Any() {
+		// hermes: overriding the reviewer's DENY is once or not at all.
+		return []acp.PermissionOption{
+			{OptionID: optCmdOnce, Name: "Allow once", Kind: acp.AllowOnce},
+			{OptionID: optCmdDeny, Name: "Deny", Kind: acp.RejectOnce},
+		}
+	}
 	if a.grants.Any() {
 		return a.grantOptions()
 	}
@@ -320,12 +358,13 @@ func (a commandAsk) grantOptions() []acp.PermissionOption {
 	if len(a.pending) > 0 {
 		once, session, without = "Allow once, with "+w, "Allow for this session, with "+w, "Allow once, without "+w
 	}
-	return []acp.PermissionOption{
-		{OptionID: optCmdOnce, Name: once, Kind: acp.AllowOnce},
-		{OptionID: optCmdSession, Name: session, Kind: acp.AllowAlways},
-		{OptionID: optCmdWithout, Name: without, Kind: acp.AllowOnce},
-		{OptionID: optCmdDeny, Name: "Deny", Kind: acp.RejectOnce},
+	options := []acp.PermissionOption{{OptionID: optCmdOnce, Name: once, Kind: acp.AllowOnce}}
+	if !a.smartDenied {
+		options = append(options, acp.PermissionOption{OptionID: optCmdSession, Name: session, Kind: acp.AllowAlways})
 	}
+	return append(options,
+		acp.PermissionOption{OptionID: optCmdWithout, Name: without, Kind: acp.AllowOnce},
+		acp.PermissionOption{OptionID: optCmdDeny, Name: "Deny", Kind: acp.RejectOnce})
 }
 
 // approveForSession records that the session allows the danger key for

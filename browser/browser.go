@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chromedp/cdproto/browser"
@@ -458,6 +460,7 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 		axOnly: b.opts.axSnapshot}
 	in.proxy, err = web.NewProxy(b.opts.Policy, web.ProxyOptions{
 		OnRefused: func(r web.Refusal) { in.refused(r.URL, r.Err.Error()) },
+		Hosts:     map[string]http.Handler{servicesHost: http.HandlerFunc(servicesOff)},
 		Log:       b.opts.Log,
 	})
 	if err != nil {
@@ -473,8 +476,11 @@ func (b *Browser) start(ctx context.Context) (*instance, error) {
 		// Element.computedRole and computedName: the snapshot's page walk.
 		chromedp.Flag("enable-blink-features", "ComputedAccessibilityInfo"),
 		// Back and forward load pages again, with their load events; no
-		// network time queries.
-		chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,BackForwardCache,NetworkTimeServiceQuerying"),
+		// network time queries, no optimization hints or models fetched
+		// from Google, no media router (the browser's own traffic, which
+		// the proxy would otherwise carry).
+		chromedp.Flag("disable-features", "Translate,BlinkGenPropertyTrees,BackForwardCache,NetworkTimeServiceQuerying,"+
+			"OptimizationHints,OptimizationHintsFetching,OptimizationGuideModelDownloading,MediaRouter,DialMediaRouteProvider"),
 		chromedp.Flag("no-sandbox", os.Geteuid() == 0),
 		chromedp.WindowSize(1280, 800),
 		chromedp.ModifyCmdFunc(ownGroup),
@@ -540,7 +546,27 @@ func policyFlags(proxyAddr string) []chromedp.ExecAllocatorOption {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-domain-reliability", true),
 		chromedp.Flag("no-pings", true),
+		// What the flags above leave of Chromium's own requests to Google
+		// (the component updater's checks, the sign-in state's
+		// ListAccounts) is sent to servicesHost, which the proxy answers
+		// itself: no name of theirs is resolved, nothing leaves loopback.
+		chromedp.Flag("component-updater", "url-source=http://"+servicesHost+"/update"),
+		chromedp.Flag("gaia-url", "http://"+servicesHost+"/"),
+		chromedp.Flag("google-apis-url", "http://"+servicesHost+"/"),
 	}
+}
+
+// servicesHost is the name Chromium's own services are pointed at; the
+// browser's proxy answers it (servicesOff) without reaching the network.
+const servicesHost = "browser-services.hermes-acp.invalid"
+
+// servicesHits counts the requests servicesOff answered (tests).
+var servicesHits atomic.Int64
+
+// servicesOff answers a request of Chromium's own services: switched off.
+func servicesOff(w http.ResponseWriter, _ *http.Request) {
+	servicesHits.Add(1)
+	http.Error(w, "hermes-acp: the browser's own services are switched off", http.StatusForbidden)
 }
 
 // broadcast wakes the waiters of the page state; in.mu is held.

@@ -49,3 +49,7 @@ func Targets(ctx context.Context, b *Browser) ([]string, error) {
 	}
 	return out, nil
 }
+
+// ServicesRequests is how many requests of Chromium's own services the
+// browsers' proxies answered themselves.
+func ServicesRequests() int64 { return servicesHits.Load() }

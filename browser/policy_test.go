@@ -1,13 +1,17 @@
 package browser_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -229,5 +233,58 @@ func TestEvaluateAwaitsPromisesWithATimeout(t *testing.T) {
 	}
 	if v, err := b.Evaluate(c, "1 + 1"); err != nil || v != 2.0 {
 		t.Errorf("evaluate after the timeout = %v, %v", v, err)
+	}
+}
+
+// namesSeen is a resolver that answers name with 127.0.0.1 and records
+// every name it is asked.
+type namesSeen struct {
+	name string
+	mu   sync.Mutex
+	seen []string
+}
+
+func (n *namesSeen) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.seen = append(n.seen, host)
+	if host == n.name {
+		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+	}
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+}
+
+// TestBrowserOwnTrafficStaysLocal: Chromium's own services (the component
+// updater, the sign-in state's ListAccounts, optimization hints) send no
+// request through the proxy to a name of theirs: the only name the
+// proxy resolves is the page's, and the services' requests are answered
+// by the proxy itself.
+func TestBrowserOwnTrafficStaysLocal(t *testing.T) {
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "<!doctype html><title>Local</title><p>hello</p>")
+	}))
+	t.Cleanup(page.Close)
+	_, port, _ := net.SplitHostPort(page.Listener.Addr().String())
+	res := &namesSeen{name: "page.test"}
+	before := browser.ServicesRequests()
+	b := newBrowser(t, browser.Options{Policy: &web.Policy{AllowLoopback: true, Resolver: res}})
+	c := ctx(t)
+	for range 3 {
+		if _, err := b.Navigate(c, "http://page.test:"+port+"/"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Chromium asks for the sign-in state shortly after it starts: wait
+	// for the proxy to have answered one request of its services (or give
+	// it 20 s), then look at what was resolved.
+	for deadline := time.Now().Add(20 * time.Second); browser.ServicesRequests() == before && time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+	}
+	res.mu.Lock()
+	defer res.mu.Unlock()
+	for _, name := range res.seen {
+		if name != "page.test" {
+			t.Errorf("the browser's proxy resolved %q: Chromium's own traffic left for the network", name)
+		}
 	}
 }

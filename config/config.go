@@ -37,8 +37,9 @@ type fileConfig struct {
 		SupportsVision *bool `yaml:"supports_vision"`
 	} `yaml:"model"`
 	Approvals struct {
-		Mode    string `yaml:"mode"`    // manual | off
-		Timeout int    `yaml:"timeout"` // seconds
+		Mode        string `yaml:"mode"`         // manual | smart | off
+		Timeout     int    `yaml:"timeout"`      // seconds
+		SmartPolicy string `yaml:"smart_policy"` // rules for the smart-approval reviewer
 	} `yaml:"approvals"`
 	CommandAllowlist []string `yaml:"command_allowlist"`
 	Toolsets         []string `yaml:"toolsets"`
@@ -242,6 +243,13 @@ type Config struct {
 	Docker          DockerSettings
 	// ssh (issue 18): terminal.ssh.* (ssh.go).
 	SSH SSHSettings
+	// ApprovalsSmart is approvals.mode: smart (issue 25): a reviewer model
+	// sees a flagged command before the user; SmartPolicy is
+	// approvals.smart_policy; AuxApproval the auxiliary.approval model
+	// (nil: the session's model reviews).
+	ApprovalsSmart bool
+	SmartPolicy    string
+	AuxApproval    *AuxEndpoint
 }
 
 // problem records a bad value of the config file.
@@ -327,9 +335,13 @@ func Load(getenv func(string) string, flagModel, flagBaseURL string) Config {
 	switch strings.ToLower(fc.Approvals.Mode) {
 	case "off":
 		c.ApprovalsOff = true
+	case "smart":
+		c.ApprovalsSmart = true
+		c.SmartPolicy = strings.TrimSpace(fc.Approvals.SmartPolicy)
+		c.AuxApproval = resolveAux(&c, "approval", fc.Auxiliary["approval"], env("AUXILIARY_APPROVAL_MODEL"), defaultApprovalTimeout, env)
 	case "", "manual":
 	default:
-		c.problem(fmt.Sprintf("approvals.mode: %q is not manual or off; using manual", fc.Approvals.Mode))
+		c.problem(fmt.Sprintf("approvals.mode: %q is not manual, smart or off; using manual", fc.Approvals.Mode))
 	}
 	if fc.Approvals.Timeout > 0 {
 		c.ApprovalTimeout = time.Duration(fc.Approvals.Timeout) * time.Second

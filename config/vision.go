@@ -44,12 +44,21 @@ func resolveVision(c *Config, fc *fileConfig, env func(string) string) {
 	case fc.Model.SupportsVision != nil:
 		c.NoVision = !*fc.Model.SupportsVision
 	}
-	v := fc.Auxiliary["vision"]
-	name := firstNonEmpty(strings.TrimSpace(v.Model), env("AUXILIARY_VISION_MODEL"))
+	c.AuxVision = resolveAux(c, "vision", fc.Auxiliary["vision"], env("AUXILIARY_VISION_MODEL"), defaultVisionTimeout, env)
+}
+
+// defaultApprovalTimeout bounds the smart-approval reviewer's answer.
+const defaultApprovalTimeout = 30 * time.Second
+
+// resolveAux resolves the auxiliary.<task> entry v, whose model envModel
+// supplies when the file has none; nil when there is no model or its
+// provider cannot be served (a problem says why).
+func resolveAux(c *Config, task string, v AuxModel, envModel string, timeout time.Duration, env func(string) string) *AuxEndpoint {
+	name := firstNonEmpty(strings.TrimSpace(v.Model), envModel)
 	if name == "" {
-		return
+		return nil
 	}
-	a := AuxEndpoint{Model: name, Timeout: defaultVisionTimeout}
+	a := AuxEndpoint{Model: name, Timeout: timeout}
 	if v.Timeout > 0 {
 		a.Timeout = time.Duration(v.Timeout) * time.Second
 	}
@@ -71,9 +80,9 @@ func resolveVision(c *Config, fc *fileConfig, env func(string) string) {
 			a.APIKey = env("OPENAI_API_KEY")
 		}
 		if !known && strings.TrimSpace(v.BaseURL) == "" {
-			c.problem(fmt.Sprintf("auxiliary.vision.provider: %q is one of hermes-agent's own integrations, which hermes-acp does not have; "+
-				"set auxiliary.vision.base_url to its OpenAI-compatible endpoint (vision_analyze uses the main model meanwhile)", v.Provider))
-			return
+			c.problem(fmt.Sprintf("auxiliary.%[1]s.provider: %[2]q is one of hermes-agent's own integrations, which hermes-acp does not have; "+
+				"set auxiliary.%[1]s.base_url to its OpenAI-compatible endpoint (%[3]s meanwhile)", task, v.Provider, auxFallback[task]))
+			return nil
 		}
 	}
 	if strings.TrimSpace(v.BaseURL) != "" {
@@ -82,7 +91,14 @@ func resolveVision(c *Config, fc *fileConfig, env func(string) string) {
 	if v.APIKey != "" {
 		a.APIKey = v.APIKey
 	}
-	c.AuxVision = &a
+	return &a
+}
+
+// auxFallback says what does an auxiliary task's work when its model
+// cannot be used.
+var auxFallback = map[string]string{
+	"vision":   "vision_analyze uses the main model",
+	"approval": "the session's model reviews commands",
 }
 
 // VisionReason says why no model can see images for this configuration,

@@ -35,7 +35,7 @@ func BenchmarkPipelineDispatch(b *testing.B) {
 // sharing one availability check.
 func BenchmarkDefinitions100(b *testing.B) {
 	r := New(nil)
-	shared := func() error { return nil }
+	shared := NewCheck(func() error { return nil })
 	names := make([]string, 100)
 	for i := range 100 {
 		names[i] = fmt.Sprintf("tool_%03d", 99-i)

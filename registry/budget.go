@@ -62,6 +62,9 @@ type resultStore struct {
 	// suffix returns the random part of a saved file's name; nil means
 	// randomSuffix. Tests replace it to force name collisions.
 	suffix func() string
+	// fault is the pipeline's fault-injection hook (nil but in the tests of
+	// the catch-all and the faultinject build).
+	fault func(stage, tool string)
 	// maxFile and maxSession bound one file and all of this store's files
 	// (bytes).
 	maxFile, maxSession int64
@@ -485,6 +488,10 @@ const budgetToolName = "__budget_enforcement__"
 // read_file already limits itself. A result is replaced only by a shorter
 // note (see persist), so the batch never grows: when only small results are
 // left, the batch stays over budget rather than get bigger.
+//
+// A panic while one result is saved fails that call (the catch-all's error
+// result replaces its content; see [Turn.Run]); the others stay as they
+// are.
 func (s *resultStore) enforceTurnBudget(reader string, calls []*Call, pinned []bool, outs []Outcome, budget int) {
 	sizes := make([]int, len(outs))
 	total := 0
@@ -510,7 +517,20 @@ func (s *resultStore) enforceTurnBudget(reader string, calls []*Call, pinned []b
 		if id == "" {
 			id = "budget_" + strconv.Itoa(i)
 		}
-		replacement, written := s.persist(reader, budgetToolName, id, outs[i].Content, 0)
+		var (
+			replacement string
+			written     bool
+		)
+		if pp := catchPanic(func() {
+			if s.fault != nil {
+				s.fault(stageTurnBudget, calls[i].Name)
+			}
+			replacement, written = s.persist(reader, budgetToolName, id, outs[i].Content, 0)
+		}); pp != nil {
+			outs[i] = pp.outcome(stageTurnBudget, calls[i], s.log)
+			total += utf8.RuneCountInString(outs[i].Content) - sizes[i]
+			continue
+		}
 		if replacement == outs[i].Content {
 			continue // a note would not be shorter
 		}

@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"slices"
 	"sync"
-	"unsafe"
 )
 
 // DefaultMaxResultChars is the per-result size, in characters, above which a
@@ -61,9 +60,10 @@ type Entry struct {
 	// its own dependencies (see [Registry.Clone]); calling it unbound gives
 	// an error result.
 	Handler Handler
-	// Check reports whether the tool can run now: nil means always available;
-	// an error (or a panic) makes the tool unavailable with that reason.
-	Check func() error
+	// Check reports whether the tool can run now: nil means always
+	// available; an error (or a panic) makes the tool unavailable with that
+	// reason. Entries that share one *Check share one run per pass.
+	Check *Check
 	// RequiresEnv lists environment variables that must be non-empty for the
 	// tool to be available; the unavailability reason names the missing ones.
 	RequiresEnv []string
@@ -109,9 +109,9 @@ type Entry struct {
 	// the agent before Render is asked.
 	Render func(args map[string]any, r Result) string
 
-	// srcSchema identifies the map Schema was copied from at registration,
-	// so that registering the same map again reuses the copy.
-	srcSchema unsafe.Pointer
+	// srcSchema is the map Schema was copied from at registration, so that
+	// registering the same map again reuses the copy.
+	srcSchema map[string]any
 	// schemaJSON is Schema encoded, once, on first use; it is shared by
 	// every registration that reuses the copy (each session binding a
 	// declared tool), so the schemas are encoded once per process.
@@ -137,13 +137,11 @@ func (c *encodedSchema) get(schema map[string]any) json.RawMessage {
 	return c.raw
 }
 
-// schemaID is the identity of a schema map (nil for none). A schema map
-// must not change once it has been registered.
-func schemaID(m map[string]any) unsafe.Pointer {
-	if m == nil {
-		return nil
-	}
-	return reflect.ValueOf(m).UnsafePointer()
+// sameMap reports whether a and b are one map (not merely equal ones):
+// pointer identity, for two maps the caller holds. A schema map must not
+// change once it has been registered.
+func sameMap(a, b map[string]any) bool {
+	return a != nil && b != nil && reflect.ValueOf(a).Pointer() == reflect.ValueOf(b).Pointer()
 }
 
 // NoRender, returned by an Entry's Render, shows nothing when the call has
@@ -203,9 +201,9 @@ func (e Entry) validate(prev *Entry) (*Entry, error) {
 		return nil, fmt.Errorf("register %s: empty toolset", e.Name)
 	}
 	schema := map[string]any{"type": "object", "properties": map[string]any{}}
-	src := schemaID(e.Schema)
+	src := e.Schema
 	encoded := new(encodedSchema)
-	if prev != nil && src != nil && prev.srcSchema == src {
+	if prev != nil && sameMap(prev.srcSchema, src) {
 		// The same schema map again (a session binding a declared tool):
 		// the copy made then is the copy now, and so is its encoding.
 		schema, encoded = prev.Schema, prev.schemaJSON

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -63,6 +64,9 @@ type Pipeline struct {
 	maxWorkers int
 	resolve    PathResolver
 	log        *slog.Logger
+	// fault, when set, panics at a stage of a call on purpose: the tests
+	// of the catch-all set it, and so does the faultinject build.
+	fault func(stage, tool string)
 }
 
 // NewPipeline returns a pipeline dispatching to r.
@@ -100,7 +104,16 @@ func NewPipeline(r *Registry, o PipelineOptions) *Pipeline {
 	if p.maxWorkers <= 0 {
 		p.maxWorkers = DefaultMaxWorkers
 	}
+	p.fault = faultFromEnv()
+	p.store.fault = p.fault
 	return p
+}
+
+// inject runs the fault hook, if any, at stage of a call of tool.
+func (p *Pipeline) inject(stage, tool string) {
+	if p.fault != nil {
+		p.fault(stage, tool)
+	}
 }
 
 // NewTurn starts the per-turn state of one user prompt: guardrail counters
@@ -146,10 +159,12 @@ func failedOutcome(r Result) Outcome {
 // or a halt after one tool kept failing. Only a hard stop produces one.
 func (t *Turn) Halted() (GuardrailDecision, bool) { return t.guard.haltDecision() }
 
-// prepared is one call's parsed arguments.
+// prepared is one call's parsed arguments, or the outcome of a stage before
+// the call's own (parsing, path resolution, planning) that panicked.
 type prepared struct {
-	args  map[string]any
-	valid bool
+	args   map[string]any
+	valid  bool
+	failed *Outcome
 }
 
 // Run executes one model reply's batch. The calls are planned into segments
@@ -160,6 +175,14 @@ type prepared struct {
 // than the result: see enforceTurnBudget). When ctx is cancelled, calls not
 // yet started are not started and report Cancelled; running handlers see
 // ctx cancelled. Every goroutine has ended when Run returns.
+//
+// A panic anywhere in the pipeline — parsing, path resolution, planning,
+// coercion, guardrails, hooks, dispatch, either budget, a parallel worker —
+// fails only the call it happened in: it gets hermes's catch-all error
+// result ({"error": "Error executing <tool>: <panic>"}), the stack is
+// logged, and the rest of the batch and the turn go on. (A panicking
+// handler is the registry's own error result, "Tool execution failed:
+// Panic: …", and a panicking hook is ignored, as in hermes.)
 func (t *Turn) Run(ctx context.Context, calls []*Call, o RunOptions) []Outcome {
 	snap := t.p.reg.Snapshot()
 	outs := make([]Outcome, len(calls))
@@ -172,15 +195,11 @@ func (t *Turn) Run(ctx context.Context, calls []*Call, o RunOptions) []Outcome {
 			c = &Call{}
 			calls[i] = c
 		}
-		args, err := ParseArgs(c.RawArgs)
-		preps[i] = prepared{args: args, valid: err == nil}
 		if e := snap.entries[c.Name]; e != nil {
 			facts[i] = planned{parallelSafe: e.ParallelSafe, pathArg: e.PathArg}
 			pinned[i] = e.MaxResultChars < 0
 		}
-		if err == nil && strings.TrimSpace(c.RawArgs) != "" {
-			facts[i].args = args // the planner treats empty arguments as unparseable, like hermes
-		}
+		t.prepare(c, &preps[i], &facts[i])
 	}
 	var segments []Segment
 	switch len(calls) {
@@ -188,7 +207,7 @@ func (t *Turn) Run(ctx context.Context, calls []*Call, o RunOptions) []Outcome {
 	case 1: // the planner's answer for one call, without its setup cost
 		segments = []Segment{{Calls: []int{0}}}
 	default:
-		segments = plan(facts, t.p.resolve)
+		segments = t.plan(calls, preps, facts)
 	}
 	for _, seg := range segments {
 		if seg.Parallel {
@@ -203,6 +222,64 @@ func (t *Turn) Run(ctx context.Context, calls []*Call, o RunOptions) []Outcome {
 	return outs
 }
 
+// prepare parses a call's arguments into prep and fact; a panic fails the
+// call.
+func (t *Turn) prepare(c *Call, prep *prepared, fact *planned) {
+	defer func() {
+		if r := recover(); r != nil {
+			out := (&pipelinePanic{value: r, stack: debug.Stack()}).outcome(stageParse, c, t.p.log)
+			*prep, fact.args = prepared{failed: &out}, nil
+		}
+	}()
+	t.p.inject(stageParse, c.Name)
+	args, err := ParseArgs(c.RawArgs)
+	*prep = prepared{args: args, valid: err == nil}
+	if err == nil && strings.TrimSpace(c.RawArgs) != "" {
+		fact.args = args // the planner treats empty arguments as unparseable, like hermes
+	}
+}
+
+// plan resolves the path arguments of the path-scoped calls and splits the
+// batch into segments. A resolver that panics fails its call (a barrier in
+// the plan); a planner that panics fails every call of the batch, which
+// then runs none of them, one after another.
+func (t *Turn) plan(calls []*Call, preps []prepared, facts []planned) []Segment {
+	if resolve := t.p.resolve; resolve != nil {
+		for i := range facts {
+			p := facts[i].path()
+			if p == "" || preps[i].failed != nil {
+				continue
+			}
+			if pp := catchPanic(func() {
+				t.p.inject(stageResolve, calls[i].Name)
+				if real, ok := resolve(p); ok {
+					facts[i].real = real
+				}
+			}); pp != nil {
+				out := pp.outcome(stageResolve, calls[i], t.p.log)
+				preps[i].failed, facts[i].args = &out, nil
+			}
+		}
+	}
+	var segments []Segment
+	pp := catchPanic(func() {
+		t.p.inject(stagePlan, calls[0].Name)
+		segments = segment(facts)
+	})
+	if pp == nil {
+		return segments
+	}
+	all := Segment{Calls: make([]int, len(calls))}
+	for i := range calls {
+		all.Calls[i] = i
+		if preps[i].failed == nil {
+			out := pp.outcome(stagePlan, calls[i], t.p.log)
+			preps[i].failed = &out
+		}
+	}
+	return []Segment{all}
+}
+
 // runParallel runs the calls idx concurrently on a bounded set of workers.
 func (t *Turn) runParallel(ctx context.Context, snap *Snapshot, calls []*Call, preps []prepared, idx []int, outs []Outcome, o RunOptions) {
 	var next atomic.Int64
@@ -215,54 +292,100 @@ func (t *Turn) runParallel(ctx context.Context, snap *Snapshot, calls []*Call, p
 					return
 				}
 				i := idx[k]
-				outs[i] = t.runOne(ctx, snap, calls[i], preps[i], o)
+				outs[i] = t.runWorker(ctx, snap, calls[i], preps[i], o)
 			}
 		})
 	}
 	wg.Wait()
 }
 
-// runOne runs a single call through the pipeline.
-func (t *Turn) runOne(ctx context.Context, snap *Snapshot, call *Call, prep prepared, o RunOptions) Outcome {
+// runWorker is runOne on a worker goroutine: a panic outside the call's own
+// stages fails the call instead of ending the process, and the worker goes
+// on with the next call.
+func (t *Turn) runWorker(ctx context.Context, snap *Snapshot, call *Call, prep prepared, o RunOptions) (out Outcome) {
+	defer func() {
+		if r := recover(); r != nil {
+			out = (&pipelinePanic{value: r, stack: debug.Stack()}).outcome(stageWorker, call, t.p.log)
+			t.started(call, o) // runOne did not run: the call never started
+			t.finished(call, out, o)
+		}
+	}()
+	t.p.inject(stageWorker, call.Name)
+	return t.runOne(ctx, snap, call, prep, o)
+}
+
+// runOne runs a single call through the pipeline. Whatever stage of it
+// panics, the call ends with the catch-all's error result, after OnStart
+// and OnFinish like every call that started.
+func (t *Turn) runOne(ctx context.Context, snap *Snapshot, call *Call, prep prepared, o RunOptions) (out Outcome) {
 	if ctx.Err() != nil {
 		out := failedOutcome(cancelledResult)
 		out.Cancelled = true
 		return out
 	}
+	stage, started, finished := stageCoerce, false, false
+	defer func() {
+		if r := recover(); r != nil {
+			out = (&pipelinePanic{value: r, stack: debug.Stack()}).outcome(stage, call, t.p.log)
+			if !started {
+				t.started(call, o)
+			}
+			if !finished {
+				t.finished(call, out, o)
+			}
+		}
+	}()
 	entry := snap.entries[call.Name]
 	call.Args = nil
 	if prep.valid {
 		call.Args = prep.args
-		if entry != nil {
+		if entry != nil && prep.failed == nil {
+			t.p.inject(stageCoerce, call.Name)
 			call.Args = coerce(prep.args, entry.Schema, true) // freshly parsed: ours to change
 		}
 	}
+	t.started(call, o)
+	started = true
+	switch {
+	case prep.failed != nil:
+		out = *prep.failed
+	case prep.valid:
+		out = t.execute(ctx, snap, entry, call, &stage)
+	default:
+		out = failedOutcome(invalidArgsResult)
+	}
+	finished = true
+	t.finished(call, out, o)
+	return out
+}
+
+// started and finished run the agent's callbacks for call.
+func (t *Turn) started(call *Call, o RunOptions) {
 	t.callback("OnStart", call, func() {
 		if o.OnStart != nil {
 			o.OnStart(call)
 		}
 	})
-	var out Outcome
-	if prep.valid {
-		out = t.execute(ctx, snap, entry, call)
-	} else {
-		out = failedOutcome(invalidArgsResult)
-	}
+}
+
+func (t *Turn) finished(call *Call, out Outcome, o RunOptions) {
 	t.callback("OnFinish", call, func() {
 		if o.OnFinish != nil {
 			o.OnFinish(call, out)
 		}
 	})
-	return out
 }
 
 // execute runs a call with valid arguments: guardrails, pre-hooks,
-// dispatch, post-hooks, result budget.
-func (t *Turn) execute(ctx context.Context, snap *Snapshot, entry *Entry, call *Call) Outcome {
+// dispatch, post-hooks, result budget. It keeps *stage at the stage it is
+// in, for the catch-all's log.
+func (t *Turn) execute(ctx context.Context, snap *Snapshot, entry *Entry, call *Call, stage *string) Outcome {
 	var facts Entry
 	if entry != nil {
 		facts = *entry
 	}
+	*stage = stageGuardrails
+	t.p.inject(stageGuardrails, call.Name)
 	sig := signatureOf(call.Name, call.Args)
 	if d := t.guard.before(sig, facts.Idempotent); d.Action == ActionBlock {
 		t.p.log.Warn("tool call blocked by guardrail", "tool", call.Name, "code", d.Code, "count", d.Count)
@@ -270,11 +393,15 @@ func (t *Turn) execute(ctx context.Context, snap *Snapshot, entry *Entry, call *
 		out.Blocked = true
 		return out
 	}
+	*stage = stageHooks
+	t.p.inject(stageHooks, call.Name)
 	if block, msg := runPre(ctx, t.p.hooks, call, t.p.log); block {
 		out := failedOutcome(Error(msg))
 		out.Blocked = true
 		return out
 	}
+	*stage = stageDispatch
+	t.p.inject(stageDispatch, call.Name)
 	start := time.Now()
 	result, handlerErr := dispatchIn(ctx, snap, call, t.p.log)
 	took := time.Since(start)
@@ -282,18 +409,23 @@ func (t *Turn) execute(ctx context.Context, snap *Snapshot, entry *Entry, call *
 	if cancelled {
 		result = cancelledResult
 	}
+	*stage = stageHooks
 	result = runPost(ctx, t.p.hooks, call, result, took, t.p.log)
 	if cancelled {
 		out := failedOutcome(result)
 		out.Cancelled = true
 		return out
 	}
+	*stage = stageBudget
+	t.p.inject(stageBudget, call.Name)
 	encoded, ok := result.encode()
 	if !ok {
 		result = Text(encoded, true) // the error JSON encode made: the call failed
 		encoded = result.Encode()
 	}
+	*stage = stageGuardrails
 	d := t.guard.after(sig, encoded, result.IsError, facts.Idempotent, facts.Kind)
+	*stage = stageBudget
 	content, persisted := t.p.store.persist(snap.reader, call.Name, call.ID, encoded, t.threshold(entry))
 	return Outcome{Result: result, Content: appendGuidance(content, d), Failed: result.IsError, Persisted: persisted}
 }

@@ -22,16 +22,33 @@ type Segment struct {
 // It must be safe for concurrent use.
 type PathResolver func(path string) (real string, ok bool)
 
-// planned is what the planner knows of one call: its tool's facts and its
-// parsed arguments (nil: unparseable, not an object, or empty).
+// planned is what the planner knows of one call: its tool's facts, its
+// parsed arguments (nil: unparseable, not an object, or empty) and, for a
+// path-scoped call, the real path its path argument names ("" when it is
+// missing or does not resolve).
 type planned struct {
 	parallelSafe bool
 	pathArg      string
 	args         map[string]any
+	real         string
 }
 
-// plan splits one model reply's calls into segments as hermes's planner
-// does, from the facts of each call's entry. Calls are walked in emission
+// path returns the path argument of a path-scoped call with parsed
+// arguments, "" when there is none.
+func (c planned) path() string {
+	if c.pathArg == "" || c.args == nil {
+		return ""
+	}
+	p, _ := c.args[c.pathArg].(string)
+	if strings.TrimSpace(p) == "" {
+		return ""
+	}
+	return p
+}
+
+// segment splits one model reply's calls into segments as hermes's planner
+// does, from the facts of each call's entry, once the session has resolved
+// their paths (planned.real; see [Turn.plan]). Calls are walked in emission
 // order; unparseable or non-object arguments, a path-scoped call (its entry
 // has a PathArg) whose path is missing, empty or does not resolve, and any
 // call of a tool that is neither path-scoped nor parallel-safe are
@@ -43,7 +60,7 @@ type planned struct {
 // the session's. Parallel runs shorter than two calls are demoted to
 // sequential, and adjacent sequential segments merge, so order is always
 // preserved.
-func plan(calls []planned, resolve PathResolver) []Segment {
+func segment(calls []planned) []Segment {
 	var (
 		segments []Segment
 		current  []int
@@ -70,15 +87,10 @@ func plan(calls []planned, resolve PathResolver) []Segment {
 		case c.args == nil:
 			// barrier
 		case c.pathArg != "":
-			p, ok := c.args[c.pathArg].(string)
-			if !ok || strings.TrimSpace(p) == "" || resolve == nil {
-				break // barrier
+			if c.real == "" {
+				break // barrier: no path, or it does not resolve (the call reports its own error, alone)
 			}
-			real, ok := resolve(p)
-			if !ok || real == "" {
-				break // barrier: the call reports its own error, alone
-			}
-			p = filepath.Clean(real)
+			p := filepath.Clean(c.real)
 			for _, r := range reserved {
 				if pathsOverlap(p, r) {
 					closeParallel()

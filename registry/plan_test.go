@@ -20,6 +20,19 @@ func calls(specs ...[2]string) []*Call {
 	return out
 }
 
+// plan is the planner as [Turn.plan] drives it when nothing panics: the
+// path arguments resolved, then the batch segmented.
+func plan(calls []planned, resolve PathResolver) []Segment {
+	for i, c := range calls {
+		if p := c.path(); p != "" && resolve != nil {
+			if real, ok := resolve(p); ok {
+				calls[i].real = real
+			}
+		}
+	}
+	return segment(calls)
+}
+
 func par(idx ...int) Segment { return Segment{Parallel: true, Calls: idx} }
 func seq(idx ...int) Segment { return Segment{Calls: idx} }
 

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 )
 
 // Registry maps tool names to entries. It is safe for concurrent use:
@@ -190,16 +189,10 @@ func (r *Registry) Status() []ToolStatus {
 	return out
 }
 
-// checkMemo runs each distinct Check function once (hermes memoises check_fn
-// per get_definitions pass). The zero value is ready to use.
-type checkMemo struct {
-	results map[uintptr]string
-}
-
-// reason returns why e is unavailable, or "" when it is available.
-func (m *checkMemo) reason(e *Entry) string {
+// missingEnv says which of vars are unset or empty, "" when none is.
+func missingEnv(vars []string) string {
 	var missing []string
-	for _, v := range e.RequiresEnv {
+	for _, v := range vars {
 		if os.Getenv(v) == "" {
 			missing = append(missing, v)
 		}
@@ -207,40 +200,5 @@ func (m *checkMemo) reason(e *Entry) string {
 	if len(missing) > 0 {
 		return "missing environment variable(s): " + strings.Join(missing, ", ")
 	}
-	if e.Check == nil {
-		return ""
-	}
-	id := funcID(e.Check)
-	if r, ok := m.results[id]; ok {
-		return r
-	}
-	r := runCheck(e.Check)
-	if m.results == nil {
-		m.results = make(map[uintptr]string)
-	}
-	m.results[id] = r
-	return r
-}
-
-// runCheck calls check and turns an error or a panic into a reason.
-func runCheck(check func() error) (reason string) {
-	defer func() {
-		if p := recover(); p != nil {
-			reason = fmt.Sprintf("check panicked: %v", p)
-		}
-	}()
-	if err := check(); err != nil {
-		if msg := err.Error(); msg != "" {
-			return msg
-		}
-		return "check failed"
-	}
 	return ""
-}
-
-// funcID returns the identity of a func value: the address of its closure
-// record. Copies of one func value share it; two closures never do. Go has
-// no func equality, and hermes memoises checks by function identity.
-func funcID(f func() error) uintptr {
-	return *(*uintptr)(unsafe.Pointer(&f))
 }

@@ -200,13 +200,13 @@ func TestDefinitions(t *testing.T) {
 	t.Setenv("HERMES_TEST_KEY_EMPTY", "")
 	r := New(nil)
 	calls := 0
-	shared := func() error { calls++; return nil }
+	shared := NewCheck(func() error { calls++; return nil })
 	mustRegister(t, r,
 		Entry{Name: "zeta", Toolset: "t", Description: "last", Check: shared},
 		Entry{Name: "alpha", Toolset: "t", Description: "first", Check: shared},
 		Entry{Name: "mid", Toolset: "t", Check: shared},
-		Entry{Name: "down", Toolset: "t", Check: func() error { return errors.New("docker not running") }},
-		Entry{Name: "boom", Toolset: "t", Check: func() error { panic("probe crashed") }},
+		Entry{Name: "down", Toolset: "t", Check: Unavailable("docker not running")},
+		Entry{Name: "boom", Toolset: "t", Check: NewCheck(func() error { panic("probe crashed") })},
 		Entry{Name: "keyed", Toolset: "t", RequiresEnv: []string{"HERMES_TEST_KEY_SET"}},
 		Entry{Name: "unkeyed", Toolset: "t", RequiresEnv: []string{"HERMES_TEST_KEY_EMPTY", "HERMES_TEST_KEY_UNSET_X"}},
 	)
@@ -224,7 +224,7 @@ func TestDefinitions(t *testing.T) {
 
 	// Two closures from one literal are different checks: each runs.
 	var counts [2]int
-	mk := func(i int) func() error { return func() error { counts[i]++; return nil } }
+	mk := func(i int) *Check { return NewCheck(func() error { counts[i]++; return nil }) }
 	r2 := New(nil)
 	mustRegister(t, r2, Entry{Name: "c0", Toolset: "t", Check: mk(0)}, Entry{Name: "c1", Toolset: "t", Check: mk(1)})
 	if n := len(r2.Definitions(nil)); n != 2 || counts != [2]int{1, 1} {
@@ -375,7 +375,7 @@ func TestRegistryConcurrency(t *testing.T) {
 		wg.Go(func() {
 			for i := range 200 {
 				name := fmt.Sprintf("mcp_w%d_%d", w, i%5)
-				_ = r.Register(Entry{Name: name, Toolset: fmt.Sprintf("mcp-w%d", w), Handler: okHandler(`{"n":1}`), Check: func() error { return nil }})
+				_ = r.Register(Entry{Name: name, Toolset: fmt.Sprintf("mcp-w%d", w), Handler: okHandler(`{"n":1}`), Check: NewCheck(func() error { return nil })})
 				if i%3 == 0 {
 					r.Deregister(name)
 				}
@@ -601,10 +601,10 @@ func TestRegisterSameSchemaReusesItsCopy(t *testing.T) {
 		t.Fatal(err)
 	}
 	bound, _ := session.Snapshot().Lookup("t")
-	if schemaID(bound.Schema) != schemaID(declared.Schema) {
+	if !sameMap(bound.Schema, declared.Schema) {
 		t.Errorf("binding with the declared schema map copied it again")
 	}
-	if schemaID(bound.Schema) == schemaID(schema) {
+	if sameMap(bound.Schema, schema) {
 		t.Errorf("the registry holds the caller's map, not its own copy")
 	}
 	other := map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"type": "integer"}}}
@@ -612,7 +612,7 @@ func TestRegisterSameSchemaReusesItsCopy(t *testing.T) {
 		t.Fatal(err)
 	}
 	again, _ := session.Snapshot().Lookup("t")
-	if schemaID(again.Schema) == schemaID(declared.Schema) || schemaID(again.Schema) == schemaID(other) {
+	if sameMap(again.Schema, declared.Schema) || sameMap(again.Schema, other) {
 		t.Errorf("a different schema map was not copied")
 	}
 	if got := coerce(map[string]any{"n": "7"}, again.Schema, false); got["n"] != 7 {

@@ -42,39 +42,45 @@ func (s *session) browser() *browser.Browser {
 }
 
 // browserCheck is the availability of the browser tools before a session
-// binds them: a browser found in PATH or the usual install locations.
-func browserCheck() error {
+// binds them: a browser found in PATH or the usual install locations. The
+// browser tools share it, so a pass over the registry looks once.
+var browserCheck = registry.NewCheck(func() error {
 	_, err := browser.Find("")
 	return err
-}
+})
+
+// noBrowserCheck is the browser tools' check in a session without a browser
+// set.
+var noBrowserCheck = registry.Unavailable("no browser configured for this session")
 
 // bindBrowserCheck makes the check of a session's browser tools its
-// browser set's (which honours browser.executable).
+// browser set's (which honours browser.executable), one check shared by
+// all of them.
 func bindBrowserCheck(e *registry.Entry, s *session) {
 	if e.Toolset != browserToolset {
 		return
 	}
 	if s.Browsers == nil {
-		e.Check = func() error { return errors.New("no browser configured for this session") }
+		e.Check = noBrowserCheck
 		return
 	}
-	e.Check = s.Browsers.Available
+	e.Check = s.browserCheck
 }
 
 // BrowserCheck returns the availability check of the browser tools for a
 // configured browser.executable ("" finds one): the composition root sets
 // it on the declared entries so that `hermes-acp tools` honours the
-// configuration.
-func BrowserCheck(executable string) func() error {
-	return func() error {
+// setting.
+func BrowserCheck(executable string) *registry.Check {
+	return registry.NewCheck(func() error {
 		_, err := browser.Find(executable)
 		return err
-	}
+	})
 }
 
 // WithBrowserCheck returns entries with the browser tools' check replaced
 // by check.
-func WithBrowserCheck(entries []registry.Entry, check func() error) []registry.Entry {
+func WithBrowserCheck(entries []registry.Entry, check *registry.Check) []registry.Entry {
 	for i := range entries {
 		if entries[i].Toolset == browserToolset {
 			entries[i].Check = check

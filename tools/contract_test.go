@@ -271,7 +271,7 @@ func TestBindEnabledToolsOnly(t *testing.T) {
 		t.Errorf("Bind with every tool enabled = %d entries, want %d", len(all), len(Entries()))
 	}
 	for _, e := range all {
-		if e.Check != nil && e.Check() != nil {
+		if e.Check.Err() != nil {
 			continue // not offered in this session (the browser tools without a browser set)
 		}
 		// This session has no browser: descriptions leave the browser out.

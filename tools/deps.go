@@ -6,6 +6,7 @@ import (
 
 	"github.com/hermes-acp/hermes-acp/browser"
 	"github.com/hermes-acp/hermes-acp/lint"
+	"github.com/hermes-acp/hermes-acp/registry"
 	"github.com/hermes-acp/hermes-acp/skills"
 	"github.com/hermes-acp/hermes-acp/terminal"
 	"github.com/hermes-acp/hermes-acp/web"
@@ -225,6 +226,9 @@ type session struct {
 	// run (a browser set and a browser found): descriptions name them
 	// only then.
 	browserOK func() bool
+	// browserCheck is the availability of the session's browser tools,
+	// one check for all of them (nil without a browser set).
+	browserCheck *registry.Check
 }
 
 func newSession(d Deps) *session {
@@ -233,6 +237,9 @@ func newSession(d Deps) *session {
 	}
 	s := &session{Deps: d, reads: newReadTracker(), patches: newPatchFailures(), web: &browserSession{}}
 	s.browserOK = sync.OnceValue(func() bool { return d.Browsers != nil && d.Browsers.Available() == nil })
+	if d.Browsers != nil {
+		s.browserCheck = registry.NewCheck(d.Browsers.Available) // one for all the browser tools
+	}
 	s.procs = terminal.NewTable(terminal.TableOptions{OnExit: s.announceExit})
 	if d.Terminal.Sandbox != nil && d.Workspace != nil {
 		s.sandbox = d.Terminal.Sandbox.NewSession(d.Workspace.Roots())

@@ -37,6 +37,8 @@ type fakeEnvOptions struct {
 	RefuseLint bool
 	// Enabled is Deps.Enabled; nil enables every tool.
 	Enabled func(tool string) bool
+	// Types is Deps.Types; nil: Go files get the syntax lint only.
+	Types TypeChecker
 	// Workspace is passed to workspace.Open; Home and HermesHome default to
 	// folders inside a temporary home so tests never see the real ones.
 	Workspace workspace.Options
@@ -130,6 +132,7 @@ func newFakeEnv(t testing.TB, opts fakeEnvOptions) *fakeEnv {
 		Linter:              &e.linter,
 		RefuseNewLintErrors: opts.RefuseLint,
 		Enabled:             opts.Enabled,
+		Types:               opts.Types,
 		// A model that sees, so vision_analyze counts as enabled; tests of
 		// vision_analyze replace it.
 		Vision: func(context.Context, []byte, string, string) (string, error) {

@@ -104,7 +104,7 @@ func Entries() []registry.Entry {
 		e := t.entry
 		e.Description = t.description(all)
 		if check := sessionChecks[e.Name]; check != nil {
-			e.Check = func() error { return check(all) }
+			e.Check = registry.NewCheck(func() error { return check(all) })
 		}
 		out = append(out, e)
 	}
@@ -127,11 +127,11 @@ func Bind(d Deps) ([]registry.Entry, []registry.Hook) {
 		e.Handler = t.bind.handler(s)
 		if t.bind.gate != nil {
 			if err := t.bind.gate(s); err != nil {
-				e.Check = func() error { return err } // not offered; `hermes-acp tools` says why
+				e.Check = registry.NewCheck(func() error { return err }) // not offered; `hermes-acp tools` says why
 			}
 		}
 		if check := sessionChecks[e.Name]; check != nil && e.Check == nil {
-			e.Check = func() error { return check(s) }
+			e.Check = registry.NewCheck(func() error { return check(s) })
 		}
 		bindBrowserCheck(&e, s)
 		out = append(out, e)

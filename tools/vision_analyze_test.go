@@ -210,7 +210,7 @@ func TestVisionAnalyzeAvailability(t *testing.T) {
 				if e.Check == nil {
 					return nil
 				}
-				return e.Check()
+				return e.Check.Err()
 			}
 		}
 		t.Fatal("Bind has no vision_analyze")

@@ -91,7 +91,7 @@ func TestWebSearchAvailability(t *testing.T) {
 		entries, _ := Bind(Deps{Web: w})
 		for _, e := range entries {
 			if e.Name == webSearchName {
-				return e.Check()
+				return e.Check.Err()
 			}
 		}
 		t.Fatal("web_search not bound")
@@ -116,7 +116,7 @@ func TestWebSearchAvailability(t *testing.T) {
 	}
 	for _, e := range func() []registry.Entry { es, _ := Bind(Deps{Web: none}); return es }() {
 		if e.Name == webExtractName && e.Check != nil {
-			if err := e.Check(); err != nil {
+			if err := e.Check.Err(); err != nil {
 				t.Errorf("web_extract needs no key, but its Check = %v", err)
 			}
 		}

@@ -18,11 +18,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"golang.org/x/tools/txtar"
 	"gopkg.in/yaml.v3"
+
+	"github.com/hermes-acp/hermes-acp/model/modeltest"
 )
 
 // approvalCase is one command of approvals.mjs.
@@ -127,5 +130,77 @@ func TestTypeScriptSDKApprovals(t *testing.T) {
 	}
 	if len(cfg.Allowlist) != 1 || cfg.Allowlist[0] != "rm -rf build" {
 		t.Errorf("command_allowlist = %q, want [\"rm -rf build\"]", cfg.Allowlist)
+	}
+}
+
+// smartReviewer answers the smart-approval reviewer's requests (the
+// system message is its instructions): APPROVE for rm -rf build-smart
+// (with its marker in ws),
+// DENY for rm -rf src, ESCALATE otherwise; everything else goes to next.
+func smartReviewer(ws string, seen *[]string, mu *sync.Mutex, next func(modeltest.Request) modeltest.Turn) func(modeltest.Request) modeltest.Turn {
+	return func(r modeltest.Request) modeltest.Turn {
+		if len(r.Messages) == 0 || r.Messages[0].Role != "system" || !strings.HasPrefix(r.Messages[0].Content, "You are a security reviewer") {
+			return next(r)
+		}
+		_, rest, _ := strings.Cut(r.Messages[len(r.Messages)-1].Content, "<command>\n")
+		cmd, _, _ := strings.Cut(rest, "\n</command>")
+		mu.Lock()
+		*seen = append(*seen, cmd)
+		mu.Unlock()
+		switch cmd {
+		case "rm -rf build-smart\ntouch " + filepath.Join(ws, "marker-smart"):
+			return text("APPROVE")
+		case "rm -rf src":
+			return text("DENY")
+		}
+		return text("ESCALATE")
+	}
+}
+
+// TestTypeScriptSDKSmartApprovals runs approvals.mjs's smart phase: an
+// agent with approvals.mode: smart whose reviewer (the same scripted
+// model) approves, denies and escalates.
+func TestTypeScriptSDKSmartApprovals(t *testing.T) {
+	t.Parallel()
+	node := requireNode(t)
+	home, ws := t.TempDir(), t.TempDir()
+	var mu sync.Mutex
+	var seen []string
+	srv := startModel(t, smartReviewer(ws, &seen, &mu, terminalModel(t)))
+	for _, d := range []string{"build-smart", "src", "docs"} {
+		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws, d, "keep"), []byte("keep\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte("approvals:\n  mode: smart\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script, err := filepath.Abs(filepath.Join(repoRoot, "conformance", "approvals.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, script, agentBin)
+	cmd.Env = baseEnv(t, append(modelEnv(srv),
+		"HERMES_HOME="+home,
+		"APPROVALS_WS="+ws,
+		"APPROVALS_CASES="+filepath.Join(t.TempDir(), "none.json"),
+		"APPROVALS_PHASE=smart",
+		"CONFORMANCE_TRANSCRIPT="+filepath.Join(t.TempDir(), "transcript.jsonl"),
+	)...)
+	cmd.WaitDelay = exitDeadline
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("node %s %s: %v\n%s", script, agentBin, err, out)
+	}
+	t.Logf("%s", out)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 3 || seen[2] != "rm -rf docs" {
+		t.Errorf("the reviewer saw %q, want three commands, the last without its comment", seen)
 	}
 }

@@ -83,15 +83,15 @@ func runClient(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	o.Cwd = abs
-	return runClientWith(context.Background(), o, cmdline, stderr)
+	return clientStatus("hermes-acp client", client.Run(context.Background(), o, cmdline), stderr)
 }
 
-// runClientWith runs the headless client and turns its outcome into the
-// exit status, printing what the transcript has not shown.
-func runClientWith(ctx context.Context, o client.Options, cmdline []string, stderr io.Writer) int {
-	if err := client.Run(ctx, o, cmdline); err != nil {
+// clientStatus turns the headless client's outcome into the exit status,
+// printing what the transcript has not shown.
+func clientStatus(cmd string, err error, stderr io.Writer) int {
+	if err != nil {
 		if !errors.Is(err, client.ErrReported) {
-			fmt.Fprintf(stderr, "hermes-acp client: %v\n", err)
+			fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 		}
 		return 1
 	}

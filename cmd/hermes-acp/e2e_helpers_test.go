@@ -272,13 +272,19 @@ type agentProc struct {
 // and its output is drained, onExit runs.
 func startAgent(t testing.TB, args, env []string, onLine func([]byte), onExit func()) *agentProc {
 	t.Helper()
+	return startAgentBin(t, agentBin, args, env, onLine, onExit)
+}
+
+// startAgentBin is startAgent with another build of hermes-acp, bin.
+func startAgentBin(t testing.TB, bin string, args, env []string, onLine func([]byte), onExit func()) *agentProc {
+	t.Helper()
 	checker := schematest.Attach(t)
 	p := &agentProc{checker: checker, stderr: &lockedBuffer{}, exited: make(chan struct{})}
 	p.stdout = &lineWriter{fn: func(line []byte) {
 		checkAgentLine(checker, line)
 		onLine(line)
 	}}
-	p.cmd = exec.Command(agentBin, args...)
+	p.cmd = exec.Command(bin, args...)
 	p.cmd.Env = env
 	p.cmd.Stdout = p.stdout
 	p.cmd.Stderr = p.stderr
@@ -290,7 +296,7 @@ func startAgent(t testing.TB, args, env []string, onLine func([]byte), onExit fu
 	p.rawIn = in
 	p.stdin = &tappedWriteCloser{Writer: &lineWriter{fn: func(line []byte) { checker.Line(false, line) }}, w: in}
 	if err := p.cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", agentBin, err)
+		t.Fatalf("start %s: %v", bin, err)
 	}
 	go func() {
 		err := p.cmd.Wait()
@@ -382,8 +388,14 @@ type rawAgent struct {
 // startRaw starts hermes-acp for raw line tests.
 func startRaw(t testing.TB, args, env []string) *rawAgent {
 	t.Helper()
+	return startRawBin(t, agentBin, args, env)
+}
+
+// startRawBin is startRaw with another build of hermes-acp, bin.
+func startRawBin(t testing.TB, bin string, args, env []string) *rawAgent {
+	t.Helper()
 	q := newLineQueue()
-	p := startAgent(t, args, env, q.push, q.close)
+	p := startAgentBin(t, bin, args, env, q.push, q.close)
 	return &rawAgent{agentProc: p, lines: q, nextID: 1}
 }
 

@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -18,8 +16,6 @@ import (
 	"github.com/hermes-acp/hermes-acp/agent"
 	"github.com/hermes-acp/hermes-acp/browser"
 	"github.com/hermes-acp/hermes-acp/config"
-	"github.com/hermes-acp/hermes-acp/mcp"
-	"github.com/hermes-acp/hermes-acp/model"
 	"github.com/hermes-acp/hermes-acp/registry"
 	"github.com/hermes-acp/hermes-acp/terminal"
 	"github.com/hermes-acp/hermes-acp/terminal/backend"
@@ -34,7 +30,7 @@ type serveOptions struct {
 
 // serve runs the agent on stdin/stdout until stdin closes or ctx ends.
 func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Writer) int {
-	wire, err := guardStdout()
+	wire, err := acp.ReserveStdout()
 	if err != nil {
 		fmt.Fprintf(stderr, "hermes-acp: %v\n", err)
 		return 1
@@ -131,6 +127,8 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		Toolsets:         cfg.Toolsets,
 		DisabledToolsets: cfg.Disabled,
 		ApprovalsOff:     cfg.ApprovalsOff,
+		ApprovalsSmart:   cfg.ApprovalsSmart, // approvals.mode: smart (issue 25)
+		SmartPolicy:      cfg.SmartPolicy,
 		Network:          cfg.TerminalNetwork,     // terminal sandbox grants (issue 24)
 		Credentials:      cfg.TerminalCredentials, // terminal sandbox grants (issue 24)
 		CommandAllowlist: cfg.Allowlist,
@@ -146,7 +144,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		MaxModelCalls:   cfg.MaxTurns,
 		FSTimeout:       cfg.FSTimeout,
 		HermesHome:      cfg.Home,
-		MCPServers:      mcpServers(cfg.MCPServers),
+		MCPServers:      cfg.MCP(),
 		Delegation:      agent.DelegationOptions(cfg.Delegation),
 		TerminalBackends: agent.TerminalBackends{Names: termBackends.Names(), Default: termBackends.Default(),
 			Check: termBackends.Check, Describe: termBackends.Describe}, // terminal backends (issue 18)
@@ -203,49 +201,16 @@ func declaredTools(log *slog.Logger, browserExe string) (*registry.Registry, err
 	return reg, nil
 }
 
-// modelSetup builds the model provider from the configuration. A missing or
-// broken model is not fatal: the agent explains it when prompted.
+// modelSetup is the agent's model from the configuration (config.NewModel).
+// A missing or broken model is not fatal: the agent explains it when
+// prompted.
 func modelSetup(cfg config.Config, record string, log *slog.Logger) agent.ModelSetup {
-	setup := agent.ModelSetup{Name: cfg.Model, Choices: cfg.ModelChoices, ContextWindow: cfg.ContextLength,
-		CompressionThreshold: cfg.CompressAt, CompressionOff: cfg.CompressOff}
-	visionSetup(&setup, cfg, log) // cmd/hermes-acp/vision.go
-	if cfg.ProviderProblem != "" && cfg.Model != "" {
-		setup.Problem = cfg.ProviderProblem
-		log.Warn("model not usable", "model", cfg.Model, "error", cfg.ProviderProblem)
-		return setup
-	}
-	p, err := model.New(model.Config{
-		Provider:        cfg.Provider,
-		Model:           cfg.Model,
-		BaseURL:         cfg.BaseURL,
-		APIKey:          cfg.APIKey,
-		Others:          cfg.Others,
-		ThinkingBudget:  cfg.ThinkingBudget,
-		ReasoningEffort: cfg.ReasoningEffort,
-		Timeout:         cfg.ModelTimeout,
-		RecordPath:      record,
-		Log:             log,
-	})
-	switch {
-	case errors.Is(err, model.ErrNoModel):
-		setup.Name = ""
-	case err != nil:
-		var me *model.Error
-		if errors.As(err, &me) {
-			setup.Problem = me.Message
-		} else {
-			setup.Problem = err.Error()
-		}
-		log.Warn("model not usable", "model", cfg.Model, "error", err)
-	default:
-		setup.Provider = p
-		if p.Name() == "script" {
-			setup.Name = "script"
-		}
-	}
-	if cfg.FileErr != nil && setup.Provider == nil {
-		setup.Problem = fmt.Sprintf("%s\n\n(configuration problem: %v)", setup.Problem, cfg.FileErr)
-	}
+	m := cfg.NewModel(record, log)
+	setup := agent.ModelSetup{Name: m.Name, Provider: m.Provider, Problem: m.Problem, Choices: cfg.ModelChoices,
+		ContextWindow: cfg.ContextLength, CompressionThreshold: cfg.CompressAt, CompressionOff: cfg.CompressOff,
+		NoVision: cfg.NoVision}
+	setup.VisionProvider, setup.VisionModel = cfg.NewVisionModel(log)
+	approvalSetup(&setup, cfg, log) // cmd/hermes-acp/approval.go
 	return setup
 }
 
@@ -300,36 +265,6 @@ func startNotices(cfg config.Config, setup agent.ModelSetup) []string {
 		return []string{n}
 	}
 	return nil
-}
-
-// mcpServers turns the config file's mcp_servers into the agent's list,
-// sorted by name, without the servers marked enabled: false. A server with a
-// url is a streamable HTTP server; otherwise it is started with its command.
-func mcpServers(cfg map[string]config.MCPServer) []mcp.Server {
-	var out []mcp.Server
-	for _, name := range slices.Sorted(maps.Keys(cfg)) {
-		c := cfg[name]
-		if c.Enabled != nil && !*c.Enabled {
-			continue
-		}
-		srv := mcp.Server{Name: name, ParallelToolCalls: c.ParallelToolCalls}
-		if c.URL != "" {
-			srv.Transport, srv.URL = mcp.TransportHTTP, c.URL
-			if strings.EqualFold(c.Transport, "sse") {
-				srv.Transport = mcp.TransportSSE
-			}
-			for _, k := range slices.Sorted(maps.Keys(c.Headers)) {
-				srv.Headers = append(srv.Headers, mcp.Var{Name: k, Value: c.Headers[k]})
-			}
-		} else {
-			srv.Command, srv.Args = c.Command, c.Args
-			for _, k := range slices.Sorted(maps.Keys(c.Env)) {
-				srv.Env = append(srv.Env, mcp.Var{Name: k, Value: c.Env[k]})
-			}
-		}
-		out = append(out, srv)
-	}
-	return out
 }
 
 // sessionBackend adapts a session's backend choice to the terminal tool's

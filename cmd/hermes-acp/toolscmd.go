@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/hermes-acp/hermes-acp/config"
 	"github.com/hermes-acp/hermes-acp/terminal/backend"
@@ -49,8 +47,7 @@ func runToolsCmd(args []string, stdout, stderr io.Writer) int {
 	if len(enabled) == 0 {
 		enabled = []string{"hermes-acp"}
 	}
-	snap := reg.Snapshot()
-	offered, warnings := toolsets.Select(enabled, cfg.Disabled, snap)
+	offered, warnings := toolsets.Select(enabled, cfg.Disabled, reg.Snapshot())
 	for _, w := range warnings {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
@@ -64,43 +61,9 @@ func runToolsCmd(args []string, stdout, stderr io.Writer) int {
 	tb.Close()
 	tc, _ := terminalSettings(cfg, os.Executable)
 	fmt.Fprintf(stdout, "Sandbox (commands on this machine): %s\n\n", tc.Sandbox.Confinement().Summary())
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TOOL\tTOOLSET\tOFFERED\tSTATUS")
-	for _, st := range reg.Status() {
-		status := "available"
-		if !st.Available {
-			status = "unavailable: " + st.Reason
-		}
-		yes := "no"
-		if slices.Contains(offered, st.Name) && st.Available {
-			yes = "yes"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", st.Name, st.Toolset, yes, status)
+	if err := toolsets.WriteReport(stdout, reg, offered); err != nil {
+		fmt.Fprintf(stderr, "hermes-acp tools: %v\n", err)
+		return 1
 	}
-	tw.Flush()
-	var absent []string
-	for _, name := range offered {
-		if !snap.Has(name) {
-			absent = append(absent, name)
-		}
-	}
-	if len(absent) > 0 {
-		fmt.Fprintf(stdout, "\nNamed by the toolsets but not built into hermes-acp (not offered): %s\n", strings.Join(absent, ", "))
-	}
-	fmt.Fprintf(stdout, "\nToolsets with tools built into hermes-acp:\n")
-	tw = tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	var empty []string
-	for _, name := range toolsets.Names() {
-		resolved, _ := toolsets.Resolve(name, snap)
-		built := slices.DeleteFunc(resolved, func(n string) bool { return !snap.Has(n) })
-		if len(built) == 0 {
-			empty = append(empty, name)
-			continue
-		}
-		fmt.Fprintf(tw, "  %s\t%s\n", name, strings.Join(built, ", "))
-	}
-	tw.Flush()
-	fmt.Fprintf(stdout, "\nToolsets without built tools yet: %s\n", strings.Join(empty, ", "))
-	fmt.Fprintf(stdout, "Legacy toolset names also accepted: %s\n", strings.Join(toolsets.LegacyNames(), ", "))
 	return 0
 }

@@ -2,39 +2,15 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/hermes-acp/hermes-acp/agent"
-	"github.com/hermes-acp/hermes-acp/config"
-	"github.com/hermes-acp/hermes-acp/model"
 	"github.com/hermes-acp/hermes-acp/registry"
 	"github.com/hermes-acp/hermes-acp/web"
 )
-
-// visionSetup adds the vision settings to setup: model.vision and the
-// auxiliary.vision model's provider (nil, logged, when it cannot be built).
-func visionSetup(setup *agent.ModelSetup, cfg config.Config, log *slog.Logger) {
-	setup.NoVision = cfg.NoVision
-	a := cfg.AuxVision
-	if a == nil {
-		return
-	}
-	p, err := model.New(model.Config{Provider: a.Wire, Model: a.Model, BaseURL: a.BaseURL, APIKey: a.APIKey, Timeout: a.Timeout, Log: log})
-	if err != nil {
-		log.Warn("auxiliary.vision model not usable", "model", a.Model, "error", err)
-		return
-	}
-	setup.VisionProvider, setup.VisionModel = p, a.Model
-	if strings.HasPrefix(a.Model, "script:") {
-		setup.VisionModel = ""
-	}
-}
 
 // visionDeps are vision_analyze's seams for a session: Vision asks the
 // session's model or the auxiliary.vision model (nil when neither can see
@@ -94,6 +70,6 @@ func markVisionUnavailable(reg *registry.Registry, reason string) error {
 	if !ok || reason == "" {
 		return nil
 	}
-	e.Check = func() error { return errors.New(reason) }
+	e.Check = registry.Unavailable(reason)
 	return reg.Register(e)
 }

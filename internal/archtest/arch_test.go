@@ -76,7 +76,7 @@ var allowed = map[string][]string{
 	// client behind `hermes-acp client`; terminal/backend chooses a
 	// session's terminal environment next to the environments; atomicfile
 	// is the one atomic-write helper, below everything.
-	"config":              {"model", "registry", "web", "terminal", "terminal/backend", "terminal/docker", "terminal/ssh", "terminal/wsync", "workspace", "internal/diff"},
+	"config":              {"model", "registry", "web", "mcp", "skills", "internal/threat", "terminal", "terminal/backend", "terminal/docker", "terminal/ssh", "terminal/wsync", "workspace", "internal/diff"},
 	"client":              {"acp", "internal/diff"},
 	"terminal/backend":    {"terminal", "terminal/docker", "terminal/ssh", "terminal/wsync", "workspace", "internal/diff"},
 	"internal/atomicfile": {},

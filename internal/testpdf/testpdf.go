@@ -5,8 +5,10 @@ package testpdf
 
 import (
 	"bytes"
-	"compress/zlib"
+	"compress/flate"
+	"encoding/binary"
 	"fmt"
+	"hash/adler32"
 	"strings"
 )
 
@@ -32,7 +34,7 @@ const (
 // Bomb returns a one-page PDF whose content is unit × copies MiB once
 // inflated, of the kind given: one FlateDecode stream of unit MiB
 // referenced copies times from the page's /Contents array (the PDF is
-// about a thousandth of unit, plus six bytes a reference).
+// about 3 KiB a MiB of unit, plus six bytes a reference).
 func Bomb(kind string, unit, copies int) []byte {
 	var pattern string
 	switch kind {
@@ -46,19 +48,14 @@ func Bomb(kind string, unit, copies int) []byte {
 		panic("testpdf: unknown bomb kind " + kind)
 	}
 	mib := bytes.Repeat([]byte(pattern), 1<<20/len(pattern))
-	var z bytes.Buffer
-	zw, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
-	for range unit {
-		zw.Write(mib)
-	}
-	zw.Close()
+	z := zlibRepeat(mib, unit)
 	head := "BT /F1 12 Tf\n"
 	if kind == Token {
 		head = "BT /F1 12 Tf ("
 	}
 	streams := []string{
 		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(head), head),
-		fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream", z.Len(), z.String()),
+		fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream", len(z), z),
 	}
 	var refs strings.Builder
 	refs.WriteString("[4 0 R")
@@ -67,6 +64,48 @@ func Bomb(kind string, unit, copies int) []byte {
 	}
 	refs.WriteString("]")
 	return build(streams, refs.String())
+}
+
+// zlibRepeat returns the zlib stream of chunk repeated n times without
+// compressing n copies (a gigabyte takes minutes under the race
+// detector): chunk is compressed once, ended with a sync flush so that it
+// is byte-aligned and refers to nothing before it, and that block
+// sequence is repeated; then the final block and the checksum of the
+// whole, combined from the chunk's.
+func zlibRepeat(chunk []byte, n int) []byte {
+	var one bytes.Buffer
+	fw, _ := flate.NewWriter(&one, flate.BestCompression)
+	fw.Write(chunk)
+	fw.Flush()
+	var end bytes.Buffer
+	fe, _ := flate.NewWriter(&end, flate.BestCompression)
+	fe.Close()
+	out := []byte{0x78, 0xda} // zlib header: deflate, 32 KiB window, best compression
+	out = append(out, bytes.Repeat(one.Bytes(), n)...)
+	out = append(out, end.Bytes()...)
+	a, sum := adler32.Checksum(chunk), uint32(1)
+	for range n {
+		sum = adler32Combine(sum, a, int64(len(chunk)))
+	}
+	return binary.BigEndian.AppendUint32(out, sum)
+}
+
+// adler32Combine is zlib's adler32_combine: the Adler-32 of A followed by
+// B from a1 (of A), a2 (of B) and B's length.
+func adler32Combine(a1, a2 uint32, len2 int64) uint32 {
+	const base = 65521
+	rem := uint32(len2 % base)
+	sum1 := a1 & 0xffff
+	sum2 := rem * sum1 % base
+	sum1 += a2&0xffff + base - 1
+	sum2 += a1>>16 + a2>>16 + base - rem
+	for sum1 >= base {
+		sum1 -= base
+	}
+	for sum2 >= base {
+		sum2 -= base
+	}
+	return sum1 | sum2<<16
 }
 
 // build writes a one-page PDF with the given content stream objects

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"os"
@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/hermes-acp/hermes-acp/config"
 	"github.com/hermes-acp/hermes-acp/skills"
 )
 
@@ -21,7 +20,7 @@ func TestSkillsConfig(t *testing.T) {
 	ext := t.TempDir()
 	home := writeHome(t, map[string]string{"config.yaml": "skills:\n  disabled: [noisy]\n  project_discovery: false\n" +
 		"  external_dirs: [" + ext + ", ~/team-skills, relative/dir]\n"})
-	c := config.Load(envMap(map[string]string{"HERMES_HOME": home}), "", "")
+	c := Load(envMap(map[string]string{"HERMES_HOME": home}), "", "")
 	userHome, _ := os.UserHomeDir()
 	if d := cmp.Diff([]string{"noisy"}, c.SkillsDisabled); d != "" {
 		t.Errorf("SkillsDisabled: %s", d)
@@ -35,7 +34,7 @@ func TestSkillsConfig(t *testing.T) {
 	if c.FileErr == nil || !strings.Contains(c.FileErr.Error(), `skills.external_dirs: "relative/dir" is not an absolute folder`) {
 		t.Errorf("FileErr = %v, want the relative external dir named", c.FileErr)
 	}
-	if note := config.IgnoredNote(c.File, c.Ignored); strings.Contains(note, "skills") {
+	if note := IgnoredNote(c.File, c.Ignored); strings.Contains(note, "skills") {
 		t.Errorf("the skills keys are reported as ignored: %s", note)
 	}
 
@@ -53,8 +52,8 @@ func TestSkillsConfig(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	list := func(c config.Config) []string {
-		all, _ := skills.New(skillOptions(c, []string{ws})).List()
+	list := func(c Config) []string {
+		all, _ := skills.New(c.Skills([]string{ws})).List()
 		var names []string
 		for _, s := range all {
 			names = append(names, s.Name+"@"+string(s.Root.Source))
@@ -64,7 +63,7 @@ func TestSkillsConfig(t *testing.T) {
 	if d := cmp.Diff([]string{"mine@user", "shared@external"}, list(c)); d != "" {
 		t.Errorf("skills with the config (-want +got):\n%s", d)
 	}
-	plain := config.Load(envMap(map[string]string{"HERMES_HOME": home}), "", "")
+	plain := Load(envMap(map[string]string{"HERMES_HOME": home}), "", "")
 	plain.SkillsDisabled, plain.SkillsProjectOff, plain.SkillsExternal = nil, false, nil
 	if d := cmp.Diff([]string{"mine@user", "noisy@user", "proj@project"}, list(plain)); d != "" {
 		t.Errorf("skills by default (-want +got):\n%s", d)

@@ -1,12 +1,12 @@
 //go:build !unix
 
-package main
+package acp
 
 import "os"
 
-// guardStdout returns stdout for the protocol and points os.Stdout at
+// ReserveStdout returns stdout for the protocol and points os.Stdout at
 // stderr, so stray prints cannot corrupt the stream.
-func guardStdout() (*os.File, error) {
+func ReserveStdout() (*os.File, error) {
 	wire := os.Stdout
 	os.Stdout = os.Stderr
 	return wire, nil

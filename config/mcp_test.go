@@ -1,11 +1,10 @@
-package main
+package config
 
 import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/hermes-acp/hermes-acp/config"
 	"github.com/hermes-acp/hermes-acp/mcp"
 )
 
@@ -16,12 +15,12 @@ import (
 func TestMCPServersFromConfig(t *testing.T) {
 	t.Parallel()
 	off, on := false, true
-	got := mcpServers(map[string]config.MCPServer{
+	got := Config{MCPServers: map[string]MCPServer{
 		"zeta":  {Command: "z-server", Args: []string{"--stdio"}, Env: map[string]string{"B": "2", "A": "1"}, ParallelToolCalls: true},
 		"alpha": {URL: "https://mcp.example/alpha", Headers: map[string]string{"X-Key": "k", "Authorization": "Bearer t"}},
 		"beta":  {URL: "https://mcp.example/beta", Transport: "SSE", Enabled: &on},
 		"gone":  {Command: "never", Enabled: &off},
-	})
+	}}.MCP()
 	want := []mcp.Server{
 		{Name: "alpha", Transport: mcp.TransportHTTP, URL: "https://mcp.example/alpha",
 			Headers: []mcp.Var{{Name: "Authorization", Value: "Bearer t"}, {Name: "X-Key", Value: "k"}}},
@@ -30,6 +29,6 @@ func TestMCPServersFromConfig(t *testing.T) {
 			Env: []mcp.Var{{Name: "A", Value: "1"}, {Name: "B", Value: "2"}}, ParallelToolCalls: true},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("mcpServers (-want +got):\n%s", diff)
+		t.Errorf("MCP (-want +got):\n%s", diff)
 	}
 }
