@@ -24,15 +24,16 @@ install:
 ## dist: the release archives for the six targets of the Zed extension and
 ## the ACP registry (dist/hermes-acp-VERSION-OS-ARCH.tar.gz|zip, SHA256SUMS),
 ## and editors/zed/extension.toml and agent.json regenerated to name them
-## with their checksums. Rebuilt only when a Go file changed.
-DIST_SOURCES := $(filter-out %_test.go,$(shell git ls-files '*.go' go.mod go.sum 2>/dev/null))
+## with their checksums. Rebuilt only when a Go file, LICENSE or NOTICE changed.
+DIST_SOURCES := $(filter-out %_test.go,$(shell git ls-files '*.go' go.mod go.sum 2>/dev/null)) LICENSE NOTICE
 dist: dist/SHA256SUMS
 
 dist/SHA256SUMS: $(DIST_SOURCES)
 	$(GO) run ./editors/zed/mkdist build -version $(VERSION) -out dist -manifests editors/zed
 
 ## dist-check: the manifests and the archives agree (checksums, names, the
-## executable each archive holds, and an ACP handshake with this machine's).
+## executable and licence files each archive holds, the registry's licence and icon
+## rules, and an ACP handshake with this machine's).
 dist-check: dist
 	$(GO) run ./editors/zed/mkdist check -out dist -manifests editors/zed
 
@@ -78,13 +79,15 @@ vscode-test: build vscode-deps
 	cd editors/vscode && HERMES_ACP_BIN=$(abspath $(BIN)) npm test
 
 ## vsix: the VS Code extension package, editors/vscode/hermes-acp.vsix
-## (make vsix VSIX_BIN=bin/hermes-acp to bundle a binary in it). Without a
-## bundled binary it must stay under VSIX_MAX bytes.
+## (make vsix VSIX_BIN=bin/hermes-acp to bundle a binary in it), packed with
+## LICENSE and NOTICE. Without a bundled binary it must stay under VSIX_MAX
+## bytes.
 VSIX_MAX := 512000
 vsix: vscode-deps
 	rm -rf editors/vscode/bin
 	if [ -n "$(VSIX_BIN)" ]; then mkdir -p editors/vscode/bin && cp $(VSIX_BIN) editors/vscode/bin/; fi
 	cd editors/vscode && npm run package
+	python3 -c 'import sys, zipfile; n = zipfile.ZipFile(sys.argv[1]).namelist(); missing = [f for f in ("extension/LICENSE.txt", "extension/NOTICE") if f not in n]; sys.exit("the VSIX lacks %s" % missing if missing else None)' $(VSIX)
 	@size=$$(stat -c %s $(VSIX)); echo "$(VSIX): $$size bytes"; \
 	if [ -z "$(VSIX_BIN)" ] && [ $$size -ge $(VSIX_MAX) ]; then echo "the VSIX is $$size bytes, over the $(VSIX_MAX)-byte budget (500 KB without the binary)" >&2; exit 1; fi
 

@@ -366,6 +366,48 @@ func TestLargePrompt(t *testing.T) {
 	}
 }
 
+// TestHermesNotificationsOnlyWhenAsked: a _hermes/* notification reaches a
+// client that advertised clientCapabilities._meta.hermes.diagnostics; to
+// any other Notify returns ErrNotAdvertised and nothing is sent, so an
+// official SDK client has no unknown method to log.
+func TestHermesNotificationsOnlyWhenAsked(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		caps acp.ClientCapabilities
+		want bool
+	}{
+		{"not asked", acp.ClientCapabilities{}, false},
+		{"other _meta", acp.ClientCapabilities{Meta: acp.Meta{"hermes": map[string]any{"diagnostics": false}, "zed": true}}, false},
+		{"asked", acp.ClientCapabilities{Meta: acp.Meta{"hermes": map[string]any{"diagnostics": true}}}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ag := &stubAgent{}
+			var sent error
+			ag.promptHook = func(ctx context.Context, req *acp.PromptRequest) (acp.StopReason, error) {
+				sent = acp.ClientFrom(ctx).Notify(acp.MethodPublishDiagnostics, &acp.PublishDiagnosticsParams{SessionID: req.SessionID, URI: "file:///x.json"})
+				return acp.StopEndTurn, nil
+			}
+			e := acptest.New(t, ag, acptest.Options{Capabilities: tc.caps})
+			ctx := t.Context()
+			if _, err := e.Init(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.PromptText(ctx, "s1", "go"); err != nil {
+				t.Fatal(err)
+			}
+			got := len(e.Extensions())
+			switch {
+			case tc.want && (sent != nil || got != 1):
+				t.Errorf("asked: Notify = %v, client got %d notifications; want nil and 1", sent, got)
+			case !tc.want && (!errors.Is(sent, acp.ErrNotAdvertised) || got != 0):
+				t.Errorf("not asked: Notify = %v, client got %d notifications; want ErrNotAdvertised and 0", sent, got)
+			}
+		})
+	}
+}
+
 // TestClientProxy: methods the client did not advertise are refused without
 // sending anything; advertised ones reach the client; a permission request is
 // answered; the client's updates arrive before the prompt result.

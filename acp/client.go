@@ -31,7 +31,13 @@ func (cl *Client) SessionUpdate(sessionID string, u SessionUpdate) error {
 }
 
 // Notify sends an extension notification such as [MethodPublishDiagnostics].
+// A _hermes/* notification goes only to a client that asked for our
+// extension ([WantsHermesExtension]); to any other it returns
+// [ErrNotAdvertised] and sends nothing.
 func (cl *Client) Notify(method string, params any) error {
+	if isHermesMethod(method) && !WantsHermesExtension(cl.Capabilities()) {
+		return ErrNotAdvertised
+	}
 	return cl.c.notify(method, params)
 }
 

@@ -1,10 +1,29 @@
 package acp
 
+import "strings"
+
 // MethodPublishDiagnostics is hermes-acp's extension notification that
 // replaces the whole diagnostic set of one file (DESIGN.md "Diagnostics (our
 // extension)"); agents that send it advertise
-// agentCapabilities._meta.hermes.diagnostics = true.
+// agentCapabilities._meta.hermes.diagnostics = true, and send it only to
+// clients that ask for it ([WantsHermesExtension]).
 const MethodPublishDiagnostics = "_hermes/publishDiagnostics"
+
+// HermesPrefix starts the names of hermes-acp's extension methods.
+const HermesPrefix = "_hermes/"
+
+// WantsHermesExtension reports whether the client asked for hermes-acp's
+// extension notifications (_hermes/*, diagnostics first among them) by
+// advertising clientCapabilities._meta.hermes.diagnostics = true. A client
+// that does not know them is never sent them: the official SDKs log every
+// notification they have no handler for.
+func WantsHermesExtension(c ClientCapabilities) bool {
+	h, _ := c.Meta["hermes"].(map[string]any)
+	return h["diagnostics"] == true
+}
+
+// isHermesMethod reports whether method is one of our extension methods.
+func isHermesMethod(method string) bool { return strings.HasPrefix(method, HermesPrefix) }
 
 // PublishDiagnosticsParams are the params of [MethodPublishDiagnostics].
 // An empty Diagnostics list clears the file's set.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"unicode/utf8"
 
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -32,7 +33,33 @@ type Error struct {
 	Data    any
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("%s (code %d)", e.Message, e.Code) }
+// Error is the message, the code and, when there is one, error.data as
+// JSON (cut at maxErrorDataBytes): a client's reason for refusing a
+// request is often only in data (the official SDKs answer a handler that
+// threw with "Internal error" and data.details), and it must reach the
+// model and the user whole.
+func (e *Error) Error() string {
+	s := fmt.Sprintf("%s (code %d)", e.Message, e.Code)
+	if e.Data == nil {
+		return s
+	}
+	b, err := json.Marshal(e.Data)
+	if err != nil || string(b) == "null" {
+		return s
+	}
+	d := string(b)
+	if len(d) > maxErrorDataBytes {
+		cut := maxErrorDataBytes
+		for cut > 0 && !utf8.RuneStart(d[cut]) {
+			cut--
+		}
+		d = d[:cut] + "…"
+	}
+	return s + ": " + d
+}
+
+// maxErrorDataBytes bounds the error.data shown by [Error.Error].
+const maxErrorDataBytes = 2000
 
 // ErrNotAdvertised is returned by [Client] methods the client did not
 // advertise in initialize; nothing is sent.

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
@@ -26,7 +25,6 @@ const (
 	DefaultMaxModelCalls   = 90
 	DefaultApprovalTimeout = 60 * time.Second
 	DefaultContextWindow   = 128_000
-	SetupMethodID          = "hermes-setup"
 )
 
 // DefaultFSTimeout bounds the wait for the editor's answer to an fs/*
@@ -83,6 +81,10 @@ type Options struct {
 	// ReloadModel re-reads the configuration (after `hermes-acp --setup`);
 	// nil means authenticate cannot pick up a new configuration.
 	ReloadModel func() (ModelSetup, error)
+	// Setup is how a client that runs terminal authentication starts
+	// `hermes-acp --setup` (agent/auth.go); the zero value names
+	// "hermes-acp" on the PATH.
+	Setup SetupCommand
 	// Registry declares the built-in tools (and the agent's own, [Tools]);
 	// each session works on its own clone, binds its tools into it and adds
 	// its MCP tools. Nil means no tools.
@@ -305,21 +307,14 @@ func (a *Agent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*ac
 			},
 			Meta: acp.Meta{"hermes": map[string]any{"diagnostics": true}},
 		},
-		AuthMethods: []acp.AuthMethod{},
-		AgentInfo:   &acp.Implementation{Name: "hermes-acp", Title: &title, Version: a.opts.Version},
+		AgentInfo: &acp.Implementation{Name: "hermes-acp", Title: &title, Version: a.opts.Version},
 	}
 	if a.store != nil {
 		res.AgentCapabilities.SessionCapabilities.List = &acp.Marker{}
 		res.AgentCapabilities.SessionCapabilities.Resume = &acp.Marker{}
 		res.AgentCapabilities.SessionCapabilities.Delete = &acp.Marker{}
 	}
-	if req.ClientCapabilities.Auth.Terminal {
-		desc := "Choose the model server, model and API key; writes $HERMES_HOME/config.yaml."
-		res.AuthMethods = append(res.AuthMethods, acp.AuthMethod{
-			ID: SetupMethodID, Name: "Configure Hermes model", Description: &desc,
-			Terminal: true, Args: []string{"--setup"},
-		})
-	}
+	res.AuthMethods = a.authMethods(req.ClientCapabilities) // agent/auth.go
 	return res, nil
 }
 
@@ -327,29 +322,6 @@ func (a *Agent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*ac
 // (package mcp).
 func (a *Agent) mcpCapabilities() acp.McpCapabilities {
 	return acp.McpCapabilities{HTTP: true, SSE: true}
-}
-
-// Authenticate accepts the setup method once a model is configured.
-func (a *Agent) Authenticate(ctx context.Context, req *acp.AuthenticateRequest) (*acp.Empty, error) {
-	if req.MethodID != SetupMethodID {
-		return nil, acp.InvalidParams("methodId: unknown authentication method %q (offered: %s)", req.MethodID, SetupMethodID)
-	}
-	if a.opts.ReloadModel != nil {
-		setup, err := a.opts.ReloadModel()
-		if err != nil {
-			return nil, acp.AuthRequired(fmt.Sprintf("reading the configuration failed: %v", err))
-		}
-		a.mu.Lock()
-		a.setup = setup
-		a.mu.Unlock()
-	}
-	a.mu.Lock()
-	setup := a.setup
-	a.mu.Unlock()
-	if setup.Provider == nil {
-		return nil, acp.AuthRequired("no model is configured yet; run `hermes-acp --setup` in a terminal")
-	}
-	return &acp.Empty{}, nil
 }
 
 // modelSetup returns the current model configuration.

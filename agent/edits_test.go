@@ -99,6 +99,13 @@ func writeModel(files ...[2]string) *fakeModel {
 
 var fsCaps = acp.ClientCapabilities{FS: acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}}
 
+// wantsDiagnostics is the client capability that asks for our
+// _hermes/publishDiagnostics (as our VS Code extension advertises it).
+var wantsDiagnostics = acp.Meta{"hermes": map[string]any{"diagnostics": true}}
+
+// diagCaps is fsCaps asking for our diagnostics too.
+var diagCaps = acp.ClientCapabilities{FS: fsCaps.FS, Meta: wantsDiagnostics}
+
 func pick(id string) func(context.Context, *acp.RequestPermissionRequest) acp.PermissionOutcome {
 	return func(context.Context, *acp.RequestPermissionRequest) acp.PermissionOutcome {
 		return acp.PermissionOutcome{OptionID: id}
@@ -121,7 +128,7 @@ func TestEditApprovedThroughEditor(t *testing.T) {
 	t.Parallel()
 	ws := t.TempDir()
 	fm := writeModel([2]string{"config.json", "{\"a\": 1,}\n"})
-	h := newHarness(t, fm, harnessOptions{bound: editTools(), caps: fsCaps, perm: pick("allow")})
+	h := newHarness(t, fm, harnessOptions{bound: editTools(), caps: diagCaps, perm: pick("allow")})
 	sid := h.newSession(ws)
 	if stop := h.prompt(sid, "write config"); stop != acp.StopEndTurn {
 		t.Fatalf("stop = %s", stop)
@@ -192,6 +199,50 @@ func TestEditApprovedThroughEditor(t *testing.T) {
 	diags := publishedFor(h, "file://"+abs)
 	if len(diags) != 1 || len(diags[0]) != 1 {
 		t.Fatalf("publishDiagnostics for %s = %v, want one publish with one error", abs, diags)
+	}
+}
+
+// TestLintWithoutOurExtension: a client that did not ask for
+// _hermes/publishDiagnostics is sent no _hermes/* notification at all, and
+// still sees the lint where every ACP client looks: the permission request's
+// text and _meta and the completing update's _meta (the model's result is
+// checked end to end, conformance/diagnostics.mjs).
+func TestLintWithoutOurExtension(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	fm := writeModel([2]string{"config.json", "{\"a\": 1,}\n"})
+	h := newHarness(t, fm, harnessOptions{bound: editTools(), caps: fsCaps, perm: pick("allow")})
+	sid := h.newSession(ws)
+	if stop := h.prompt(sid, "write config"); stop != acp.StopEndTurn {
+		t.Fatalf("stop = %s", stop)
+	}
+	if ext := h.editor.Extensions(); len(ext) != 0 {
+		t.Errorf("a client that did not ask was sent %d extension notifications: %+v", len(ext), ext)
+	}
+	perms := h.editor.Permissions()
+	if len(perms) != 1 {
+		t.Fatalf("permission requests = %d, want 1", len(perms))
+	}
+	var text string
+	for _, c := range perms[0].ToolCall.Content {
+		if c.Content != nil && c.Content.Text != nil {
+			text += c.Content.Text.Text
+		}
+	}
+	if !strings.Contains(text, "this edit introduces 1 syntax error") || perms[0].ToolCall.Meta == nil {
+		t.Errorf("permission request text %q, _meta %v: want the lint summary and _meta.hermes.lint", text, perms[0].ToolCall.Meta)
+	}
+	var done *acp.ToolCallUpdate
+	for _, u := range h.editor.Updates(sid) {
+		if tu := u.Update.ToolCallUpdate; tu != nil && tu.Status == acp.StatusCompleted {
+			done = tu
+		}
+	}
+	if done == nil {
+		t.Fatal("the write never completed")
+	}
+	if lintMeta, _ := done.Meta["hermes"].(map[string]any)["lint"].(map[string]any); lintMeta["status"] != "error" {
+		t.Errorf("completing _meta.hermes.lint = %v, want status error", lintMeta)
 	}
 }
 
@@ -311,7 +362,7 @@ func TestDiagnosticsClearedWhenFixed(t *testing.T) {
 	t.Parallel()
 	ws := t.TempDir()
 	fm := writeModel([2]string{"c.json", "{\"a\": 1,}"}, [2]string{"c.json", "{\"a\": 1}"})
-	h := newHarness(t, fm, harnessOptions{bound: editTools(), opts: agent.Options{ApprovalsOff: true}})
+	h := newHarness(t, fm, harnessOptions{bound: editTools(), caps: acp.ClientCapabilities{Meta: wantsDiagnostics}, opts: agent.Options{ApprovalsOff: true}})
 	sid := h.newSession(ws)
 	h.prompt(sid, "write twice")
 	uri := "file://" + filepath.Join(ws, "c.json")
@@ -330,7 +381,7 @@ func TestExternalFixIsRelinted(t *testing.T) {
 	t.Parallel()
 	ws := t.TempDir()
 	fm := writeModel([2]string{"bad.json", "[1,]"})
-	h := newHarness(t, fm, harnessOptions{bound: editTools(), opts: agent.Options{ApprovalsOff: true}})
+	h := newHarness(t, fm, harnessOptions{bound: editTools(), caps: acp.ClientCapabilities{Meta: wantsDiagnostics}, opts: agent.Options{ApprovalsOff: true}})
 	sid := h.newSession(ws)
 	h.prompt(sid, "write")
 	uri := "file://" + filepath.Join(ws, "bad.json")

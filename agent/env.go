@@ -48,6 +48,7 @@ func newEnv(s *Session) *Env {
 	e.diag = diagnostics.New(diagnostics.Options{
 		SessionID: s.id, Workspace: s.ws, Linter: s.a.opts.Linter, Types: s.a.opts.GoTypes,
 		Notifier: s.client, Changed: e.state.MarkChanged, Log: s.log,
+		Publish: acp.WantsHermesExtension(caps), // _hermes/publishDiagnostics only when asked for
 	})
 	return e
 }

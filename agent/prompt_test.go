@@ -3,9 +3,11 @@ package agent_test
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -103,11 +105,13 @@ func TestInitializeAndAuthenticate(t *testing.T) {
 	if h, _ := caps.Meta["hermes"].(map[string]any); h["diagnostics"] != true {
 		t.Errorf("_meta = %v, want hermes.diagnostics", caps.Meta)
 	}
-	if len(res.AuthMethods) != 1 || !res.AuthMethods[0].Terminal || res.AuthMethods[0].ID != "hermes-setup" || res.AuthMethods[0].Args[0] != "--setup" {
-		t.Errorf("authMethods = %+v", res.AuthMethods)
+	// auth.terminal: the terminal method, without the legacy _meta.
+	if len(res.AuthMethods) != 1 || !res.AuthMethods[0].Terminal || res.AuthMethods[0].ID != agent.SetupMethodID ||
+		res.AuthMethods[0].Name != "Set up hermes-acp" || !slices.Equal(res.AuthMethods[0].Args, []string{"--setup"}) || res.AuthMethods[0].Meta != nil {
+		t.Errorf("authMethods for auth.terminal = %+v", res.AuthMethods)
 	}
-	// No model configured: authenticating with the setup method fails with -32000.
-	err = e.Call(ctx, "authenticate", &acp.AuthenticateRequest{MethodID: "hermes-setup"}, &acp.Empty{})
+	// No model configured: authenticating fails with -32000.
+	err = e.Call(ctx, "authenticate", &acp.AuthenticateRequest{MethodID: agent.SetupMethodID}, &acp.Empty{})
 	var ae *acp.Error
 	if !errors.As(err, &ae) || ae.Code != acp.CodeAuthRequired {
 		t.Errorf("authenticate without a model: %v, want -32000", err)
@@ -116,17 +120,69 @@ func TestInitializeAndAuthenticate(t *testing.T) {
 	if !errors.As(err, &ae) || ae.Code != acp.CodeInvalidParams {
 		t.Errorf("authenticate with an unknown method: %v, want -32602", err)
 	}
+	if res.AgentCapabilities.SessionCapabilities.List == nil {
+		t.Errorf("persistence not advertised with a HERMES_HOME: %+v", res.AgentCapabilities)
+	}
 
-	// A client without terminal auth is offered none.
+	// A client without terminal auth (and no HERMES_HOME) is offered the
+	// agent method.
 	b := agent.New(agent.Options{})
 	defer b.Close()
 	e2 := acptest.New(t, b, acptest.Options{Tap: check.Line})
 	res, err = e2.Init(ctx)
-	if err != nil || len(res.AuthMethods) != 0 {
+	if err != nil || len(res.AuthMethods) != 1 || res.AuthMethods[0].Terminal || res.AuthMethods[0].ID != agent.ModelMethodID || res.AuthMethods[0].Name == "" {
 		t.Errorf("authMethods without terminal auth = %+v, %v", res.AuthMethods, err)
 	}
 	if res.AgentCapabilities.LoadSession || res.AgentCapabilities.SessionCapabilities.List != nil {
 		t.Errorf("persistence advertised without a HERMES_HOME: %+v", res.AgentCapabilities)
+	}
+}
+
+// TestLegacyTerminalAuthNamesTheCommand: a client that advertises Zed's
+// older _meta["terminal-auth"] (and the ACP registry's validator, which
+// sends only that) gets the terminal method with _meta["terminal-auth"]
+// naming the whole command: this executable, --setup, and HERMES_HOME.
+func TestLegacyTerminalAuthNamesTheCommand(t *testing.T) {
+	t.Parallel()
+	check := schematest.Attach(t)
+	setup := agent.SetupCommand{Path: "/opt/hermes/hermes-acp", Env: map[string]string{"HERMES_HOME": "/data/hermes"}}
+	a := agent.New(agent.Options{Setup: setup})
+	defer a.Close()
+	e := acptest.New(t, a, acptest.Options{Tap: check.Line, Capabilities: acp.ClientCapabilities{Meta: acp.Meta{"terminal-auth": true}}})
+	res, err := e.Init(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.AuthMethods) != 1 {
+		t.Fatalf("authMethods = %+v, want one", res.AuthMethods)
+	}
+	m := res.AuthMethods[0]
+	if !m.Terminal || m.ID != agent.SetupMethodID || !slices.Equal(m.Args, []string{"--setup"}) || m.Env["HERMES_HOME"] != "/data/hermes" {
+		t.Errorf("method = %+v, want the terminal method with HERMES_HOME", m)
+	}
+	got, _ := json.Marshal(m.Meta["terminal-auth"])
+	want := `{"args":["--setup"],"command":"/opt/hermes/hermes-acp","env":{"HERMES_HOME":"/data/hermes"},"label":"Set up hermes-acp"}`
+	if string(got) != want {
+		t.Errorf("_meta[\"terminal-auth\"] = %s, want %s", got, want)
+	}
+}
+
+// TestAuthenticateGivesThePromptsGuidance: without a model, the agent
+// method fails with exactly the guidance the first prompt shows, and
+// session/new does not need authenticating.
+func TestAuthenticateGivesThePromptsGuidance(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil, harnessOptions{noModel: true, opts: agent.Options{Model: agent.ModelSetup{Problem: "model.base_url is not a URL"}}})
+	sid := h.newSession("") // before any authenticate
+	h.prompt(sid, "hi")
+	guidance := h.editor.Text(sid)
+	if !strings.Contains(guidance, "hermes-acp --setup") || !strings.Contains(guidance, "model.base_url is not a URL") {
+		t.Fatalf("first prompt's text = %q", guidance)
+	}
+	err := h.editor.Call(h.ctx(), "authenticate", &acp.AuthenticateRequest{MethodID: agent.ModelMethodID}, &acp.Empty{})
+	var ae *acp.Error
+	if !errors.As(err, &ae) || ae.Code != acp.CodeAuthRequired || ae.Message != "Authentication required: "+guidance {
+		t.Errorf("authenticate = %v\nwant -32000 with the prompt's guidance:\n%s", err, guidance)
 	}
 }
 
@@ -143,7 +199,7 @@ func TestAuthenticatePicksUpNewConfiguration(t *testing.T) {
 		return agent.ModelSetup{}, nil
 	}}})
 	configured = true // the user ran `hermes-acp --setup`
-	if err := h.editor.Call(h.ctx(), "authenticate", &acp.AuthenticateRequest{MethodID: "hermes-setup"}, &acp.Empty{}); err != nil {
+	if err := h.editor.Call(h.ctx(), "authenticate", &acp.AuthenticateRequest{MethodID: agent.ModelMethodID}, &acp.Empty{}); err != nil {
 		t.Fatal(err)
 	}
 	sid := h.newSession("")

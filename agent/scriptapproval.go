@@ -213,6 +213,7 @@ func (e *Env) ApproveScript(ctx context.Context, callID string, req ScriptReques
 		return denied
 	case err != nil:
 		s.log.Warn("script permission request failed: denied", "session", s.id, "error", err)
+		denied.Message += permissionFailed(err)
 		return denied
 	case res.Outcome.Cancelled:
 		return denied

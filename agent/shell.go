@@ -172,6 +172,7 @@ func (e *Env) ApproveCommand(ctx context.Context, callID string, req CommandRequ
 		return denied
 	case err != nil:
 		s.log.Warn("command permission request failed: denied", "session", s.id, "error", err)
+		denied.Message += permissionFailed(err)
 		return denied
 	case res.Outcome.Cancelled:
 		return denied

@@ -177,7 +177,8 @@ func Run(ctx context.Context, o Options, cmdline []string) error {
 // session runs initialize, session/new and the prompts; a failed request
 // is shown in the transcript and returned wrapping ErrReported.
 func (h *clientHandler) session(ctx context.Context, conn *acp.ClientConn, o Options) error {
-	caps := acp.ClientCapabilities{FS: acp.FileSystemCapabilities{ReadTextFile: !o.NoFS, WriteTextFile: !o.NoFS}}
+	caps := acp.ClientCapabilities{FS: acp.FileSystemCapabilities{ReadTextFile: !o.NoFS, WriteTextFile: !o.NoFS},
+		Meta: acp.Meta{"hermes": map[string]any{"diagnostics": true}}} // it prints _hermes/publishDiagnostics
 	ictx, icancel := context.WithTimeout(ctx, 30*time.Second)
 	defer icancel()
 	init, err := conn.Initialize(ictx, &acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersion, ClientCapabilities: caps,

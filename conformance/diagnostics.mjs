@@ -16,9 +16,17 @@
 //                           temporary folder, removed afterwards)
 //   CONFORMANCE_TRANSCRIPT  a file to append every JSON-RPC line to
 //   CONFORMANCE_TIMEOUT_MS  bound on each step (default 20000)
+//   CONFORMANCE_DIAGNOSTICS "off": play an editor that does not ask for the
+//                           extension (no clientCapabilities._meta.hermes,
+//                           no handler for it), which must receive no
+//                           _hermes/* notification and still see the lint
+//                           in the permission request, the completing
+//                           update and the model's result
 //
 // The editor advertises fs.readTextFile/writeTextFile (buffers in memory,
-// reads falling back to the disk) and allows every edit. For each step it
+// reads falling back to the disk) and clientCapabilities._meta.hermes.
+// diagnostics (it asks for the extension, as our VS Code extension does),
+// and allows every edit. For each step it
 // checks: the permission request carries toolCall._meta.hermes.lint with the
 // step's status and counts and a text line with the lint summary ("this edit
 // introduces 1 syntax error"); the editor receives fs/write_text_file with
@@ -101,8 +109,8 @@ class Published {
   }
 }
 
-function editorApp(ws, buffers, published, record) {
-  return acp
+function editorApp(ws, buffers, published, record, optIn) {
+  const app = acp
     .client({ name: "hermes-acp-diagnostics" })
     .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
       record.permissions.push(params);
@@ -121,7 +129,11 @@ function editorApp(ws, buffers, published, record) {
       record.writes.push(params);
       buffers.set(params.path, params.content);
       return {};
-    })
+    });
+  // An editor that does not know the extension registers no handler: the
+  // SDK would report any notification it then received.
+  if (!optIn) return app;
+  return app
     .onNotification(
       method,
       (raw) => {
@@ -169,7 +181,7 @@ function checkLintMeta(where, lint, st) {
 }
 
 async function playStep(session, wire, st, ctx) {
-  const { ws, files, published, record, versions } = ctx;
+  const { ws, files, published, record, versions, optIn } = ctx;
   const abs = join(ws, st.args.path);
   const uri = pathToFileURL(abs).href;
   const content = files.get(st.contentFile);
@@ -201,8 +213,21 @@ async function playStep(session, wire, st, ctx) {
     check(writes[0].path === abs && writes[0].content === content, `${name}: fs/write_text_file ${show(writes[0])}, want path ${show(abs)} and content ${show(content)}`);
   }
 
-  // Exactly one notification for the file, through the SDK and on the wire.
   const onWire = turn.notifications(method);
+  if (!optIn) {
+    // Nothing of ours on the wire; the lint is in the completing update.
+    const ours = turn.entries.filter((e) => e.from === "agent" && e.msg?.method?.startsWith("_hermes/"));
+    check(ours.length === 0, `${name}: ${ours.length} _hermes/* notifications to an editor that did not ask for them: ${show(ours.map((e) => e.msg.method))}`);
+    const final = turn.finalUpdate(callId);
+    check(update(final)?.status === "completed", `${name}: the tool call ended ${show(update(final)?.status)}, want "completed"`);
+    const lint = update(final)?._meta?.hermes?.lint;
+    checkLintMeta(`${name}: the completing tool_call_update`, lint, st);
+    const files = lint?.diagnostics ?? [];
+    if (st.diagnostics.length > 0 && check(files.length === 1 && files[0].uri === uri, `${name}: the completing _meta.hermes.lint.diagnostics names ${show(files.map((f) => f.uri))}, want [${show(uri)}]`)) {
+      checkDiagnostics(`${name}: the completing update's diagnostics`, files[0].diagnostics, st.diagnostics);
+    }
+  } else {
+  // Exactly one notification for the file, through the SDK and on the wire.
   check(onWire.length === 1, `${name}: ${onWire.length} ${method} on the wire during the turn, want 1`);
   await step(`${name}: ${method} through the SDK's handler`, published.count(seen + 1));
   const mine = published.list.slice(seen);
@@ -241,6 +266,7 @@ async function playStep(session, wire, st, ctx) {
       ["the session/prompt response", turn.response],
     ]);
   }
+  }
 
   // The model read the lint.
   const text = turn.text();
@@ -277,14 +303,19 @@ async function main() {
       mkdirSync(dirname(p), { recursive: true });
       writeFileSync(p, data);
     }
-    const ctx = { ws, files, published: new Published(), record: { permissions: [], writes: [] }, versions: new Map(), buffers: new Map() };
+    const optIn = process.env.CONFORMANCE_DIAGNOSTICS !== "off";
+    const ctx = { ws, files, published: new Published(), record: { permissions: [], writes: [] }, versions: new Map(), buffers: new Map(), optIn };
     agentProc = await startAgent(command, args, { transcript: process.env.CONFORMANCE_TRANSCRIPT, label: "fs" });
-    await editorApp(ws, ctx.buffers, ctx.published, ctx.record).connectWith(agentProc.stream, async (agent) => {
+    await editorApp(ws, ctx.buffers, ctx.published, ctx.record, optIn).connectWith(agentProc.stream, async (agent) => {
       const init = await step(
         "initialize",
         agent.request(acp.methods.agent.initialize, {
           protocolVersion: acp.PROTOCOL_VERSION,
-          clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false },
+          clientCapabilities: {
+            fs: { readTextFile: true, writeTextFile: true },
+            terminal: false,
+            ...(optIn ? { _meta: { hermes: { diagnostics: true } } } : {}),
+          },
           clientInfo: { name: "hermes-acp-diagnostics", version: sdkVersion },
         }),
       );
@@ -297,14 +328,15 @@ async function main() {
       }
     });
     const total = agentProc.wire.entries.filter((e) => e.from === "agent" && isNotification(e, method)).length;
-    check(total === scenario.steps.length, `${total} ${method} in the whole run, want one per step (${scenario.steps.length})`);
+    const want = optIn ? scenario.steps.length : 0;
+    check(total === want, `${total} ${method} in the whole run, want ${optIn ? "one per step" : "none"} (${want})`);
   } catch (err) {
     failWith(err);
   } finally {
     if (agentProc) await stopAgent(agentProc);
     if (!given) rmSync(workdir, { recursive: true, force: true });
   }
-  report("diagnostics", command);
+  report(process.env.CONFORMANCE_DIAGNOSTICS === "off" ? "diagnostics (not asked for)" : "diagnostics", command);
 }
 
 await main();

@@ -17,7 +17,8 @@
 //
 // The workspace is a module with a main package of two files. The editor
 // advertises fs.readTextFile/writeTextFile and keeps what the agent writes
-// in its buffers, never on disk (as an editor with unsaved buffers), and
+// in its buffers, never on disk (as an editor with unsaved buffers), asks
+// for our diagnostics (clientCapabilities._meta.hermes.diagnostics), and
 // allows every edit. The scenario:
 //   1. warm: the model adds a clean file; then /context is asked until it
 //      says the module's dependency information is cached (the first check
@@ -183,7 +184,7 @@ async function playHeld(command, args, workdir, hold) {
         "held: initialize",
         agent.request(acp.methods.agent.initialize, {
           protocolVersion: acp.PROTOCOL_VERSION,
-          clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+          clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false, _meta: { hermes: { diagnostics: true } } },
           clientInfo: { name: "hermes-acp-gotypes-held", version: sdkVersion },
         }),
       );
@@ -267,7 +268,7 @@ async function main() {
         "initialize",
         agent.request(acp.methods.agent.initialize, {
           protocolVersion: acp.PROTOCOL_VERSION,
-          clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false },
+          clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false, _meta: { hermes: { diagnostics: true } } },
           clientInfo: { name: "hermes-acp-gotypes", version: sdkVersion },
         }),
       );

@@ -301,18 +301,30 @@ func (s *Sandbox) runDir() string {
 	if s.RunDir != "" {
 		return s.RunDir
 	}
-	if d := s.getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) {
+	if d := s.getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) && socketsFit(filepath.Join(d, "hermes-acp")) {
 		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
 			return filepath.Join(d, "hermes-acp")
 		}
 	}
-	// UNIX socket paths are short (108 bytes): a long temporary directory
+	// UNIX socket paths are short (107 bytes): a long temporary directory
 	// gives way to /tmp.
-	tmp := os.TempDir()
-	if len(tmp) > 40 {
-		tmp = "/tmp"
+	if d := filepath.Join(os.TempDir(), "hermes-acp-"+uidString()); socketsFit(d) {
+		return d
 	}
-	return filepath.Join(tmp, "hermes-acp-"+uidString())
+	return filepath.Join("/tmp", "hermes-acp-"+uidString())
+}
+
+// ScratchSocketRoom is how long a path below a session's scratch folder
+// may be and still name a UNIX socket (execute_code's
+// "/hermes-exec-NNNNNNNNNN/rpc.sock" is 33 bytes): the sessions' folder
+// is chosen so that it fits.
+const ScratchSocketRoom = 40
+
+// socketsFit reports whether a session folder under runDir leaves room
+// for the sockets: its scratch folder ("/s-" and up to 10 digits, then
+// "/scratch") plus ScratchSocketRoom within sun_path's 107 bytes.
+func socketsFit(runDir string) bool {
+	return len(runDir)+len("/s-0123456789/scratch")+ScratchSocketRoom <= 107
 }
 
 // cacheDirs are the toolchains' caches: ~/.cache (or $XDG_CACHE_HOME),

@@ -85,8 +85,9 @@ func (ss *SandboxSession) Note() string {
 
 // Scratch returns the session's scratch folder: visible at the same path
 // inside and outside the sandbox, writable by the session's programs and
-// by no other session's (a place for a tool socket). It is removed with
-// the session.
+// by no other session's (a place for a tool socket: a path of up to
+// ScratchSocketRoom bytes below it fits a UNIX socket's). It is removed
+// with the session.
 func (ss *SandboxSession) Scratch() (string, error) {
 	if err := ss.ensure(); err != nil {
 		return "", err

@@ -193,3 +193,33 @@ func TestSandboxGoBuildAndTest(t *testing.T) {
 		}
 	}
 }
+
+// TestRunDirLeavesRoomForSockets: the sessions' folder is under the
+// temporary directory only when a socket ScratchSocketRoom bytes below a
+// session's scratch folder still fits sun_path; else under /tmp.
+func TestRunDirLeavesRoomForSockets(t *testing.T) {
+	long := "/var/tmp/hermes-nobody-187122973/own/tmp" // a TMPDIR that made execute_code's socket too long
+	s := &Sandbox{Getenv: func(string) string { return "" }}
+	t.Setenv("TMPDIR", long)
+	if got, want := s.runDir(), "/tmp/hermes-acp-"+uidString(); got != want {
+		t.Errorf("runDir with TMPDIR=%s = %s, want %s", long, got, want)
+	}
+	t.Setenv("TMPDIR", "/var/tmp")
+	got := s.runDir()
+	if want := "/var/tmp/hermes-acp-" + uidString(); got != want {
+		t.Errorf("runDir with TMPDIR=/var/tmp = %s, want %s", got, want)
+	}
+	sock := filepath.Join(got, "s-4294967295", "scratch", "hermes-exec-4294967295", "rpc.sock")
+	if len(sock) > 107 || len(sock)-len(filepath.Join(got, "s-4294967295", "scratch")) > ScratchSocketRoom {
+		t.Errorf("%s (%d bytes) does not fit a socket address", sock, len(sock))
+	}
+	xdg := &Sandbox{Getenv: func(k string) string {
+		if k == "XDG_RUNTIME_DIR" {
+			return "/" + strings.Repeat("x", 60)
+		}
+		return ""
+	}}
+	if got := xdg.runDir(); strings.Contains(got, "xxx") {
+		t.Errorf("runDir with a long XDG_RUNTIME_DIR = %s, want it passed over", got)
+	}
+}

@@ -47,15 +47,22 @@ func NewFiles(w *Workspace, ed Editor, canRead, canWrite bool) *Files {
 	return &Files{w: w, ed: ed, canRead: canRead, canWrite: canWrite}
 }
 
+// ErrEditorRefused reports a read the editor refused or failed (an error
+// answer to fs/read_text_file, or "not found" for a file that exists on
+// disk). The error that wraps it carries the editor's reason; the disk was
+// not read instead.
+var ErrEditorRefused = errors.New("the editor did not serve the read")
+
 // Workspace returns the workspace the files belong to.
 func (f *Files) Workspace() *Workspace { return f.w }
 
 // Read returns the content of p. When the editor can read, the content is
 // the editor's (unsaved buffer text included); a "not found" answer from
 // the editor for a file the disk does not have either is returned as an
-// error wrapping [fs.ErrNotExist]. When the editor fails in any other way,
-// or says "not found" for a file that exists on disk, Read logs that and
-// reads the disk, unless ctx is done. Before asking the editor, Read checks
+// error wrapping [fs.ErrNotExist]. When the editor refuses or fails in any
+// other way, or says "not found" for a file that exists on disk, the error
+// wraps [ErrEditorRefused] and the editor's own error (its message and
+// data), and the disk is never read in its place. Before asking the editor, Read checks
 // that no component of p became a symbolic link since Resolve (the error
 // wraps [ErrPathChanged]). Without the capability Read uses
 // [Workspace.ReadFile]. Files larger than Options.MaxFileBytes are refused
@@ -95,20 +102,25 @@ func (f *Files) Read(ctx context.Context, p Path) ([]byte, error) {
 		// disk copy that may differ from its buffer.
 		return nil, fmt.Errorf("read %s: %w", p.abs, err)
 	}
-	if statErr != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) {
+		if statErr != nil {
 			return nil, fmt.Errorf("read %s: %w", p.abs, err)
 		}
-		if errors.Is(statErr, fs.ErrNotExist) {
-			// The editor failed and the disk has no such file either.
-			return nil, fmt.Errorf("read %s: %w (editor: %v)", p.abs, fs.ErrNotExist, err)
-		}
+		// The disk has the file: it is not missing (a write must not take
+		// it for new), but the editor would not serve it. Say so, keeping
+		// the editor's reason, and do not read around it.
+		f.w.log.Warn("the editor reports an existing file as not found; not read from disk", "path", p.abs, "err", err)
+		return nil, fmt.Errorf("read %s: the file exists on disk but the editor reports it as not found (%v); it was not read from disk: %w", p.abs, err, ErrEditorRefused)
 	}
-	// The disk has the file but the editor could not serve it: read the
-	// disk rather than report a missing file that a later write would
-	// clobber.
-	f.w.log.Warn("editor read failed; reading from disk", "path", p.abs, "err", err)
-	return f.w.ReadFile(p)
+	if errors.Is(statErr, fs.ErrNotExist) {
+		// The editor failed and the disk has no such file either.
+		return nil, fmt.Errorf("read %s: %w (editor: %v)", p.abs, fs.ErrNotExist, err)
+	}
+	// The editor refused or failed: its reason (message and data) goes back
+	// whole, and the disk is not read in its place: the editor decides what
+	// the agent may read while it serves reads.
+	f.w.log.Warn("editor read failed; not read from disk", "path", p.abs, "err", err)
+	return nil, fmt.Errorf("read %s: %w: %w", p.abs, ErrEditorRefused, err)
 }
 
 // recheck verifies, immediately before p's absolute path is handed to the

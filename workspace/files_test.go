@@ -66,7 +66,7 @@ func TestFilesReadThroughEditor(t *testing.T) {
 	}{
 		{"main.go", "unsaved buffer\n", nil},
 		{"untitled.go", "new, never saved\n", nil},
-		{"disk-only.go", "disk only\n", nil}, // editor says not found, disk has it: never report it missing
+		{"disk-only.go", "", ErrEditorRefused}, // editor says not found, disk has it: neither missing nor read from disk
 		{"missing.go", "", fs.ErrNotExist},
 		{"big.txt", "", ErrTooLarge},
 	} {
@@ -81,6 +81,9 @@ func TestFilesReadThroughEditor(t *testing.T) {
 			t.Errorf("Read(%q) = %q, %v; want %q", tc.path, got, err, tc.want)
 		}
 	}
+	if _, err := files.Read(ctx, mustResolve(t, w, "disk-only.go")); errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Read(disk-only.go) = %v: a file on disk reported missing (a write would take it for new)", err)
+	}
 	if strings.Contains(strings.Join(ed.reads, "|"), "big.txt") {
 		t.Errorf("the editor was asked for a file over the limit: %v", ed.reads)
 	}
@@ -94,8 +97,8 @@ func TestFilesReadEditorFailure(t *testing.T) {
 	files := NewFiles(w, ed, true, false)
 
 	got, err := files.Read(t.Context(), mustResolve(t, w, "a.txt"))
-	if err != nil || string(got) != "disk\n" {
-		t.Errorf("Read with a failing editor = %q, %v; want the disk content", got, err)
+	if !errors.Is(err, ErrEditorRefused) || !strings.Contains(fmt.Sprint(err), "connection reset") || got != nil {
+		t.Errorf("Read with a failing editor = %q, %v; want ErrEditorRefused with the editor's reason, and not the disk content", got, err)
 	}
 	if _, err := files.Read(t.Context(), mustResolve(t, w, "nope.txt")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Read(missing) with a failing editor = %v, want fs.ErrNotExist", err)

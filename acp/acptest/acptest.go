@@ -33,6 +33,10 @@ type Options struct {
 	// Stall, when it reports true for a method, leaves those requests
 	// unanswered until the agent cancels them (an editor that hangs).
 	Stall func(method string) bool
+	// Refuse, when it returns an error for a method, answers those
+	// requests with it (an editor that refuses: a policy, a closed buffer,
+	// a handler that threw).
+	Refuse func(method string) *acp.Error
 }
 
 // Notification is an extension notification the agent sent.
@@ -56,6 +60,7 @@ type Editor struct {
 	changed     chan struct{}     // closed and replaced whenever a record is added
 	terms       map[string]*fakeTerminal
 	termCalls   []TerminalCall
+	refused     []string // methods of the requests Options.Refuse answered
 }
 
 // New connects a fake editor to agent over an in-memory pipe. The connection
@@ -130,6 +135,12 @@ func (e *Editor) HandleRequest(ctx context.Context, method string, params json.R
 	if e.opts.Stall != nil && e.opts.Stall(method) {
 		<-ctx.Done()
 		return nil, ctx.Err()
+	}
+	if e.opts.Refuse != nil {
+		if rerr := e.opts.Refuse(method); rerr != nil {
+			e.record(func() { e.refused = append(e.refused, method) })
+			return nil, rerr
+		}
 	}
 	if res, err, ok := e.handleTerminal(ctx, method, params); ok {
 		return res, err
@@ -251,6 +262,14 @@ func (e *Editor) Writes() []acp.WriteTextFileRequest {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return append([]acp.WriteTextFileRequest(nil), e.writes...)
+}
+
+// Refused returns the methods of the requests answered with
+// Options.Refuse's error, in order.
+func (e *Editor) Refused() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.refused...)
 }
 
 // Reads returns the fs/read_text_file requests received, in order.

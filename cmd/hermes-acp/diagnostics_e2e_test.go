@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -163,5 +164,39 @@ func TestTypeScriptSDKDiagnostics(t *testing.T) {
 				t.Errorf("_hermes/publishDiagnostics for %s (-want +got):\n%s", s.path(), diff)
 			}
 		})
+	}
+}
+
+// TestTypeScriptSDKDiagnosticsNotAskedFor plays the same scenario with an
+// editor on the official SDK that does not ask for our extension (no
+// clientCapabilities._meta.hermes.diagnostics, no handler): it is sent no
+// _hermes/* notification, so the SDK has nothing to report, and the lint
+// still reaches it in the completing tool_call_update and the model in its
+// tool result.
+func TestTypeScriptSDKDiagnosticsNotAskedFor(t *testing.T) {
+	t.Parallel()
+	requireNode(t)
+	var sc struct {
+		Steps []diagStep `json:"steps"`
+	}
+	const archive = "testdata/e2e/diagnostics.txtar"
+	files := loadArchive(t, archive, &sc)
+	steps := make([]toolStep, len(sc.Steps))
+	for i, s := range sc.Steps {
+		steps[i] = s.toolStep
+	}
+	srv := startModel(t, stepResponder(t, steps, files))
+	r := newSDKRun(t, "diagnostics.mjs", archive)
+	r.exec(t, 60*time.Second, append(modelEnv(srv), "CONFORMANCE_SCENARIO="+r.scenario, "CONFORMANCE_DIAGNOSTICS=off")...)
+	for _, l := range r.transcriptOf(t)["fs"] {
+		if l.From == "agent" && strings.HasPrefix(l.msg.Method, "_hermes/") {
+			t.Errorf("the editor that did not ask was sent %s", l.msg.Method)
+		}
+	}
+	results := toolResults(t, srv)
+	for _, s := range sc.Steps {
+		if res := results[s.callID()]; !strings.Contains(res, `"lint":{"status":"`+s.Lint.Status+`"`) {
+			t.Errorf("tool result %s = %q, want lint.status %s", s.callID(), res, s.Lint.Status)
+		}
 	}
 }

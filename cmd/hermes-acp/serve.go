@@ -78,6 +78,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		ReloadModel: func() (agent.ModelSetup, error) {
 			return modelSetup(config.Load(os.Getenv, o.model, o.baseURL), o.record, log), nil
 		},
+		Setup:    setupCommand(os.Getenv, os.Executable), // the terminal auth method (cmd/hermes-acp/setup.go)
 		Registry: reg,
 		BindTools: func(env *agent.Env) ([]registry.Entry, []registry.Hook) {
 			vision, fetchImage := visionDeps(env, cfg.Web.Policy()) // cmd/hermes-acp/vision.go

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hermes-acp/hermes-acp/agent"
 	"github.com/hermes-acp/hermes-acp/config"
 	"github.com/hermes-acp/hermes-acp/model"
 	"golang.org/x/term"
@@ -71,13 +72,10 @@ func runSetup(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) str
 	keyPrompt := "API key (stored in " + filepath.Join(home, ".env") + " as " + keyVar + "; empty keeps the current one or uses none)"
 	var key string
 	if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		fmt.Fprintf(stdout, "%s: ", keyPrompt)
-		b, err := term.ReadPassword(int(f.Fd()))
-		fmt.Fprintln(stdout)
-		if err != nil {
+		if key, err = readSecret(f, stdout, keyPrompt+": "); err != nil {
 			return setupAborted(stderr, err)
 		}
-		key = strings.TrimSpace(string(b))
+		key = strings.TrimSpace(key)
 	} else if key, err = ask(keyPrompt, ""); err != nil {
 		return setupAborted(stderr, err)
 	}
@@ -103,6 +101,47 @@ func runSetup(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) str
 	}
 	fmt.Fprintf(stdout, "\nSaved. hermes-acp will use %s at %s.\n", modelName, baseURL)
 	return 0
+}
+
+// setupCommand is how an editor that runs terminal authentication starts
+// this executable's --setup (agent.SetupCommand): its absolute path, and
+// HERMES_HOME (absolute) when it is set, so that the setup writes the
+// configuration this process reads even from a terminal that does not have
+// the editor's environment for the agent.
+func setupCommand(getenv func(string) string, executable func() (string, error)) agent.SetupCommand {
+	var c agent.SetupCommand
+	if exe, err := executable(); err == nil {
+		c.Path = exe
+	}
+	if h := getenv("HERMES_HOME"); h != "" {
+		if abs, err := filepath.Abs(h); err == nil {
+			h = abs
+		}
+		c.Env = map[string]string{"HERMES_HOME": h}
+	}
+	return c
+}
+
+// readSecret shows prompt on the terminal f and reads a line without
+// echoing it. The terminal leaves echo mode before the prompt appears, so a
+// key typed or pasted as soon as the prompt shows is never echoed (the
+// setup runs in an editor's terminal for terminal authentication).
+func readSecret(f *os.File, out io.Writer, prompt string) (string, error) {
+	fd := int(f.Fd())
+	old, err := term.MakeRaw(fd)
+	if err != nil {
+		return "", fmt.Errorf("read the key: %w", err)
+	}
+	defer term.Restore(fd, old)
+	t := term.NewTerminal(struct {
+		io.Reader
+		io.Writer
+	}{f, out}, "")
+	line, err := t.ReadPassword(prompt)
+	if err != nil {
+		return "", fmt.Errorf("read the key: %w", err)
+	}
+	return line, nil
 }
 
 func setupAborted(stderr io.Writer, err error) int {

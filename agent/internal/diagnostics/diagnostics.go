@@ -48,6 +48,11 @@ type Options struct {
 	// type check, syntax only.
 	Types    *gotypes.Checker
 	Notifier Notifier
+	// Publish sends the diagnostics to the editor: it asked for them
+	// (acp.WantsHermesExtension). False computes everything the same (the
+	// type check's overlay, the watcher's staleness feed) and sends
+	// nothing.
+	Publish bool
 	// Changed receives every path the watcher sees change (the session's
 	// staleness); nil: none.
 	Changed func(absPaths ...string)
@@ -65,6 +70,7 @@ type Publisher struct {
 	linter    *lint.Linter
 	checker   *gotypes.Checker
 	notifier  Notifier
+	publishes bool // Options.Publish
 	changed   func(absPaths ...string)
 	log       *slog.Logger
 
@@ -99,7 +105,7 @@ func New(o Options) *Publisher {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Publisher{
-		sessionID: o.SessionID, ws: o.Workspace, linter: o.Linter, checker: o.Types, notifier: o.Notifier, changed: o.Changed, log: o.Log,
+		sessionID: o.SessionID, ws: o.Workspace, linter: o.Linter, checker: o.Types, notifier: o.Notifier, publishes: o.Publish, changed: o.Changed, log: o.Log,
 		ctx: ctx, cancel: cancel, files: map[string][]byte{}, version: map[string]int{},
 		syntax: map[string][]protocol.Diagnostic{}, types: map[string][]protocol.Diagnostic{},
 		pkgs: map[string]*pkgTypes{}, skips: map[string]string{},
@@ -152,8 +158,11 @@ func (p *Publisher) setSyntax(path workspace.Path, res lint.Result) {
 }
 
 // publish sends the file's full current diagnostic set: its syntax
-// diagnostics, then its type diagnostics.
+// diagnostics, then its type diagnostics; nothing without Options.Publish.
 func (p *Publisher) publish(path workspace.Path) {
+	if !p.publishes {
+		return
+	}
 	uri := path.URI()
 	p.mu.Lock()
 	p.version[uri]++

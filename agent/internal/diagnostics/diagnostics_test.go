@@ -80,6 +80,13 @@ func (n *notifier) all() []acp.PublishDiagnosticsParams {
 // content, and the file's path.
 func open(t *testing.T, content string) (*Publisher, *notifier, workspace.Path) {
 	t.Helper()
+	return openWith(t, content, Options{Publish: true})
+}
+
+// openWith is open with the options o (its workspace, linter and notifier
+// filled in).
+func openWith(t *testing.T, content string, o Options) (*Publisher, *notifier, workspace.Path) {
+	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "a.json"), []byte(content), 0o600); err != nil {
 		t.Fatal(err)
@@ -94,7 +101,8 @@ func open(t *testing.T, content string) (*Publisher, *notifier, workspace.Path) 
 		t.Fatal(err)
 	}
 	n := &notifier{ch: make(chan struct{}, 16)}
-	pub := New(Options{SessionID: "sess_1", Workspace: ws, Linter: &lint.Linter{}, Notifier: n})
+	o.SessionID, o.Workspace, o.Linter, o.Notifier = "sess_1", ws, &lint.Linter{}, n
+	pub := New(o)
 	t.Cleanup(pub.Close)
 	return pub, n, p
 }
@@ -130,6 +138,34 @@ func TestRelintOnDiskChange(t *testing.T) {
 	}
 	if sent[1].Diagnostics == nil || len(sent[1].Diagnostics) != 0 || sent[2].Diagnostics == nil || len(sent[2].Diagnostics) != 0 {
 		t.Errorf("the fix and the deletion published %+v and %+v, want empty sets", sent[1].Diagnostics, sent[2].Diagnostics)
+	}
+}
+
+// TestNothingPublishedUnlessAsked: for a client that did not ask for our
+// extension (Options.Publish false) a write and a change on disk publish
+// nothing, and the change still reaches the session's staleness.
+func TestNothingPublishedUnlessAsked(t *testing.T) {
+	t.Parallel()
+	const broken = `{"a": }`
+	var mu sync.Mutex
+	var changed []string
+	pub, n, p := openWith(t, broken, Options{Changed: func(paths ...string) {
+		mu.Lock()
+		changed = append(changed, paths...)
+		mu.Unlock()
+	}})
+	pub.Report(p, []byte(broken), (&lint.Linter{}).DeltaFile(p.Abs(), []byte(`{}`), []byte(broken)))
+	if err := os.WriteFile(p.Abs(), []byte(`{"a": 2}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pub.onChange([]string{p.Abs()})
+	if sent := n.all(); len(sent) != 0 {
+		t.Errorf("published %d times to a client that did not ask: %+v", len(sent), sent)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(changed) != 1 || changed[0] != p.Abs() {
+		t.Errorf("staleness saw %q, want the changed file", changed)
 	}
 }
 

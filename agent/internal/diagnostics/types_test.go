@@ -52,7 +52,7 @@ func openTypes(t *testing.T, goCmd string, files map[string]string) *typesSessio
 	}
 	t.Cleanup(func() { ws.Close() })
 	n := &notifier{ch: make(chan struct{}, 64)}
-	pub := New(Options{SessionID: "s", Workspace: ws, Linter: &lint.Linter{}, Notifier: n,
+	pub := New(Options{SessionID: "s", Workspace: ws, Linter: &lint.Linter{}, Notifier: n, Publish: true,
 		Types: gotypes.New(gotypes.Options{Go: goCmd, Env: goEnv()})})
 	t.Cleanup(pub.Close)
 	return &typesSession{t: t, pub: pub, n: n, ws: ws}

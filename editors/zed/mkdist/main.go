@@ -9,14 +9,17 @@
 // the six targets of the Zed extension and the ACP registry, packs it into a
 // reproducible archive (tar.gz; zip for Windows), writes dist/SHA256SUMS and
 // regenerates editors/zed/extension.toml and editors/zed/agent.json with the
-// archive URLs and their SHA-256 checksums.
+// archive URLs (and, in extension.toml, their SHA-256 checksums).
 //
 // check reads the manifests back and, for every target, checks that the
-// archive the manifests name is in dist with the checksum they carry, that
+// archive the manifests name is in dist with the checksum extension.toml carries, that
 // it holds the manifest's cmd as an executable for that operating system and
 // architecture, and that both manifests say the same; the archive for the
 // machine running check is unpacked and its cmd, started with the manifest's
-// args, must answer an ACP initialize.
+// args, must answer an ACP initialize. Every archive carries LICENSE and
+// NOTICE next to the binary, and check also holds the manifests to the ACP
+// registry's rules: an MIT licence with its URL and a website in agent.json,
+// and an icon.svg beside it that passes the registry's icon check (icon.go).
 package main
 
 import (
@@ -116,9 +119,14 @@ func runBuild(args []string) error {
 	manifests := fs.String("manifests", "editors/zed", "folder of extension.toml and agent.json")
 	baseURL := fs.String("base-url", defaultBaseURL, "where the archives are published")
 	pkg := fs.String("pkg", "./cmd/hermes-acp", "the package to build")
+	root := fs.String("root", ".", "the folder of LICENSE and NOTICE, packed into every archive")
 	fs.Parse(args)
 	if *version == "" {
 		return errors.New("build: -version is required")
+	}
+	docs, err := readLicenceFiles(*root)
+	if err != nil {
+		return fmt.Errorf("build: %w", err)
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
@@ -144,7 +152,7 @@ func runBuild(args []string) error {
 			return err
 		}
 		name := t.archive(*version)
-		sum, err := writeArchive(filepath.Join(*out, name), t, data)
+		sum, err := writeArchive(filepath.Join(*out, name), t, data, docs)
 		if err != nil {
 			return err
 		}
@@ -180,20 +188,42 @@ func writeRelease(out, manifests, version, baseURL string, sums map[string]strin
 	return os.WriteFile(filepath.Join(manifests, "agent.json"), aj, 0o644)
 }
 
-// writeArchive packs the binary data for t into path and returns the
-// archive's SHA-256 in hex.
-func writeArchive(path string, t target, data []byte) (string, error) {
+// licenceFiles are the files of the repository root every archive carries
+// next to the binary (MIT asks that the notices travel with the copies).
+var licenceFiles = []string{"LICENSE", "NOTICE"}
+
+// archiveFile is one entry of an archive.
+type archiveFile struct {
+	name string
+	mode int64
+	data []byte
+}
+
+// writeArchive packs the binary data for t and the licence files docs
+// (name → content, licenceFiles) into path and returns the archive's
+// SHA-256 in hex.
+func writeArchive(path string, t target, data []byte, docs map[string][]byte) (string, error) {
+	files := []archiveFile{{t.exe(), 0o755, data}}
+	for _, n := range licenceFiles {
+		d, ok := docs[n]
+		if !ok {
+			return "", fmt.Errorf("archive %s: no %s", filepath.Base(path), n)
+		}
+		files = append(files, archiveFile{n, 0o644, d})
+	}
 	var buf bytes.Buffer
 	if t.GOOS == "windows" {
 		zw := zip.NewWriter(&buf)
-		h := &zip.FileHeader{Name: t.exe(), Method: zip.Deflate, Modified: archiveTime}
-		h.SetMode(0o755)
-		w, err := zw.CreateHeader(h)
-		if err != nil {
-			return "", err
-		}
-		if _, err := w.Write(data); err != nil {
-			return "", err
+		for _, f := range files {
+			h := &zip.FileHeader{Name: f.name, Method: zip.Deflate, Modified: archiveTime}
+			h.SetMode(os.FileMode(f.mode))
+			w, err := zw.CreateHeader(h)
+			if err != nil {
+				return "", err
+			}
+			if _, err := w.Write(f.data); err != nil {
+				return "", err
+			}
 		}
 		if err := zw.Close(); err != nil {
 			return "", err
@@ -202,13 +232,15 @@ func writeArchive(path string, t target, data []byte) (string, error) {
 		gz, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
 		gz.ModTime = archiveTime
 		tw := tar.NewWriter(gz)
-		h := &tar.Header{Name: t.exe(), Mode: 0o755, Size: int64(len(data)), ModTime: archiveTime,
-			Typeflag: tar.TypeReg, Format: tar.FormatPAX, Uname: "root", Gname: "root"}
-		if err := tw.WriteHeader(h); err != nil {
-			return "", err
-		}
-		if _, err := tw.Write(data); err != nil {
-			return "", err
+		for _, f := range files {
+			h := &tar.Header{Name: f.name, Mode: f.mode, Size: int64(len(f.data)), ModTime: archiveTime,
+				Typeflag: tar.TypeReg, Format: tar.FormatPAX, Uname: "root", Gname: "root"}
+			if err := tw.WriteHeader(h); err != nil {
+				return "", err
+			}
+			if _, err := tw.Write(f.data); err != nil {
+				return "", err
+			}
 		}
 		if err := tw.Close(); err != nil {
 			return "", err
@@ -222,6 +254,19 @@ func writeArchive(path string, t target, data []byte) (string, error) {
 	}
 	sum := sha256.Sum256(buf.Bytes())
 	return hex.EncodeToString(sum[:]), nil
+}
+
+// readLicenceFiles reads licenceFiles from the folder root.
+func readLicenceFiles(root string) (map[string][]byte, error) {
+	docs := map[string][]byte{}
+	for _, n := range licenceFiles {
+		d, err := os.ReadFile(filepath.Join(root, n))
+		if err != nil {
+			return nil, err
+		}
+		docs[n] = d
+	}
+	return docs, nil
 }
 
 // release is what both manifests describe.
@@ -248,7 +293,7 @@ func (r release) extensionTOML() string {
 	b.WriteString("authors = [\"hermes-acp contributors\"]\n")
 	fmt.Fprintf(&b, "description = %q\n", description)
 	b.WriteString("repository = \"https://github.com/hermes-acp/hermes-acp\"\n")
-	b.WriteString("\n[agent_servers.hermes]\nname = \"Hermes\"\n")
+	b.WriteString("\n[agent_servers.hermes]\nname = \"Hermes\"\nicon = \"icon.svg\"\n")
 	for _, t := range targets {
 		fmt.Fprintf(&b, "\n[agent_servers.hermes.targets.%s]\n", t.Name)
 		fmt.Fprintf(&b, "archive = %q\n", r.url(t))
@@ -259,8 +304,18 @@ func (r release) extensionTOML() string {
 	return b.String()
 }
 
-// registryTarget is one entry of agent.json's distribution.binary.
+// registryTarget is one entry of agent.json's distribution.binary. The
+// registry's schema allows no checksum there (binaryTarget has
+// additionalProperties: false): the SHA-256 is only in extension.toml (Zed
+// checks it) and SHA256SUMS.
 type registryTarget struct {
+	Archive string   `json:"archive"`
+	Cmd     string   `json:"cmd"`
+	Args    []string `json:"args"`
+}
+
+// zedTarget is one [agent_servers.hermes.targets.NAME] of extension.toml.
+type zedTarget struct {
 	Archive string   `json:"archive"`
 	Cmd     string   `json:"cmd"`
 	Args    []string `json:"args"`
@@ -277,6 +332,7 @@ type registryAgent struct {
 	Authors      []string `json:"authors"`
 	License      string   `json:"license"`
 	LicenseURL   string   `json:"license_url"`
+	Website      string   `json:"website"`
 	Distribution struct {
 		Binary map[string]registryTarget `json:"binary"`
 	} `json:"distribution"`
@@ -288,12 +344,13 @@ func (r release) agentJSON() ([]byte, error) {
 		ID: "hermes-acp", Name: "Hermes", Version: r.Version, Description: description,
 		Repository: "https://github.com/hermes-acp/hermes-acp",
 		Authors:    []string{"hermes-acp contributors"},
-		License:    "proprietary",
-		LicenseURL: "https://github.com/hermes-acp/hermes-acp",
+		License:    "MIT",
+		LicenseURL: "https://github.com/hermes-acp/hermes-acp/blob/main/LICENSE",
+		Website:    "https://github.com/hermes-acp/hermes-acp",
 	}
 	a.Distribution.Binary = map[string]registryTarget{}
 	for _, t := range targets {
-		a.Distribution.Binary[t.Name] = registryTarget{Archive: r.url(t), Cmd: t.cmd(), Args: []string{}, SHA256: r.Sums[t.archive(r.Version)]}
+		a.Distribution.Binary[t.Name] = registryTarget{Archive: r.url(t), Cmd: t.cmd(), Args: []string{}}
 	}
 	b, err := json.MarshalIndent(a, "", "  ")
 	if err != nil {
@@ -341,6 +398,14 @@ func check(out, manifests string, opts checkOptions) error {
 	if err != nil {
 		return fmt.Errorf("check extension.toml: %w", err)
 	}
+	if a.License != "MIT" || a.LicenseURL == "" || a.Website == "" {
+		bad("agent.json: license %q, license_url %q, website %q; want MIT and both URLs", a.License, a.LicenseURL, a.Website)
+	}
+	if svg, err := os.ReadFile(filepath.Join(manifests, "icon.svg")); err != nil {
+		bad("the registry's icon: %v", err)
+	} else if p := checkIcon(string(svg)); len(p) > 0 {
+		bad("icon.svg: %s", strings.Join(p, "; "))
+	}
 	if ext.version != a.Version {
 		bad("extension.toml has version %q, agent.json %q", ext.version, a.Version)
 	}
@@ -365,7 +430,7 @@ func check(out, manifests string, opts checkOptions) error {
 			bad("extension.toml: no target %s", t.Name)
 			continue
 		}
-		if !reflect.DeepEqual(zt, reg) {
+		if !reflect.DeepEqual(registryTarget{zt.Archive, zt.Cmd, zt.Args}, reg) {
 			bad("%s: extension.toml says %+v, agent.json %+v", t.Name, zt, reg)
 		}
 		name := reg.Archive[strings.LastIndex(reg.Archive, "/")+1:]
@@ -378,11 +443,11 @@ func check(out, manifests string, opts checkOptions) error {
 			continue
 		}
 		sum := sha256.Sum256(data)
-		if got := hex.EncodeToString(sum[:]); got != reg.SHA256 {
-			bad("%s: %s has sha256 %s, the manifests carry %s", t.Name, name, got, reg.SHA256)
+		if got := hex.EncodeToString(sum[:]); got != zt.SHA256 {
+			bad("%s: %s has sha256 %s, extension.toml carries %s", t.Name, name, got, zt.SHA256)
 		}
-		if sums != nil && sums[name] != reg.SHA256 {
-			bad("%s: SHA256SUMS has %q for %s, the manifests carry %s", t.Name, sums[name], name, reg.SHA256)
+		if sums != nil && sums[name] != zt.SHA256 {
+			bad("%s: SHA256SUMS has %q for %s, extension.toml carries %s", t.Name, sums[name], name, zt.SHA256)
 		}
 		bin, mode, err := unpack(data, t, strings.TrimPrefix(reg.Cmd, "./"))
 		if err != nil {
@@ -391,6 +456,11 @@ func check(out, manifests string, opts checkOptions) error {
 		}
 		if t.GOOS != "windows" && mode&0o111 == 0 {
 			bad("%s: %s in %s is not executable (mode %v)", t.Name, reg.Cmd, name, mode)
+		}
+		for _, n := range licenceFiles {
+			if d, _, err := unpack(data, t, n); err != nil || len(d) == 0 {
+				bad("%s: %s has no %s (%v)", t.Name, name, n, err)
+			}
 		}
 		if opts.binaries {
 			if err := checkBinary(bin, t); err != nil {
@@ -413,14 +483,14 @@ func check(out, manifests string, opts checkOptions) error {
 // extension is what check reads from extension.toml.
 type extension struct {
 	version string
-	targets map[string]registryTarget
+	targets map[string]zedTarget
 }
 
 // parseExtension reads the subset of TOML that extensionTOML writes: top
 // level keys, [agent_servers.hermes.targets.NAME] tables and string or
 // empty-array values.
 func parseExtension(s string) (extension, error) {
-	e := extension{targets: map[string]registryTarget{}}
+	e := extension{targets: map[string]zedTarget{}}
 	cur := ""
 	sc := bufio.NewScanner(strings.NewReader(s))
 	for n := 1; sc.Scan(); n++ {

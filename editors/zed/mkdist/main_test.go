@@ -8,15 +8,25 @@ import (
 	"testing"
 )
 
+// testDocs stand for the repository's LICENSE and NOTICE.
+var testDocs = map[string][]byte{"LICENSE": []byte("MIT License\n"), "NOTICE": []byte("hermes-acp\n")}
+
 // fakeRelease packs placeholder binaries for the six targets into out and
 // writes the manifests into manifests, as `mkdist build` does after
 // compiling.
 func fakeRelease(t *testing.T) (out, manifests string) {
 	t.Helper()
 	out, manifests = t.TempDir(), t.TempDir()
+	icon, err := os.ReadFile("../icon.svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(manifests, "icon.svg"), icon, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	sums := map[string]string{}
 	for _, tg := range targets {
-		sum, err := writeArchive(filepath.Join(out, tg.archive("1.2.3")), tg, []byte("binary for "+tg.Name))
+		sum, err := writeArchive(filepath.Join(out, tg.archive("1.2.3")), tg, []byte("binary for "+tg.Name), testDocs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,11 +69,11 @@ func TestManifestsNameEveryArchiveWithItsChecksum(t *testing.T) {
 func TestArchivesAreReproducible(t *testing.T) {
 	dir := t.TempDir()
 	for _, tg := range []target{targets[3], targets[5]} {
-		a, err := writeArchive(filepath.Join(dir, "a"), tg, []byte("same bytes"))
+		a, err := writeArchive(filepath.Join(dir, "a"), tg, []byte("same bytes"), testDocs)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := writeArchive(filepath.Join(dir, "b"), tg, []byte("same bytes"))
+		b, err := writeArchive(filepath.Join(dir, "b"), tg, []byte("same bytes"), testDocs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,12 +103,34 @@ func TestCheckFindsDisagreements(t *testing.T) {
 		{"an archive is missing", func(t *testing.T, out, _ string) {
 			os.Remove(filepath.Join(out, targets[4].archive("1.2.3")))
 		}, "windows-aarch64: open"},
-		{"agent.json carries another checksum than extension.toml", func(t *testing.T, _, manifests string) {
+		{"agent.json names another archive than extension.toml", func(t *testing.T, _, manifests string) {
 			p := filepath.Join(manifests, "agent.json")
 			data, _ := os.ReadFile(p)
-			s := strings.Replace(string(data), `"sha256": "`, `"sha256": "00`, 1)
+			s := strings.Replace(string(data), `/v1.2.3/hermes-acp-1.2.3-darwin-aarch64`, `/v1.2.4/hermes-acp-1.2.3-darwin-aarch64`, 1)
 			os.WriteFile(p, []byte(s), 0o644)
 		}, "extension.toml says"},
+		{"extension.toml carries another checksum", func(t *testing.T, _, manifests string) {
+			p := filepath.Join(manifests, "extension.toml")
+			data, _ := os.ReadFile(p)
+			s := strings.Replace(string(data), `sha256 = "`, `sha256 = "00`, 1)
+			os.WriteFile(p, []byte(s), 0o644)
+		}, "extension.toml carries 00"},
+		{"an archive without the licence", func(t *testing.T, out, _ string) {
+			tg := targets[3]
+			sum, err := writeArchive(filepath.Join(out, tg.archive("1.2.3")), tg, []byte("binary for "+tg.Name), map[string][]byte{"LICENSE": nil, "NOTICE": []byte("x")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = sum
+		}, "linux-x86_64: hermes-acp-1.2.3-linux-x86_64.tar.gz has no LICENSE"},
+		{"the icon has a fixed colour", func(t *testing.T, _, manifests string) {
+			os.WriteFile(filepath.Join(manifests, "icon.svg"), []byte(`<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><path fill="#000" d="M0 0h16v16z"/></svg>`), 0o644)
+		}, `icon.svg: fixed fill="#000"`},
+		{"agent.json says proprietary", func(t *testing.T, _, manifests string) {
+			p := filepath.Join(manifests, "agent.json")
+			data, _ := os.ReadFile(p)
+			os.WriteFile(p, []byte(strings.Replace(string(data), `"license": "MIT"`, `"license": "proprietary"`, 1)), 0o644)
+		}, `agent.json: license "proprietary"`},
 		{"a target is missing from extension.toml", func(t *testing.T, _, manifests string) {
 			p := filepath.Join(manifests, "extension.toml")
 			data, _ := os.ReadFile(p)
