@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/hermes-acp/hermes-acp/acp"
+	"github.com/hermes-acp/hermes-acp/internal/pyfmt"
 	"github.com/hermes-acp/hermes-acp/registry"
 )
 
@@ -424,7 +425,7 @@ func parseDelegateArgs(args map[string]any, max int) ([]delegateTask, string) {
 		}
 		list, ok := parsed.([]any)
 		if !ok {
-			return nil, fmt.Sprintf("tasks must be a JSON array of task objects; parsed %s instead.", pyTypeName(parsed))
+			return nil, fmt.Sprintf("tasks must be a JSON array of task objects; parsed %s instead.", pyfmt.TypeName(parsed))
 		}
 		raw = list
 	}
@@ -437,7 +438,7 @@ func parseDelegateArgs(args map[string]any, max int) ([]delegateTask, string) {
 		for i, item := range list {
 			m, ok := item.(map[string]any)
 			if !ok {
-				return nil, fmt.Sprintf("Task %d must be an object, got %s.", i, pyTypeName(item))
+				return nil, fmt.Sprintf("Task %d must be an object, got %s.", i, pyfmt.TypeName(item))
 			}
 			goal, _ := m["goal"].(string)
 			if strings.TrimSpace(goal) == "" {
@@ -468,27 +469,6 @@ func normalizeRole(v any) string {
 		return roleOrchestrator
 	}
 	return roleLeaf
-}
-
-// pyTypeName names a decoded JSON value's type as hermes's messages do.
-func pyTypeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "NoneType"
-	case string:
-		return "str"
-	case bool:
-		return "bool"
-	case float64, json.Number:
-		return "float"
-	case int, int64:
-		return "int"
-	case []any:
-		return "list"
-	case map[string]any:
-		return "dict"
-	}
-	return fmt.Sprintf("%T", v)
 }
 
 // delegateBoard is the live status of a call's children, shown as the

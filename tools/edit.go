@@ -156,28 +156,6 @@ func editCancelled(ctx context.Context, op string, p workspace.Path) error {
 	return nil
 }
 
-// editPyType names the JSON type of an argument the way hermes's messages
-// do (Python's type names).
-func editPyType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "NoneType"
-	case bool:
-		return "bool"
-	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
-		return "int"
-	case float32, float64:
-		return "float"
-	case string:
-		return "str"
-	case []any:
-		return "list"
-	case map[string]any:
-		return "dict"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
 // denialMessage tells the model why an edit was not approved and that
 // nothing was written.
 func denialMessage(d workspace.Decision) string {

@@ -309,18 +309,3 @@ func TestEditChange(t *testing.T) {
 		}
 	}
 }
-
-func TestEditPyType(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		v    any
-		want string
-	}{
-		{nil, "NoneType"}, {true, "bool"}, {42, "int"}, {4.5, "float"}, {"s", "str"},
-		{[]any{1}, "list"}, {map[string]any{}, "dict"},
-	} {
-		if got := editPyType(tc.v); got != tc.want {
-			t.Errorf("editPyType(%#v) = %q, want %q", tc.v, got, tc.want)
-		}
-	}
-}

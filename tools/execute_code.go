@@ -17,6 +17,7 @@ import (
 
 	_ "embed"
 
+	"github.com/hermes-acp/hermes-acp/internal/pyfmt"
 	"github.com/hermes-acp/hermes-acp/registry"
 	"github.com/hermes-acp/hermes-acp/terminal"
 	"github.com/hermes-acp/hermes-acp/tools/internal/pycmd"
@@ -247,7 +248,7 @@ func runExecuteCode(ctx context.Context, s *session, call *registry.Call, p *exe
 	code, ok := p.Code.(string)
 	if p.Code != nil && !ok {
 		return registry.Error(fmt.Sprintf("execute_code received a %s in 'code', but it requires Python source as a string. "+
-			"Retry as execute_code(code=\"...\").", pyTypeName(p.Code))), nil
+			"Retry as execute_code(code=\"...\").", pyfmt.TypeName(p.Code))), nil
 	}
 	if strings.TrimSpace(code) == "" {
 		return registry.Error("No code provided. execute_code requires a non-empty 'code' parameter containing Python source. " +

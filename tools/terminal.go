@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hermes-acp/hermes-acp/internal/pyfmt"
 	"github.com/hermes-acp/hermes-acp/registry"
 	"github.com/hermes-acp/hermes-acp/terminal"
 	"github.com/hermes-acp/hermes-acp/workspace"
@@ -193,7 +194,7 @@ func refused(status, msg string) registry.Result {
 func runTerminal(ctx context.Context, s *session, call *registry.Call, p *terminalParams) (registry.Result, error) {
 	command, ok := p.Command.(string)
 	if !ok {
-		return refused("error", fmt.Sprintf("Invalid command: expected string, got %s", pyTypeName(p.Command))), nil
+		return refused("error", fmt.Sprintf("Invalid command: expected string, got %s", pyfmt.TypeName(p.Command))), nil
 	}
 	cfg := s.Terminal
 	timeout := cfg.defaultTimeout()
@@ -378,27 +379,6 @@ func editorExitCode(o TerminalOutcome) int {
 		return 128 + n
 	}
 	return -1
-}
-
-// pyTypeName names a JSON value's type as Python does (hermes's message).
-func pyTypeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "NoneType"
-	case bool:
-		return "bool"
-	case map[string]any:
-		return "dict"
-	case []any:
-		return "list"
-	case string:
-		return "str"
-	default:
-		if s := fmt.Sprint(v); strings.ContainsAny(s, ".eE") {
-			return "float"
-		}
-		return "int"
-	}
 }
 
 // commandDir resolves workdir inside the workspace (the first root when

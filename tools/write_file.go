@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/hermes-acp/hermes-acp/internal/pyfmt"
 	"github.com/hermes-acp/hermes-acp/lint"
 	"github.com/hermes-acp/hermes-acp/registry"
 	"github.com/hermes-acp/hermes-acp/tools/internal/fuzzy"
@@ -95,7 +96,7 @@ func writeFile(ctx context.Context, env *session, call *registry.Call, params *w
 	}
 	content, ok := rawContent.(string)
 	if !ok {
-		return registry.Error("write_file: 'content' must be a string, got " + editPyType(rawContent) + "."), nil
+		return registry.Error("write_file: 'content' must be a string, got " + pyfmt.TypeName(rawContent) + "."), nil
 	}
 
 	p, msg := editTarget(env, rawPath, "Write")

@@ -239,3 +239,18 @@ func TestNoMethodByNameInTheBinary(t *testing.T) {
 		}
 	}
 }
+
+// TestNoUnsafe: no package of the module imports unsafe outside its tests
+// (#32: pointer identity, not unsafe casts; reflect and sync give what the
+// code needs).
+func TestNoUnsafe(t *testing.T) {
+	pkgs := list(t)
+	if len(pkgs) < 20 {
+		t.Fatalf("go list found %d packages; the check would prove nothing", len(pkgs))
+	}
+	for _, p := range pkgs {
+		if slices.Contains(p.Imports, "unsafe") {
+			t.Errorf("%s imports unsafe", strings.TrimPrefix(p.ImportPath, mod+"/"))
+		}
+	}
+}

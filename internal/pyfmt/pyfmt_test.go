@@ -1,6 +1,7 @@
 package pyfmt
 
 import (
+	"encoding/json"
 	"math"
 	"testing"
 )
@@ -23,5 +24,23 @@ func TestThousands(t *testing.T) {
 	}
 	if got := Thousands(48213, " "); got != "48 213" {
 		t.Errorf(`Thousands(48213, " ") = %q`, got)
+	}
+}
+
+// TestTypeName: Python's type names of decoded JSON values.
+func TestTypeName(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		v    any
+		want string
+	}{
+		{nil, "NoneType"}, {true, "bool"}, {"x", "str"}, {[]any{1}, "list"}, {map[string]any{}, "dict"},
+		{42, "int"}, {int64(-3), "int"}, {42.0, "int"}, {2.5, "float"}, {1e21, "float"}, {math.NaN(), "float"},
+		{json.Number("7"), "int"}, {json.Number("7.0"), "float"}, {json.Number("1e3"), "float"},
+		{struct{}{}, "struct {}"},
+	} {
+		if got := TypeName(c.v); got != c.want {
+			t.Errorf("TypeName(%#v) = %q, want %q", c.v, got, c.want)
+		}
 	}
 }

@@ -134,7 +134,7 @@ test("an accepted edit is reviewed against the unsaved text, written through the
     assert.match(html(), /class="card tool kind-edit status-completed"/);
     assert.match(html(), /<tr class="diff-add"><td class="ln"><\/td><td class="ln">3<\/td>/, "the card shows the diff");
     assert.match(html(), /Lint: introduces 1 problem/);
-    assert.match(html(), /Done: <code class="inline">config\.json<\/code> now lists the beta tag\./);
+    assert.match(html(), /Done: <code class="inline nowrap">config\.json<\/code> now lists the beta tag\./);
 
     // Closing the session takes its diagnostics out of the Problems panel.
     host.diagnostics.closeSession(s.sessionId);

@@ -50,9 +50,10 @@ test("raw HTML from the model is shown as text, not markup; unsafe links are dro
 
 test("inline code is monospace code and keeps its underscores; tables have a head and rows; code blocks are highlighted with a copy button", () => {
   const html = renderMarkdown("Set `$HERMES_HOME` or HERMES_HOME_DIR.\n\n| key | value |\n|---|---|\n| `a_b` | 1 |\n\n```go\nfunc main() { return }\n```");
-  assert.match(html, /<code class="inline">\$HERMES_HOME<\/code>/);
+  assert.match(html, /<code class="inline nowrap">\$HERMES_HOME<\/code>/);
   assert.match(html, /HERMES_HOME_DIR/, "underscores in plain words stay");
-  assert.match(html, /<table><thead><tr><th>key<\/th><th>value<\/th><\/tr><\/thead><tbody><tr><td><code class="inline">a_b<\/code><\/td><td>1<\/td><\/tr><\/tbody><\/table>/);
+  assert.match(renderMarkdown("Run `hermes-acp --setup` or `--model`."), /<code class="inline">hermes-acp --setup<\/code> or <code class="inline nowrap">--model<\/code>/, "a short span does not break at its hyphen; one with spaces wraps");
+  assert.match(html, /<table><thead><tr><th>key<\/th><th>value<\/th><\/tr><\/thead><tbody><tr><td><code class="inline nowrap">a_b<\/code><\/td><td>1<\/td><\/tr><\/tbody><\/table>/);
   assert.match(html, /<div class="code-block"><div class="code-head"><span class="code-lang">go<\/span><button class="icon-button" data-action="copy"/);
   assert.match(html, /<span class="hljs-keyword">func<\/span>/);
   // An unknown language is escaped text.

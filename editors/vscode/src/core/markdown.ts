@@ -78,7 +78,7 @@ marked.use({
     },
     codespan({ text }) {
       // marked has already escaped the text of inline code.
-      return `<code class="inline">${text}</code>`;
+      return inlineCode(text);
     },
     link({ href, title, tokens }) {
       const inner = this.parser.parseInline(tokens);
@@ -102,4 +102,18 @@ marked.use({
 /** renderMarkdown renders the agent's text (raw HTML escaped). */
 export function renderMarkdown(text: string): string {
   return marked.parse(text) as string;
+}
+
+/**
+ * inlineCode is the element of an inline code span whose text is already
+ * escaped. A short one without spaces (`--model`, `$HERMES_HOME`) is not
+ * broken across lines — a line break after its hyphen would read as two
+ * words — longer ones wrap.
+ */
+export function inlineCode(escaped: string): string {
+  return `<code class="${isWord(escaped) ? "inline nowrap" : "inline"}">${escaped}</code>`;
+}
+
+function isWord(s: string): boolean {
+  return s.length <= 40 && !/\s/.test(s);
 }

@@ -5,7 +5,7 @@
 import { describeAnswer, type Approval } from "./approvals";
 import { isTodoCall, type AttachmentChip, type ChatItem, type DiffContent, type ToolItem } from "./chat";
 import { diffStats, renderDiff } from "./diffview";
-import { codeBlock, escapeHtml, renderMarkdown } from "./markdown";
+import { codeBlock, escapeHtml, inlineCode, renderMarkdown } from "./markdown";
 import type { LintSummary } from "./permissions";
 import type { RenderedItem } from "./protocol";
 import { stripAnsi, type TerminalView } from "./terminals";
@@ -57,7 +57,7 @@ function icon(name: string, extra = ""): string {
 export function labelHtml(label: string): string {
   return label
     .split(/(`[^`]+`)/)
-    .map((part) => (/^`[^`]+`$/.test(part) ? `<code class="inline">${escapeHtml(part.slice(1, -1))}</code>` : escapeHtml(part)))
+    .map((part) => (/^`[^`]+`$/.test(part) ? inlineCode(escapeHtml(part.slice(1, -1))) : escapeHtml(part)))
     .join("");
 }
 

@@ -48,7 +48,7 @@ declare function acquireVsCodeApi(): { postMessage(m: unknown): void; getState()
   function inline(s: string): string {
     return s
       .split(/\n\n+/)
-      .map((p) => `<p>${esc(p).replace(/`([^`]+)`/g, "<code class=\"inline\">$1</code>").replace(/\*\*([^*]+)\*\*/g, "<strong>$1</strong>")}</p>`)
+      .map((p) => `<p>${esc(p).replace(/`([^`]+)`/g, (_, c: string) => `<code class="${c.length <= 40 && !/\s/.test(c) ? "inline nowrap" : "inline"}">${c}</code>`).replace(/\*\*([^*]+)\*\*/g, "<strong>$1</strong>")}</p>`)
       .join("");
   }
 
