@@ -1,6 +1,12 @@
 package schematest
 
-import "testing"
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 func TestChecker(t *testing.T) {
 	t.Parallel()
@@ -42,5 +48,29 @@ func TestChecker(t *testing.T) {
 				t.Errorf("violations = %d (%v), want %d", got, c.Errors(), tc.wantFails)
 			}
 		})
+	}
+}
+
+// TestSchemaIsTheSDKs: the vendored ACP schema is the one the TypeScript
+// SDK of conformance/ bundles, so that the Go tests and the SDK's own
+// validation agree on what is valid.
+func TestSchemaIsTheSDKs(t *testing.T) {
+	sdk := filepath.Join("..", "..", "conformance", "node_modules", "@agentclientprotocol", "sdk")
+	pkg, err := os.ReadFile(filepath.Join(sdk, "package.json"))
+	if err != nil {
+		t.Fatalf("the TypeScript SDK is not installed: run `npm ci --prefix conformance` (make check does): %v", err)
+	}
+	var meta struct {
+		Version string `json:"version"`
+	}
+	if err := json.Unmarshal(pkg, &meta); err != nil {
+		t.Fatal(err)
+	}
+	bundled, err := os.ReadFile(filepath.Join(sdk, "schema", "v1", "schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(bundled, acpSchema) {
+		t.Errorf("internal/schematest/schema/acp-v1.json differs from the schema @agentclientprotocol/sdk %s bundles: copy %s/schema/v1/schema.json there", meta.Version, sdk)
 	}
 }
