@@ -289,8 +289,15 @@ func finish(bw *bufio.Writer, stderr io.Writer, cut string, err error) int {
 // memory limit: the Go runtime's fatal error, a failed mapping, or the race
 // detector's runtime failing to map its own metadata (test binaries).
 func outOfMemory(stderr string) bool {
-	return strings.Contains(stderr, "out of memory") || strings.Contains(stderr, "cannot allocate memory") ||
-		strings.Contains(stderr, "ThreadSanitizer failed to allocate")
+	// Under the address-space limit the runtime may also fail to map a
+	// thread's stack or the race detector its shadow memory.
+	for _, s := range []string{"out of memory", "cannot allocate memory", "ThreadSanitizer failed to allocate",
+		"failed to create new OS thread", "pthread_create failed", "failed to mmap", "ThreadSanitizer: mmap"} {
+		if strings.Contains(stderr, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // limitedBuffer keeps the first max bytes written to it.
