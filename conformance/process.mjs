@@ -93,6 +93,8 @@ async function run(command, args) {
       // A second one, killed.
       turn = await runTurn(session, "long", prompt("long", "terminal", { command: "sleep 33.3331", background: true }));
       const long = resultOf(turn, "long")?.session_id;
+      // The sandbox carries the command encoded: its text shows in /proc once sleep has started.
+      for (let i = 0; i < 50 && processesWith("33.3331").length === 0; i++) await new Promise((r) => setTimeout(r, 100));
       check(processesWith("33.3331").length > 0, "long: the background sleep is not running");
       turn = await runTurn(session, "kill", prompt("kill", "process", { action: "kill", session_id: long }));
       const killed = resultOf(turn, "kill");
