@@ -21,6 +21,12 @@ const (
 // never modify the messages of a [Request].
 type Message struct {
 	Role Role
+	// ID is the ACP messageId the editor knows the message by (user and
+	// assistant messages; "" for others): given when the message enters the
+	// history, stored with it and sent unchanged when the session is
+	// replayed, so that an editor can name it later (session/fork's
+	// _meta.hermes.forkAt). Providers ignore it.
+	ID string
 	// Content is the text of the message. For user messages with several
 	// text parts it is the parts joined; for tool messages it is the tool's
 	// result.
