@@ -126,7 +126,7 @@ func (s *Session) replayToolCall(c model.ToolCall, results map[string]model.Mess
 	}
 	args := parseArgsLenient(c.Arguments)
 	s.send(acp.SessionUpdate{ToolCall: &acp.ToolCall{
-		ToolCallID: c.ID, Title: t.title(args), Kind: t.kind(), Status: acp.StatusPending,
+		ToolCallID: c.ID, Title: t.title(args), Name: c.Name, Kind: t.kind(), Status: acp.StatusPending,
 		Locations: t.pathLocations(args), RawInput: rawInput(args, c.Arguments),
 	}})
 	m, ok := results[c.ID]

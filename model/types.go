@@ -21,12 +21,6 @@ const (
 // never modify the messages of a [Request].
 type Message struct {
 	Role Role
-	// ID is the ACP messageId the editor knows the message by (user and
-	// assistant messages; "" for others): given when the message enters the
-	// history, stored with it and sent unchanged when the session is
-	// replayed, so that an editor can name it later (session/fork's
-	// _meta.hermes.forkAt). Providers ignore it.
-	ID string
 	// Content is the text of the message. For user messages with several
 	// text parts it is the parts joined; for tool messages it is the tool's
 	// result.
@@ -51,6 +45,13 @@ type Message struct {
 	// IsError marks a tool message whose call failed (the tool's own
 	// verdict), for replay and for providers that tell the model.
 	IsError bool
+	// ID and Display belong to the agent and are never sent to a model:
+	// ID identifies the message to the editor (the ACP messageId of its
+	// chunks, where a fork may start), and Display is how the editor was
+	// shown what the message stands for (a tool call's card), in the
+	// agent's own encoding, so that a reloaded session looks as it did.
+	ID      string
+	Display json.RawMessage
 }
 
 // ReasoningBlock is one thinking block of an Anthropic reply: either a
