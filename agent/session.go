@@ -42,6 +42,7 @@ type Session struct {
 	proj   *projectContext // AGENTS.md and the like (agent/projctx.go)
 	// typeChecks are the Go type checks of the running calls (agent/gotypes.go).
 	typeChecks typeCheckSet
+	ckpt       *checkpoints // the session's checkpoints (agent/checkpoints.go); nil: off
 
 	saveMu      sync.Mutex // one save of the session at a time (agent/persist.go); taken before mu
 	mu          sync.Mutex // guards the fields below
@@ -112,6 +113,7 @@ func (a *Agent) openSession(ctx context.Context, id, cwd string, dirs []string, 
 		base = registry.New(a.log) // MCP tools only
 	}
 	s.env = newEnv(s)
+	s.ckpt = newCheckpoints(s, a.opts.Checkpoints)
 	s.proj = newProjectContext(ws, a.log)
 	if base != nil {
 		s.reg = base.Clone()
@@ -188,6 +190,9 @@ func (s *Session) toolBinding(env *Env) ([]registry.Entry, registry.PipelineOpti
 		po.Hooks = append(po.Hooks, hooks...)
 	}
 	if h := s.projectContextHook(); h != nil {
+		po.Hooks = append(po.Hooks, h)
+	}
+	if h := s.checkpointHook(); h != nil { // before the first change of a turn (agent/checkpoints.go)
 		po.Hooks = append(po.Hooks, h)
 	}
 	po.SessionID = s.id

@@ -80,6 +80,7 @@ var _ = register(registry.Entry{
 	},
 	MaxResultChars: 100_000,
 	Kind:           registry.KindExecute,
+	ChangesFiles:   true, // checkpointed first (issue 29)
 	Title:          terminalTitle,
 	Preview:        terminalPreview,
 	Render:         terminalRender,
