@@ -113,6 +113,10 @@ var thirdParty = map[string][]string{
 	"github.com/landlock-lsm/go-landlock": {"terminal"},
 	// docker (issue 18): the Docker client lives in terminal/docker.
 	"github.com/moby/moby": {"terminal/docker", "terminal/docker/dockertest"},
+	// ...but only its stream demultiplexer (stdcopy, stdlib only):
+	// terminal/docker speaks the Engine API itself (#32 start-up diet),
+	// and the official client is the test daemon's alone.
+	"github.com/moby/moby/client": {"terminal/docker/dockertest"},
 	// ssh (issue 18): the SSH client lives in terminal/ssh.
 	"golang.org/x/crypto": {"terminal/ssh"},
 	// web: readability, HTML to Markdown and PDF text live in package web.
@@ -236,6 +240,14 @@ func TestNoMethodByNameInTheBinary(t *testing.T) {
 	for _, banned := range []string{"text/template", "html/template"} {
 		if slices.Contains(deps, banned) {
 			t.Errorf("hermes-acp depends on %s; use a small parser instead", banned)
+		}
+	}
+	// #32 start-up diet: packages whose initialisers and code every agent
+	// process paid for at start-up while only a session on a Docker
+	// backend uses them (the Docker SDK and the image references it parses).
+	for _, banned := range []string{"github.com/moby/moby/client", "github.com/distribution/reference", "github.com/opencontainers/go-digest"} {
+		if slices.Contains(deps, banned) {
+			t.Errorf("hermes-acp depends on %s; terminal/docker speaks the Engine API with the standard library", banned)
 		}
 	}
 }
