@@ -481,3 +481,91 @@ func TestTypeScriptSDKSessions(t *testing.T) {
 	}
 	t.Logf("%s", out)
 }
+
+// TestReplayEditorTerminal: a command run in the editor's terminal shows
+// the terminal live; the terminal is released with the turn, so the replay
+// in a new process shows the output the editor reported as text, in a
+// completed card with the same title and kind.
+func TestReplayEditorTerminal(t *testing.T) {
+	t.Parallel()
+	srv := startModel(t, func(r modeltest.Request) modeltest.Turn {
+		if last := r.Last(); last.Role == "tool" {
+			return modeltest.Turn{Text: []string{"It printed."}}
+		}
+		return modeltest.Turn{ToolCalls: []modeltest.ToolCall{{ID: "call_editor_term", Name: "terminal", Arguments: `{"command":"echo from-the-editor"}`}}}
+	})
+	env := baseEnv(t, modelEnv(srv)...)
+	ws := t.TempDir()
+	a := startRaw(t, nil, env)
+	a.result(t, "initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"terminal": true}}, nil)
+	var created sessionState
+	a.result(t, "session/new", map[string]any{"cwd": ws, "mcpServers": []any{}}, &created)
+	sid := created.SessionID
+	a.result(t, "session/set_mode", map[string]any{"sessionId": sid, "modeId": "dont_ask"}, nil)
+	a.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":200,"method":"session/prompt","params":{"sessionId":%q,"prompt":[{"type":"text","text":"Run it in my terminal"}]}}`, sid))
+	var live []message
+	created2 := false
+	for {
+		m := a.next(t)
+		if m.isResponse() && string(m.ID) == "200" {
+			break
+		}
+		if m.Method == "" || len(m.ID) == 0 {
+			live = append(live, m)
+			continue
+		}
+		// The editor's side of its terminal.
+		var result string
+		switch m.Method {
+		case "terminal/create":
+			created2 = true
+			result = `{"terminalId":"term_1"}`
+		case "terminal/wait_for_exit":
+			result = `{"exitCode":0}`
+		case "terminal/output":
+			result = `{"output":"from-the-editor\n","truncated":false,"exitStatus":{"exitCode":0}}`
+		case "terminal/release", "terminal/kill":
+			result = `{}`
+		default:
+			t.Fatalf("unexpected agent request %s %s", m.Method, m.Params)
+		}
+		a.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID, result))
+	}
+	if !created2 {
+		t.Fatal("the agent did not run the command in the editor's terminal")
+	}
+	liveCards := cards(t, sessionUpdates(t, live))
+	final := func(cs []card) (card, bool) {
+		for _, c := range cs {
+			if c.Kind == "tool_call_update" {
+				return c, true
+			}
+		}
+		return card{}, false
+	}
+	if c, ok := final(liveCards); !ok || c.Status != "completed" || !slices.Equal(c.Blocks, []string{"terminal"}) {
+		t.Fatalf("live completion = %+v, want completed with the editor's terminal", c)
+	}
+	if _, err := a.waitExit(t); err != nil {
+		t.Fatalf("first agent: %v", err)
+	}
+
+	b := startRaw(t, nil, env)
+	b.result(t, "initialize", map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{"terminal": true}}, nil)
+	replayed := cards(t, sessionUpdates(t, b.result(t, "session/load", map[string]any{"sessionId": sid, "cwd": ws, "mcpServers": []any{}}, nil)))
+	c, ok := final(replayed)
+	if !ok || c.Status != "completed" || !slices.Equal(c.Blocks, []string{"text"}) || !strings.Contains(c.Text, "from-the-editor") {
+		t.Errorf("replayed completion = %+v, want completed with the terminal's output as text", c)
+	}
+	callOf := func(cs []card) card {
+		for _, c := range cs {
+			if c.Kind == "tool_call" {
+				return c
+			}
+		}
+		return card{}
+	}
+	if l, r := callOf(liveCards), callOf(replayed); l.Title == "" || l.Title != r.Title || l.ToolKind != r.ToolKind {
+		t.Errorf("replayed tool call %+v, live %+v: want the same title and kind", r, l)
+	}
+}
