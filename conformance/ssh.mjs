@@ -42,7 +42,7 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { agentText, callUpdates, check, failWith, finalOf, note, report, resultOf, runTurn, sdkVersion, show, startAgent, step, stopAgent } from "./lib.mjs";
+import { agentText, callUpdates, check, failWith, finalOf, note, report, resultOf, runTurn, sdkVersion, show, startAgent, step, stopAgent, waitFor } from "./lib.mjs";
 
 const [command, ...args] = process.argv.slice(2);
 const env = process.env;
@@ -79,18 +79,6 @@ function procs() {
 
 // processesWith lists the live processes whose command line contains needle.
 const processesWith = (needle) => procs().filter((p) => p.cmd.includes(needle) && p.pid !== process.pid).map((p) => `${p.pid}: ${p.cmd}`);
-
-// waitFor polls cond until it holds or ms pass (the kernel and sshd work
-// asynchronously: a started command's process appears, a killed one is
-// reaped, a little later); it returns cond's last value.
-async function waitFor(cond, ms = 5000) {
-  const end = performance.now() + ms;
-  for (;;) {
-    const v = cond();
-    if (v || performance.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 // dropConnections kills sshd's per-connection processes (the children of
 // the listening sshd, and their sshd children): every client connection

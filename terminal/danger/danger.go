@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Verdict is the classification of one command string. The zero Verdict
@@ -164,7 +165,7 @@ func DeniedMessage() string {
 		"irreversible action."
 }
 
-var verificationName = regexp.MustCompile(`\Ahermes-(?:verify|ad-hoc)-[A-Za-z0-9_.-]+\z`)
+var verificationName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\Ahermes-(?:verify|ad-hoc)-[A-Za-z0-9_.-]+\z`) })
 
 // isVerificationCleanup is hermes's one exemption: exactly
 // `rm -f <tmpdir>/hermes-(verify|ad-hoc)-<name>` in the canonical temp
@@ -183,7 +184,7 @@ func isVerificationCleanup(command string) bool {
 		tmp = r
 	}
 	base := filepath.Base(operand)
-	if operand != filepath.Join(tmp, base) || !verificationName.MatchString(base) {
+	if operand != filepath.Join(tmp, base) || !verificationName().MatchString(base) {
 		return false
 	}
 	dir := filepath.Dir(operand)
