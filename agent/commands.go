@@ -128,11 +128,11 @@ func cmdModel(_ context.Context, s *Session, arg string) commandResult {
 
 func cmdMode(_ context.Context, s *Session, arg string) commandResult {
 	if arg == "" {
-		s.sendText(fmt.Sprintf("Mode: `%s`. Available: `default` (ask before edits), `accept_edits` (auto-allow workspace and /tmp edits), `dont_ask` (auto-allow every allowed edit; sensitive paths still ask).", s.Mode()))
+		s.sendText(fmt.Sprintf("Mode: `%s`. Available: `default` (ask before edits), `accept_edits` (auto-allow workspace and /tmp edits), `dont_ask` (auto-allow every allowed edit; sensitive paths still ask), `plan` (read-only until you approve the model's plan).", s.Mode()))
 		return done()
 	}
 	if !validMode(arg) {
-		s.sendText(fmt.Sprintf("Unknown mode `%s`. Available: `default`, `accept_edits`, `dont_ask`.", arg))
+		s.sendText(fmt.Sprintf("Unknown mode `%s`. Available: `default`, `accept_edits`, `dont_ask`, `plan`.", arg))
 		return done()
 	}
 	s.setMode(arg, true)

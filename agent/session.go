@@ -171,6 +171,12 @@ func (s *Session) bindTools() error {
 	if s.env.Enabled(delegateName) {
 		entries = append(entries, s.delegateTool(nil))
 	}
+	if s.env.Enabled(clarifyName) {
+		entries = append(entries, s.clarifyTool())
+	}
+	if s.env.Enabled(exitPlanModeName) {
+		entries = append(entries, s.exitPlanModeTool())
+	}
 	if err := s.reg.RegisterAll(entries...); err != nil {
 		return err
 	}
@@ -200,6 +206,19 @@ func (s *Session) toolBinding(env *Env) ([]registry.Entry, registry.PipelineOpti
 	if h := s.checkpointHook(); h != nil { // before the first change of a turn (agent/checkpoints.go)
 		po.Hooks = append(po.Hooks, h)
 	}
+	// Plan mode's gate runs first, before anything can ask the user about
+	// a call it refuses (agent/modes.go).
+	gate := planGate{s: s, lookup: func(name string) (registry.Entry, bool) {
+		reg := s.reg
+		if env.child != nil {
+			reg = env.child.reg
+		}
+		if reg == nil {
+			return registry.Entry{}, false
+		}
+		return reg.Snapshot().Lookup(name)
+	}}
+	po.Hooks = append([]registry.Hook{gate}, po.Hooks...)
 	po.SessionID = s.id
 	ws := s.ws
 	po.PathResolver = func(p string) (string, bool) {
@@ -313,7 +332,7 @@ func (a *Agent) SetSessionMode(ctx context.Context, req *acp.SetSessionModeReque
 		return nil, err
 	}
 	if !validMode(req.ModeID) {
-		return nil, acp.InvalidParams("modeId: unknown mode %q (available: default, accept_edits, dont_ask)", req.ModeID)
+		return nil, acp.InvalidParams("modeId: unknown mode %q (available: %s)", req.ModeID, modeIDs())
 	}
 	s.setMode(req.ModeID, false)
 	s.persist()
@@ -355,7 +374,7 @@ func (a *Agent) SetSessionConfigOption(ctx context.Context, req *acp.SetSessionC
 	switch req.ConfigID {
 	case configMode:
 		if !validMode(value) {
-			return nil, acp.InvalidParams("value: unknown mode %q (available: default, accept_edits, dont_ask)", value)
+			return nil, acp.InvalidParams("value: unknown mode %q (available: %s)", value, modeIDs())
 		}
 		s.setMode(value, false)
 		acp.AfterReply(ctx, func() {

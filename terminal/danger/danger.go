@@ -50,6 +50,11 @@ type Verdict struct {
 	// (the network, the credentials): the user is asked for them with
 	// the command, whether or not it is dangerous.
 	Needs Needs
+	// ReadOnly: the command only reads (readonly.go) — every program it
+	// runs is one known to change nothing, with arguments that keep it so,
+	// no redirection writes a file and no rule asks. False when in doubt:
+	// plan mode runs only read-only commands.
+	ReadOnly bool
 }
 
 // Rule is one rule a command triggers.
@@ -139,6 +144,7 @@ func (o Options) Check(command string) Verdict {
 	}
 	v.Dangerous = len(v.Rules) > 0
 	v.Needs = c.needs
+	v.ReadOnly = strings.TrimSpace(command) != "" && !v.Dangerous && !c.mutates && len(c.writes) == 0 && !c.writesAny
 	return v
 }
 
