@@ -74,15 +74,16 @@ const (
 func delegateEntry(o DelegationOptions, enabled func(string) bool) registry.Entry {
 	o = o.withDefaults()
 	return registry.Entry{
-		Name:        delegateName,
-		Toolset:     "delegation",
-		Emoji:       "🔀",
-		Description: delegateDescription(o, enabled),
-		Schema:      delegateSchema(o),
-		Kind:        registry.KindOther,
-		Title:       delegateTitle,
-		Preview:     delegatePreview,
-		Render:      delegateRender,
+		Name:         delegateName,
+		Toolset:      "delegation",
+		Emoji:        "🔀",
+		Description:  delegateDescription(o, enabled),
+		Schema:       delegateSchema(o),
+		Kind:         registry.KindOther,
+		ChangesFiles: true, // checkpointed first (issue 29)
+		Title:        delegateTitle,
+		Preview:      delegatePreview,
+		Render:       delegateRender,
 	}
 }
 

@@ -163,5 +163,6 @@ func (a *Agent) DeleteSession(ctx context.Context, req *acp.SessionRequest) (*ac
 			return nil, err
 		}
 	}
+	a.deleteCheckpoints(ctx, req.SessionID) // checkpoints (issue 29)
 	return &acp.Empty{}, nil
 }

@@ -42,7 +42,8 @@ type Session struct {
 	proj   *projectContext // AGENTS.md and the like (agent/projctx.go)
 	// typeChecks are the Go type checks of the running calls (agent/gotypes.go).
 	typeChecks typeCheckSet
-	out        *sender // writes the session's updates, in order, and saves it (agent/sender.go)
+	ckpt       *checkpoints // the session's checkpoints (agent/checkpoints.go); nil: off
+	out        *sender      // writes the session's updates, in order, and saves it (agent/sender.go)
 
 	mu          sync.Mutex // guards the fields below
 	cwd         string
@@ -115,6 +116,7 @@ func (a *Agent) openSession(ctx context.Context, id, cwd string, dirs []string, 
 		base = registry.New(a.log) // MCP tools only
 	}
 	s.env = newEnv(s)
+	s.ckpt = newCheckpoints(s, a.opts.Checkpoints)
 	s.proj = newProjectContext(ws, a.log)
 	if base != nil {
 		s.reg = base.Clone()
@@ -199,6 +201,9 @@ func (s *Session) toolBinding(env *Env) ([]registry.Entry, registry.PipelineOpti
 		po.Hooks = append(po.Hooks, hooks...)
 	}
 	if h := s.projectContextHook(); h != nil {
+		po.Hooks = append(po.Hooks, h)
+	}
+	if h := s.checkpointHook(); h != nil { // before the first change of a turn (agent/checkpoints.go)
 		po.Hooks = append(po.Hooks, h)
 	}
 	// Plan mode's gate runs first, before anything can ask the user about

@@ -21,6 +21,7 @@ func (s *Session) runTurn(ctx context.Context, msg model.Message) acp.StopReason
 	s.mu.Lock()
 	s.compBackoff = false
 	s.mu.Unlock()
+	defer s.checkpointTurn(msg)() // checkpoints (issue 29): records the turn's end last
 	s.appendHistory(msg)
 	s.persist() // the prompt survives a kill before the model answers (agent/persist.go)
 	defer s.endTurn()

@@ -106,6 +106,10 @@ type Entry struct {
 	// saved to a file; the budget's note names it. Without one enabled, the
 	// budget truncates results inline instead of saving them.
 	ReadsSavedResults bool
+	// ChangesFiles tools may change the workspace's files (writing them,
+	// running commands): the agent checkpoints the workspace before the
+	// first call of a turn to one of them (issue 29).
+	ChangesFiles bool
 
 	// Title is the editor's title of a call ("read: main.go"); nil or ""
 	// means the tool's name.

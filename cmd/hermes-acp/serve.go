@@ -142,6 +142,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		MaxModelCalls:   cfg.MaxTurns,
 		FSTimeout:       cfg.FSTimeout,
 		HermesHome:      cfg.Home,
+		Checkpoints:     checkpoints(cfg, log), // issue 29 (cmd/hermes-acp/checkpoints.go)
 		MCPServers:      cfg.MCP(),
 		Delegation:      agent.DelegationOptions(cfg.Delegation),
 		TerminalBackends: agent.TerminalBackends{Names: termBackends.Names(), Default: termBackends.Default(),

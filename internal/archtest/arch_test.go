@@ -36,7 +36,7 @@ var allowed = map[string][]string{
 	"terminal":             {"workspace"},
 	"mcp":                  {"registry"},
 	"memory":               {"internal/threat"},
-	"agent":                {"acp", "model", "registry", "toolsets", "workspace", "lint", "internal/diff", "mcp", "memory", "terminal", "terminal/danger", "agent/internal/store", "agent/internal/diagnostics", "agent/internal/queue", "agent/internal/projctx", "agent/internal/compress", "internal/threat", "lint/gotypes"},
+	"agent":                {"acp", "model", "registry", "toolsets", "workspace", "lint", "internal/diff", "mcp", "memory", "terminal", "terminal/danger", "agent/internal/store", "agent/internal/diagnostics", "agent/internal/queue", "agent/internal/projctx", "agent/internal/compress", "internal/threat", "lint/gotypes", "checkpoint"},
 	"model/modeltest":      {"model"},
 
 	// web: URL safety, fetch and extraction, search backends (stdlib and
@@ -87,6 +87,9 @@ var allowed = map[string][]string{
 	"internal/atomicfile": {},
 	// pyfmt (#32): the one formatter of hermes's numbers (f"{n:,}"); a leaf.
 	"internal/pyfmt": {},
+	// checkpoint (issue 29): the shadow git repositories of the workspace
+	// folders (go-git); the .gitignore matcher comes from workspace.
+	"checkpoint": {"workspace", "internal/diff"},
 	// threat (issue 25): the one threat scan for text that reaches a later
 	// system prompt (context files, memory, skills); pure.
 	"internal/threat": {},
@@ -131,6 +134,9 @@ var thirdParty = map[string][]string{
 	// bench/browser measures raw Chromium (no driver work) next to it.
 	"github.com/chromedp/chromedp": {"browser", "bench/browser"},
 	"github.com/chromedp/cdproto":  {"browser", "bench/browser"},
+	// checkpoint (issue 29): go-git and its file system live in checkpoint.
+	"github.com/go-git/go-git/v5":   {"checkpoint"},
+	"github.com/go-git/go-billy/v5": {"checkpoint"},
 }
 
 type pkg struct {
