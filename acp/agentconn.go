@@ -286,6 +286,14 @@ func (a *AgentConn) route(ctx context.Context, req *jsonrpc2.Request) (any, erro
 		if f, ok := a.agent.(Forker); ok {
 			h = agentMethod(f.ForkSession, false)
 		}
+	case MethodRewindList, MethodRewindApply: // our extension (acp/rewind.go)
+		if ra, ok := a.agent.(RewindAgent); ok {
+			if req.Method == MethodRewindList {
+				h = agentMethod(ra.RewindList, false)
+			} else {
+				h = agentMethod(ra.RewindApply, false)
+			}
+		}
 	}
 	if h == nil {
 		if req.Notif {

@@ -150,7 +150,7 @@ func forkEnd(history []model.Message, id string) (int, bool) {
 		if m.ID == "" || (m.Role != model.RoleUser && m.Role != model.RoleAssistant) {
 			continue
 		}
-		if m.ID != id && m.ID+forkThoughtSuffix != id {
+		if m.ID != id && m.ID+thoughtIDSuffix != id {
 			continue
 		}
 		j := i + 1
@@ -161,11 +161,6 @@ func forkEnd(history []model.Message, id string) (int, bool) {
 	}
 	return 0, false
 }
-
-// forkThoughtSuffix turns an assistant message's ID into the messageId of
-// its thought chunks (as the live turn and the replay send them), so that a
-// fork may name the thought too.
-const forkThoughtSuffix = "-thought"
 
 // freshMessageIDs returns a copy of msgs whose messages with an ID have a
 // new one.

@@ -27,12 +27,17 @@ var acpUnstableSchema []byte
 //go:embed schema/hermes-diagnostics.json
 var diagSchema []byte
 
+//go:embed schema/hermes-rewind.json
+var rewindSchema []byte
+
 const (
 	acpURL = "https://agentclientprotocol.com/schema/v1.json"
 	// acpUnstableURL is the unstable schema: the stable one plus the
 	// methods not yet stabilised.
 	acpUnstableURL = "https://agentclientprotocol.com/schema/v1.unstable.json"
 	diagURL        = "https://hermes-acp.dev/schema/publish-diagnostics.json"
+	// rewindURL: our rewind extension's results (issue 29).
+	rewindURL = "https://hermes-acp.dev/schema/rewind.json"
 )
 
 // Checker validates the lines of one connection. It is safe for concurrent
@@ -71,6 +76,13 @@ func New() (*Checker, error) {
 		return nil, fmt.Errorf("parse unstable acp schema: %w", err)
 	}
 	if err := c.AddResource(acpUnstableURL, udoc); err != nil {
+		return nil, err
+	}
+	rdoc, err := jsonschema.UnmarshalJSON(bytes.NewReader(rewindSchema))
+	if err != nil {
+		return nil, fmt.Errorf("parse rewind schema: %w", err)
+	}
+	if err := c.AddResource(rewindURL, rdoc); err != nil {
 		return nil, err
 	}
 	var raw, uraw struct {
@@ -221,6 +233,12 @@ func (c *Checker) line(fromAgent bool, line []byte) error {
 				return fmt.Errorf("agent sent a result with a null id")
 			}
 			return fmt.Errorf("agent answered unknown request id %s", e.ID)
+		}
+		if ext := map[string]string{acp.MethodRewindList: "ListResponse", acp.MethodRewindApply: "ApplyResponse"}[method]; ext != "" {
+			if err := c.validate(rewindURL+"#/$defs/"+ext, e.Result); err != nil {
+				return fmt.Errorf("%s result: %v", method, err)
+			}
+			return nil
 		}
 		def := c.defFor(method, "agent", "Response")
 		if def == "" {
