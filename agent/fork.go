@@ -89,7 +89,7 @@ func (a *Agent) ForkSession(ctx context.Context, req *acp.ForkSessionRequest) (*
 	}
 	s.mu.Unlock()
 	s.persist()
-	s.announce(ctx)
+	acp.AfterReply(ctx, s.sendCommands) // as session/new does: the client learns the id from the reply
 	return &acp.NewSessionResponse{SessionID: s.id, Modes: s.modes(), ConfigOptions: s.configOptions()}, nil
 }
 
