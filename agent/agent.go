@@ -309,7 +309,6 @@ func (a *Agent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*ac
 			SessionCapabilities: acp.SessionCapabilities{
 				Close:                 &acp.Marker{},
 				AdditionalDirectories: &acp.Marker{},
-				Fork:                  &acp.Marker{}, // unstable session/fork (agent/fork.go)
 			},
 			Meta: acp.Meta{"hermes": a.hermesCapabilities()},
 		},
