@@ -24,14 +24,15 @@ import (
 // to $HERMES_HOME/skills; existing ones are changed where they live.
 var _ = declare(registry.Tool[skillManageDeps]{
 	Spec: registry.Spec{Entry: registry.Entry{
-		Name:        skillManageName,
-		Toolset:     "skills",
-		Emoji:       "📝",
-		Description: skillManageDescription,
-		Kind:        registry.KindEdit,
-		Title:       skillManageTitle,
-		Preview:     skillManagePreview,
-		Render:      skillManageRender,
+		Name:         skillManageName,
+		Toolset:      "skills",
+		Emoji:        "📝",
+		Description:  skillManageDescription,
+		Kind:         registry.KindEdit,
+		ChangesFiles: true, // checkpointed first (issue 29)
+		Title:        skillManageTitle,
+		Preview:      skillManagePreview,
+		Render:       skillManageRender,
 	}, Params: skillManageParams{}},
 	New: func(d skillManageDeps) registry.Handler {
 		return registry.Typed(func(ctx context.Context, call *registry.Call, p *skillManageParams) (registry.Result, error) {
