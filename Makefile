@@ -7,7 +7,7 @@ BIN ?= bin/hermes-acp
 VERSION ?= 0.1.0
 PREFIX ?= /usr/local
 
-.PHONY: build install dist dist-check check vet fmt-check test node-deps bench clean \
+.PHONY: build install dist dist-check check vet fmt-check deadcode test node-deps bench clean \
 	editors-test vscode-deps vscode-test vsix vscode-e2e e2e-prereqs
 
 # A static binary (no libc); CGO_ENABLED=0 also starts ~3 ms faster.
@@ -39,7 +39,7 @@ dist-check: dist
 
 ## check: vet, gofmt, and every test under the race detector, including the
 ## end-to-end conformance tests (official TypeScript and Go ACP SDKs).
-check: vet fmt-check node-deps test dist-check editors-test
+check: vet fmt-check deadcode node-deps test dist-check editors-test
 
 vet:
 	$(GO) vet ./...
@@ -47,6 +47,15 @@ vet:
 fmt-check:
 	@out="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './conformance/node_modules/*'))"; \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+## deadcode: no function of the module is unreachable from its commands
+## and tests (#32). The tool runs at a pinned version (go run downloads it
+## through the module proxy on a fresh machine); -test counts the tests as
+## roots, so seams only tests use are not dead, but code nothing calls is.
+DEADCODE ?= golang.org/x/tools/cmd/deadcode@v0.52.0
+deadcode:
+	@out="$$($(GO) run $(DEADCODE) -test ./...)" || exit 1; \
+	if [ -n "$$out" ]; then echo "deadcode: unreachable functions (delete them or use them):"; echo "$$out"; exit 1; fi
 
 # The TypeScript SDK conformance test needs the locked Node packages.
 node-deps: conformance/node_modules/.package-lock.json

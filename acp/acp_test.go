@@ -43,7 +43,7 @@ func (s *stubAgent) NewSession(ctx context.Context, req *acp.NewSessionRequest) 
 	s.log("new")
 	acp.AfterReply(ctx, func() {
 		s.log("after-new")
-		_ = acp.ClientFrom(ctx).SessionUpdate("s1", acp.SessionUpdate{AvailableCommandsUpdate: &acp.AvailableCommandsUpdate{AvailableCommands: []acp.AvailableCommand{{Name: "help", Description: "Show help"}}}})
+		_ = acp.ClientFrom(ctx).SessionUpdate(ctx, "s1", acp.SessionUpdate{AvailableCommandsUpdate: &acp.AvailableCommandsUpdate{AvailableCommands: []acp.AvailableCommand{{Name: "help", Description: "Show help"}}}})
 	})
 	return &acp.NewSessionResponse{SessionID: "s1"}, nil
 }
@@ -89,7 +89,7 @@ func (s *stubAgent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.Pr
 		}
 		return &acp.PromptResponse{StopReason: r}, nil
 	}
-	_ = acp.ClientFrom(ctx).SessionUpdate(req.SessionID, acp.SessionUpdate{AgentMessageChunk: &acp.ContentChunk{Content: acp.TextBlock("echo")}})
+	_ = acp.ClientFrom(ctx).SessionUpdate(ctx, req.SessionID, acp.SessionUpdate{AgentMessageChunk: &acp.ContentChunk{Content: acp.TextBlock("echo")}})
 	return &acp.PromptResponse{StopReason: acp.StopEndTurn}, nil
 }
 func (s *stubAgent) Cancel(id string) {
@@ -430,7 +430,7 @@ func TestClientProxy(t *testing.T) {
 			return "", err
 		}
 		for i := range 50 {
-			_ = cl.SessionUpdate(req.SessionID, acp.SessionUpdate{AgentMessageChunk: &acp.ContentChunk{Content: acp.TextBlock(fmt.Sprint(i, res.Outcome.OptionID, " "))}})
+			_ = cl.SessionUpdate(ctx, req.SessionID, acp.SessionUpdate{AgentMessageChunk: &acp.ContentChunk{Content: acp.TextBlock(fmt.Sprint(i, res.Outcome.OptionID, " "))}})
 		}
 		return acp.StopEndTurn, nil
 	}

@@ -276,6 +276,14 @@ func (a *AgentConn) route(ctx context.Context, req *jsonrpc2.Request) (any, erro
 		h = agentMethod(a.agent.SetSessionConfigOption, false)
 	case "session/prompt":
 		h = agentMethod(a.agent.Prompt, false)
+	case MethodRewindList, MethodRewindApply: // our extension (acp/rewind.go)
+		if ra, ok := a.agent.(RewindAgent); ok {
+			if req.Method == MethodRewindList {
+				h = agentMethod(ra.RewindList, false)
+			} else {
+				h = agentMethod(ra.RewindApply, false)
+			}
+		}
 	}
 	if h == nil {
 		if req.Notif {

@@ -24,10 +24,12 @@ func (cl *Client) Capabilities() ClientCapabilities {
 	return ClientCapabilities{}
 }
 
-// SessionUpdate sends a session/update notification. It does not look at a
-// context: the final updates of a cancelled turn must still be sent.
-func (cl *Client) SessionUpdate(sessionID string, u SessionUpdate) error {
-	return cl.c.notify("session/update", &SessionNotification{SessionID: sessionID, Update: u})
+// SessionUpdate sends a session/update notification; ctx bounds the write.
+// The final updates of a cancelled turn must still be sent, so an agent
+// passes a context that a turn's cancellation does not end (its session's
+// sender does).
+func (cl *Client) SessionUpdate(ctx context.Context, sessionID string, u SessionUpdate) error {
+	return cl.c.notify(ctx, "session/update", &SessionNotification{SessionID: sessionID, Update: u})
 }
 
 // Notify sends an extension notification such as [MethodPublishDiagnostics].
@@ -38,7 +40,7 @@ func (cl *Client) Notify(method string, params any) error {
 	if isHermesMethod(method) && !WantsHermesExtension(cl.Capabilities()) {
 		return ErrNotAdvertised
 	}
-	return cl.c.notify(method, params)
+	return cl.c.notify(context.Background(), method, params)
 }
 
 // RequestPermission asks the user to approve a tool call. When ctx ends first

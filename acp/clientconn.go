@@ -60,7 +60,7 @@ func (c *ClientConn) Call(ctx context.Context, method string, params, result any
 
 // Notify sends a notification to the agent.
 func (c *ClientConn) Notify(method string, params any) error {
-	return c.conn.notify(method, params)
+	return c.conn.notify(context.Background(), method, params)
 }
 
 // Close closes the connection and waits for every handler to return.

@@ -375,9 +375,9 @@ func (c *conn) waitBarrier(ctx context.Context, id jsonrpc2.ID) {
 }
 
 // notify sends a notification.
-func (c *conn) notify(method string, params any) error {
+func (c *conn) notify(ctx context.Context, method string, params any) error {
 	<-c.ready
-	if err := c.rpc.Notify(context.Background(), method, params); err != nil {
+	if err := c.rpc.Notify(ctx, method, params); err != nil {
 		if errors.Is(err, jsonrpc2.ErrClosed) {
 			return ErrClosed
 		}

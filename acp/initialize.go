@@ -44,7 +44,10 @@ type ClientCapabilities struct {
 	Terminal bool                       `json:"terminal,omitempty"`
 	Auth     AuthCapabilities           `json:"auth"`
 	Session  *ClientSessionCapabilities `json:"session,omitempty"`
-	Meta     Meta                       `json:"_meta,omitempty"`
+	// Elicitation is the elicitation modes the client supports (nil:
+	// none); see [ClientCapabilities.FormElicitation].
+	Elicitation *ElicitationCapabilities `json:"elicitation,omitempty"`
+	Meta        Meta                     `json:"_meta,omitempty"`
 }
 
 // UnmarshalJSON decodes leniently: a malformed optional member falls back to
@@ -68,6 +71,8 @@ func (c *ClientCapabilities) UnmarshalJSON(b []byte) error {
 					*p = AuthCapabilities{}
 				case **ClientSessionCapabilities:
 					*p = nil
+				case **ElicitationCapabilities:
+					*p = nil
 				case *Meta:
 					*p = nil
 				}
@@ -78,6 +83,7 @@ func (c *ClientCapabilities) UnmarshalJSON(b []byte) error {
 	lenient("terminal", &c.Terminal)
 	lenient("auth", &c.Auth)
 	lenient("session", &c.Session)
+	lenient("elicitation", &c.Elicitation)
 	lenient("_meta", &c.Meta)
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hermes-acp/hermes-acp/acp"
 	"github.com/hermes-acp/hermes-acp/agent/internal/store"
+	"github.com/hermes-acp/hermes-acp/checkpoint"
 	"github.com/hermes-acp/hermes-acp/lint"
 	"github.com/hermes-acp/hermes-acp/lint/gotypes"
 	"github.com/hermes-acp/hermes-acp/mcp"
@@ -155,6 +156,10 @@ type Options struct {
 	GoTypesWait time.Duration
 	// HermesHome holds the session database; "" disables persistence.
 	HermesHome string
+	// Checkpoints records the workspace before each turn's first change
+	// (issue 29, agent/checkpoints.go) for /rewind, /undo and the
+	// _hermes/rewind/* methods; nil turns checkpoints off.
+	Checkpoints *checkpoint.Manager
 	// Notices are start-up problems (e.g. of the configuration file) shown
 	// in the chat once, at the first session/prompt of the process, before
 	// the turn's output.
@@ -305,7 +310,7 @@ func (a *Agent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*ac
 				Close:                 &acp.Marker{},
 				AdditionalDirectories: &acp.Marker{},
 			},
-			Meta: acp.Meta{"hermes": map[string]any{"diagnostics": true}},
+			Meta: acp.Meta{"hermes": a.hermesCapabilities()},
 		},
 		AgentInfo: &acp.Implementation{Name: "hermes-acp", Title: &title, Version: a.opts.Version},
 	}

@@ -42,6 +42,8 @@ func allCommands() []command {
 		{name: "compact", desc: "Summarise the middle of the conversation to free context", hint: "what the summary should focus on", run: cmdCompact},
 		{name: "steer", desc: "Guide the running turn (or re-run the interrupted prompt with guidance)", hint: "guidance for the active turn", immediate: true, run: cmdSteer},
 		{name: "queue", desc: "Run a prompt after the current turn", hint: "prompt to run next", run: cmdQueue},
+		{name: "rewind", desc: "List this session's checkpoints, or restore the files to before turn N", hint: "turn number", run: cmdRewind}, // agent/rewind.go
+		{name: "undo", desc: "Restore the files to before the last turn that changed them", run: cmdUndo},
 		{name: "allowlist", desc: "List the command allowlist, or remove an entry", hint: "remove N", immediate: true, run: cmdAllowlist},
 		{name: "version", desc: "Show the hermes-acp version", immediate: true, run: cmdVersion},
 	}
@@ -126,11 +128,11 @@ func cmdModel(_ context.Context, s *Session, arg string) commandResult {
 
 func cmdMode(_ context.Context, s *Session, arg string) commandResult {
 	if arg == "" {
-		s.sendText(fmt.Sprintf("Mode: `%s`. Available: `default` (ask before edits), `accept_edits` (auto-allow workspace and /tmp edits), `dont_ask` (auto-allow every allowed edit; sensitive paths still ask).", s.Mode()))
+		s.sendText(fmt.Sprintf("Mode: `%s`. Available: `default` (ask before edits), `accept_edits` (auto-allow workspace and /tmp edits), `dont_ask` (auto-allow every allowed edit; sensitive paths still ask), `plan` (read-only until you approve the model's plan).", s.Mode()))
 		return done()
 	}
 	if !validMode(arg) {
-		s.sendText(fmt.Sprintf("Unknown mode `%s`. Available: `default`, `accept_edits`, `dont_ask`.", arg))
+		s.sendText(fmt.Sprintf("Unknown mode `%s`. Available: `default`, `accept_edits`, `dont_ask`, `plan`.", arg))
 		return done()
 	}
 	s.setMode(arg, true)

@@ -63,7 +63,7 @@ func (o DelegationOptions) withDefaults() DelegationOptions {
 // DELEGATE_BLOCKED_TOOLS and the toolsets it strips), plus todo: the
 // session's plan is the user's view of the parent's work. An orchestrator
 // child keeps delegate_task.
-var childBlocked = []string{delegateName, "clarify", memoryName, "send_message", "execute_code", todoName, "cronjob"}
+var childBlocked = []string{delegateName, "clarify", memoryName, "send_message", "execute_code", todoName, "cronjob", exitPlanModeName}
 
 // Roles of a child.
 const (
@@ -74,15 +74,16 @@ const (
 func delegateEntry(o DelegationOptions, enabled func(string) bool) registry.Entry {
 	o = o.withDefaults()
 	return registry.Entry{
-		Name:        delegateName,
-		Toolset:     "delegation",
-		Emoji:       "🔀",
-		Description: delegateDescription(o, enabled),
-		Schema:      delegateSchema(o),
-		Kind:        registry.KindOther,
-		Title:       delegateTitle,
-		Preview:     delegatePreview,
-		Render:      delegateRender,
+		Name:         delegateName,
+		Toolset:      "delegation",
+		Emoji:        "🔀",
+		Description:  delegateDescription(o, enabled),
+		Schema:       delegateSchema(o),
+		Kind:         registry.KindOther,
+		ChangesFiles: true, // checkpointed first (issue 29)
+		Title:        delegateTitle,
+		Preview:      delegatePreview,
+		Render:       delegateRender,
 	}
 }
 
@@ -143,6 +144,7 @@ func blockedNames(enabled func(string) bool, forOrchestrator bool) []string {
 	for _, n := range childBlocked {
 		switch {
 		case n == delegateName && forOrchestrator:
+		case n == exitPlanModeName: // the session's mode, not a tool a task needs
 		case n == delegateName, enabled(n):
 			out = append(out, n)
 		}

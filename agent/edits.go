@@ -145,7 +145,7 @@ func (t *toolCallTracker) noteApproved(changes []workspace.Change) {
 // qualify.
 func (e *Env) autoApproved(changes []workspace.Change) bool {
 	mode := e.s.Mode()
-	if mode == ModeDefault {
+	if asksBeforeEdits(mode) {
 		return false
 	}
 	ws := e.s.ws

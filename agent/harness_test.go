@@ -72,6 +72,8 @@ type harnessOptions struct {
 	noStore bool                           // no session database (HermesHome "")
 	stall   func(method string) bool       // editor requests left unanswered
 	refuse  func(method string) *acp.Error // editor requests answered with an error
+	// elicit answers elicitation/create (caps must advertise forms).
+	elicit func(ctx context.Context, req *acp.CreateElicitationRequest) (*acp.CreateElicitationResponse, error)
 	// bound are tools bound to each session's Env: the harness declares
 	// them in reg (a new registry when nil) and binds them through
 	// Options.BindTools, as the composition root binds the built-in tools.
@@ -140,7 +142,7 @@ func newHarness(t *testing.T, fm *fakeModel, ho harnessOptions) *harness {
 	o.Version = "test"
 	a := agent.New(o)
 	t.Cleanup(func() { a.Close() })
-	e := acptest.New(t, a, acptest.Options{Capabilities: ho.caps, Tap: check.Line, Permission: ho.perm, Stall: ho.stall, Refuse: ho.refuse})
+	e := acptest.New(t, a, acptest.Options{Capabilities: ho.caps, Tap: check.Line, Permission: ho.perm, Stall: ho.stall, Refuse: ho.refuse, Elicitation: ho.elicit})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if _, err := e.Init(ctx); err != nil {

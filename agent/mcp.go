@@ -17,8 +17,9 @@ type mcpSet struct {
 	set  *mcp.Set
 	send func(text string) // to the session's chat
 
-	mu      sync.Mutex // guards replied and pending
+	mu      sync.Mutex // guards replied, held and pending
 	replied bool
+	held    bool // a restored session: hold messages until its next prompt
 	pending []string
 }
 
@@ -99,9 +100,39 @@ func (m *mcpSet) close() {
 	m.set.Close()
 }
 
+// holdUntilPrompt holds the messages until [mcpSet.promptStarted]: a
+// restored session's replay ends with the reply, and a message after it
+// could pass for part of it.
+func (m *mcpSet) holdUntilPrompt() {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	m.held = true
+	m.mu.Unlock()
+}
+
+// promptStarted sends the messages held by holdUntilPrompt.
+func (m *mcpSet) promptStarted() {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	held := m.held
+	m.held = false
+	m.mu.Unlock()
+	if held {
+		m.replyWritten()
+	}
+}
+
 // replyWritten sends the messages held until the session's reply was out.
 func (m *mcpSet) replyWritten() {
 	m.mu.Lock()
+	if m.held {
+		m.mu.Unlock()
+		return
+	}
 	m.replied = true
 	pending := m.pending
 	m.pending = nil

@@ -115,7 +115,7 @@ func mcpWaitEvent(t *testing.T, path, prefix string) string {
 	}
 }
 
-var mcpTestTools = []string{"add", "big", "crash", "echo", "fail", "grow", "image", "slow", "structured"}
+var mcpTestTools = []string{"add", "big", "crash", "echo", "env", "fail", "grow", "image", "slow", "structured"}
 
 func mcpPrefixed(server string, tools ...string) []string {
 	out := make([]string, len(tools))

@@ -11,53 +11,62 @@ import (
 // Saves are synchronous, so that a session survives the agent being killed
 // (an editor closing its window may kill -9 its agent): every message is in
 // the database before the next update about the session is sent to the
-// editor ([Session.send] saves first), the prompt's reply waits for the
-// save at the end of the turn, and so at most the event in flight — the
-// model reply being streamed, a tool still running — is lost. One save is
-// one SQLite transaction holding every message not yet saved, so writes are
-// grouped, never delayed. WAL with synchronous=NORMAL makes a committed
-// transaction survive the process being killed (not a power cut).
+// editor (the session's sender, agent/sender.go, saves before it writes),
+// the prompt's reply waits for the save at the end of the turn, and so at
+// most the event in flight — the model reply being streamed, a tool still
+// running — is lost. One save is one SQLite transaction holding every
+// message not yet saved, so writes are grouped, never delayed. WAL with
+// synchronous=NORMAL makes a committed transaction survive the process
+// being killed (not a power cut). Saves run on the sender's goroutine, one
+// at a time and in order with the updates; no lock is held while one runs.
+//
+// A session is stored from session/new on (its row: workspace, mode,
+// config options), so that it can be loaded or resumed before its first
+// prompt, also by another process; every change of its mode or config
+// options is saved before the reply.
 
-// persist saves the session's new messages (and its metadata) now and
-// waits for it. A failed save is kept for the next persist.
+// persist saves the session's new messages (and its metadata) after the
+// updates queued before, and waits for it. A failed save is kept for the
+// next persist.
 func (s *Session) persist() {
-	if s.store == nil {
+	if s.store != nil {
+		s.out.persist()
+	}
+}
+
+// markChanged records that the session's row (workspace, mode, config
+// options) changed, for the next save.
+func (s *Session) markChanged() {
+	s.mu.Lock()
+	s.moved = true
+	s.mu.Unlock()
+}
+
+// save appends the messages not yet saved; only the sender calls it, so
+// saves of a session run one at a time, in order. retry: an explicit
+// persist, tried even after a failure; otherwise (before an update) a
+// failed save leaves them for the next persist (the end of the turn), so
+// that a database locked by another process or a full disk does not stall
+// every update.
+func (s *Session) save(ctx context.Context, retry bool) {
+	st := s.store
+	if st == nil {
 		return
 	}
-	s.save(true)
-}
-
-// saveBeforeUpdate saves the messages not yet saved before an update goes to
-// the editor, and waits for a save under way on another goroutine (a
-// parallel tool's update). After a failed save it leaves them for the next
-// persist (the end of the turn), so that a database locked by another
-// process or a full disk does not stall every update.
-func (s *Session) saveBeforeUpdate() {
-	if s.store != nil {
-		s.save(false)
-	}
-}
-
-// save appends the messages not yet saved; saves of a session run one at a
-// time, in order. retry: an explicit persist, tried even after a failure.
-func (s *Session) save(retry bool) {
-	st := s.store
-	s.saveMu.Lock()
-	defer s.saveMu.Unlock()
 	s.mu.Lock()
 	from, reset, moved, gen := s.saved, s.cleared, s.moved, s.resets
 	end := len(s.history)
-	if (s.saveFailed && !retry) || (from >= end && !reset && !moved) {
+	if s.deleted || (s.saveFailed && !retry) || (from >= end && !reset && !moved) {
 		s.mu.Unlock()
 		return
 	}
 	msgs := append([]model.Message(nil), s.history[from:end]...)
 	rec := store.Record{ID: s.id, Cwd: s.cwd, Dirs: s.dirs, Title: s.title, Mode: s.mode, Model: s.modelName,
-		Plan: storedPlan(s.plan), Created: s.created, Updated: s.updated}
+		Plan: storedPlan(s.plan), Config: s.storedConfig(), Created: s.created, Updated: s.updated}
 	s.saved, s.cleared, s.moved = end, false, false
 	s.mu.Unlock()
 	defer releaseHugeSave(msgs)
-	err := st.Save(context.Background(), rec, reset, msgs)
+	err := st.Save(ctx, rec, reset, msgs)
 	s.mu.Lock()
 	s.saveFailed = err != nil
 	if err != nil && s.resets == gen { // not cleared meanwhile: try these again next time
@@ -72,6 +81,15 @@ func (s *Session) save(retry bool) {
 		s.log.Error("persist session", "session", s.id, "error", err)
 		st.ReportSaveFailure(err)
 	}
+}
+
+// storedConfig is the session's config options other than mode and model,
+// as the store keeps them; s.mu is held.
+func (s *Session) storedConfig() map[string]string {
+	if s.termBackend == "" {
+		return nil
+	}
+	return map[string]string{configTerminal: s.termBackend}
 }
 
 // resetStored clears the history after /reset; the stored history is

@@ -324,3 +324,44 @@ func TestResetIsSaved(t *testing.T) {
 		t.Errorf("replayed prompts after /reset = %q, want [after]", users)
 	}
 }
+
+// TestUnpromptedSessionKeepsConfig: a session never prompted is stored
+// from session/new on; its mode and config options set before any prompt
+// come back in another agent on the same home, through load and resume.
+func TestUnpromptedSessionKeepsConfig(t *testing.T) {
+	t.Parallel()
+	home, ws := t.TempDir(), t.TempDir()
+	opts := agent.Options{TerminalBackends: agent.TerminalBackends{Names: []string{"local", "docker"}, Default: "local",
+		Check: func(context.Context, string) error { return nil }}}
+	h := newHarness(t, &fakeModel{}, harnessOptions{home: home, opts: opts})
+	sid := h.newSession(ws)
+	ctx := h.ctx()
+	var cres acp.SetSessionConfigOptionResponse
+	if err := h.editor.Call(ctx, "session/set_config_option", &acp.SetSessionConfigOptionRequest{SessionID: sid, ConfigID: "terminal_backend", Value: "docker"}, &cres); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.editor.Call(ctx, "session/set_mode", &acp.SetSessionModeRequest{SessionID: sid, ModeID: "accept_edits"}, &acp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, method := range []string{"session/load", "session/resume"} {
+		h2 := newHarness(t, &fakeModel{}, harnessOptions{home: home, opts: opts})
+		var got acp.LoadSessionResponse
+		if err := h2.editor.Call(h2.ctx(), method, &acp.LoadSessionRequest{SessionID: sid, Cwd: ws, McpServers: []acp.McpServer{}}, &got); err != nil {
+			t.Fatalf("%s of a session never prompted: %v", method, err)
+		}
+		if got.Modes == nil || got.Modes.CurrentModeID != "accept_edits" || optionValue(got.ConfigOptions, "mode") != "accept_edits" {
+			t.Errorf("%s: modes %+v, mode option %q; want accept_edits", method, got.Modes, optionValue(got.ConfigOptions, "mode"))
+		}
+		if v := optionValue(got.ConfigOptions, "terminal_backend"); v != "docker" {
+			t.Errorf("%s: terminal_backend = %q, want docker (set before the restart)", method, v)
+		}
+		if kinds := h2.kinds(sid); len(kinds) != 1 || kinds[0] != "available_commands_update" {
+			t.Errorf("%s: updates before the reply = %q, want only the command list", method, kinds)
+		}
+	}
+	var list acp.ListSessionsResponse
+	if err := h.editor.Call(ctx, "session/list", &acp.ListSessionsRequest{}, &list); err != nil || len(list.Sessions) != 0 {
+		t.Errorf("session/list = %+v, %v; want the unprompted session left out", list.Sessions, err)
+	}
+}

@@ -29,6 +29,7 @@ func (a *Agent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.Prompt
 		return nil, err
 	}
 	s.showNotices()
+	s.mcp.promptStarted() // a restored session's MCP messages (agent/restore.go)
 	blocks := req.Prompt
 	if cmd, arg, ok := parseCommand(blocks); ok {
 		if c := findCommand(cmd); c != nil && c.immediate {

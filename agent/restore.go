@@ -4,41 +4,51 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/hermes-acp/hermes-acp/acp"
 	"github.com/hermes-acp/hermes-acp/agent/internal/store"
-	"github.com/hermes-acp/hermes-acp/model"
-	"github.com/hermes-acp/hermes-acp/registry"
 )
 
 // LoadSession restores a stored session and replays its whole conversation
-// as session/update notifications before answering.
+// as session/update notifications before answering; the slash commands
+// follow the replay, also before the reply, so that nothing the client
+// could take for part of the replay arrives after it.
 func (a *Agent) LoadSession(ctx context.Context, req *acp.LoadSessionRequest) (*acp.LoadSessionResponse, error) {
 	s, err := a.restore(ctx, req.SessionID, req.Cwd, req.AdditionalDirectories, req.McpServers)
 	if err != nil {
 		return nil, err
 	}
-	s.replay()
-	s.announce(ctx)
+	s.replay() // agent/replay.go
+	s.sendCommands()
 	return &acp.LoadSessionResponse{Modes: s.modes(), ConfigOptions: s.configOptions()}, nil
 }
 
-// ResumeSession restores a stored session without replaying it.
+// ResumeSession restores a stored session without replaying it; the slash
+// commands go before the reply, as on load.
 func (a *Agent) ResumeSession(ctx context.Context, req *acp.ResumeSessionRequest) (*acp.LoadSessionResponse, error) {
 	s, err := a.restore(ctx, req.SessionID, req.Cwd, req.AdditionalDirectories, req.McpServers)
 	if err != nil {
 		return nil, err
 	}
-	s.announce(ctx)
+	s.sendCommands()
 	return &acp.LoadSessionResponse{Modes: s.modes(), ConfigOptions: s.configOptions()}, nil
 }
 
 // restore opens a live session from the store, on the workspace the client
-// names now, with the MCP servers the request names.
+// names now, with the MCP servers the request names. A session live in
+// this process is saved first and replaced. Its mode, model and config
+// options come back as they were stored.
 func (a *Agent) restore(ctx context.Context, id, cwd string, dirs []string, mcpServers []acp.McpServer) (*Session, error) {
 	if a.store == nil {
 		return nil, acp.SessionNotFound(id)
+	}
+	a.mu.Lock()
+	live := a.sessions[id]
+	a.mu.Unlock()
+	if live != nil {
+		live.persist()
 	}
 	rec, msgs, err := a.store.Load(ctx, id)
 	if errors.Is(err, store.ErrNoSession) {
@@ -51,6 +61,9 @@ func (a *Agent) restore(ctx context.Context, id, cwd string, dirs []string, mcpS
 	if err != nil {
 		return nil, err
 	}
+	// Messages about its MCP servers wait for the next prompt: after the
+	// reply they could pass for part of the replay.
+	s.mcp.holdUntilPrompt()
 	s.mu.Lock()
 	s.history = pairToolResults(msgs) // a kill during a tool call left it without a result
 	s.saved = len(s.history)
@@ -69,74 +82,14 @@ func (a *Agent) restore(ctx context.Context, id, cwd string, dirs []string, mcpS
 			}
 		}
 	}
+	if b := rec.Config[configTerminal]; b != "" && slices.Contains(a.opts.TerminalBackends.Names, b) {
+		s.termBackend = b
+	}
 	if filepath.Clean(cwd) != rec.Cwd {
 		s.moved = true // the session moved; record the new workspace
 	}
 	s.mu.Unlock()
 	return s, nil
-}
-
-// replay streams the stored conversation: user messages, reasoning before
-// the answer it led to, tool calls with their results, and the plan.
-func (s *Session) replay() {
-	s.mu.Lock()
-	history := append([]model.Message(nil), s.history...)
-	plan := append([]todoItem(nil), s.plan...)
-	s.mu.Unlock()
-	results := map[string]model.Message{}
-	for _, m := range history {
-		if m.Role == model.RoleTool {
-			results[m.ToolCallID] = m
-		}
-	}
-	for _, m := range history {
-		switch m.Role {
-		case model.RoleUser:
-			id := newMessageID()
-			if m.Content != "" {
-				s.send(acp.SessionUpdate{UserMessageChunk: &acp.ContentChunk{Content: acp.TextBlock(m.Content), MessageID: &id}})
-			}
-			s.replayImages(m, id) // agent/vision.go
-		case model.RoleAssistant:
-			if m.Thought != "" {
-				id := newMessageID()
-				s.send(acp.SessionUpdate{AgentThoughtChunk: &acp.ContentChunk{Content: acp.TextBlock(m.Thought), MessageID: &id}})
-			}
-			if m.Content != "" {
-				id := newMessageID()
-				s.send(acp.SessionUpdate{AgentMessageChunk: &acp.ContentChunk{Content: acp.TextBlock(m.Content), MessageID: &id}})
-			}
-			for _, c := range m.ToolCalls {
-				s.replayToolCall(c, results)
-			}
-		}
-	}
-	if len(plan) > 0 {
-		s.send(acp.SessionUpdate{Plan: planUpdate(plan)})
-	}
-}
-
-// replayToolCall shows a stored tool call and its result. Only the result's
-// text and failure flag are stored, so tools' own renderings (which need
-// their typed results) give way to the generic one.
-func (s *Session) replayToolCall(c model.ToolCall, results map[string]model.Message) {
-	t := &toolCallTracker{s: s, id: c.ID, name: c.Name, raw: c.Arguments}
-	if s.reg != nil {
-		t.entry, _ = s.reg.Snapshot().Lookup(c.Name)
-	}
-	args := parseArgsLenient(c.Arguments)
-	s.send(acp.SessionUpdate{ToolCall: &acp.ToolCall{
-		ToolCallID: c.ID, Title: t.title(args), Kind: t.kind(), Status: acp.StatusPending,
-		Locations: t.pathLocations(args), RawInput: rawInput(args, c.Arguments),
-	}})
-	m, ok := results[c.ID]
-	out := registry.Outcome{Content: m.Content, Failed: !ok || m.IsError}
-	status := acp.StatusCompleted
-	if out.Failed {
-		status = acp.StatusFailed
-	}
-	t.entry.Render = nil
-	s.send(acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: c.ID, Status: status, Content: t.completion(args, out)}})
 }
 
 // ListSessions lists stored sessions, most recent first, 50 per page.
@@ -201,17 +154,15 @@ func (a *Agent) DeleteSession(ctx context.Context, req *acp.SessionRequest) (*ac
 	a.mu.Unlock()
 	if s != nil {
 		s.mu.Lock()
-		s.history = nil // nothing left to persist on close
-		s.saved, s.cleared, s.moved = 0, false, false
+		s.deleted = true // never saved again
 		s.mu.Unlock()
-		s.close()
-		s.saveMu.Lock() // a save under way must not bring it back
-		s.saveMu.Unlock()
+		s.close() // waits for its sender, so for a save under way
 	}
 	if a.store != nil {
 		if err := a.store.Remove(ctx, req.SessionID); err != nil {
 			return nil, err
 		}
 	}
+	a.deleteCheckpoints(ctx, req.SessionID) // checkpoints (issue 29)
 	return &acp.Empty{}, nil
 }

@@ -132,7 +132,7 @@ func (e *Env) ApproveScript(ctx context.Context, callID string, req ScriptReques
 			verdicts[i] = "no danger found"
 		}
 	}
-	if s.Mode() == ModeDefault {
+	if asksBeforeEdits(s.Mode()) {
 		findings = append([]finding{{scriptKey, scriptDescription}}, findings...)
 	}
 	s.mu.Lock()

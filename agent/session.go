@@ -42,8 +42,9 @@ type Session struct {
 	proj   *projectContext // AGENTS.md and the like (agent/projctx.go)
 	// typeChecks are the Go type checks of the running calls (agent/gotypes.go).
 	typeChecks typeCheckSet
+	ckpt       *checkpoints // the session's checkpoints (agent/checkpoints.go); nil: off
+	out        *sender      // writes the session's updates, in order, and saves it (agent/sender.go)
 
-	saveMu      sync.Mutex // one save of the session at a time (agent/persist.go); taken before mu
 	mu          sync.Mutex // guards the fields below
 	cwd         string
 	dirs        []string
@@ -54,7 +55,8 @@ type Session struct {
 	history     []model.Message
 	saved       int  // history entries saved (or being saved) to the store
 	cleared     bool // /reset: delete the stored history at the next save
-	moved       bool // the workspace changed: save the session row
+	moved       bool // the row changed (new session, workspace, mode, config options): save it
+	deleted     bool // session/delete: never saved again
 	saveFailed  bool // the last save failed: updates no longer wait for one (agent/persist.go)
 	resets      int  // counts /reset, so that a failed save knows it is stale
 	title       string
@@ -67,6 +69,7 @@ type Session struct {
 	lastPrompt  string          // text of the running prompt, for /steer after a cancel
 	interrupted string          // text of the last cancelled prompt
 	plan        []todoItem
+	planGen     int                         // plans sent so far: a call that ran while it grew showed one (agent/replay.go)
 	memory      string                      // the memory as the session opened, for its system prompt (agent/memorytool.go)
 	skillsIndex *pendingText                // the skill index as the session opened (Options.SkillsIndex), for its system prompt
 	trackers    map[string]*toolCallTracker // calls of the running batch, by id
@@ -107,15 +110,18 @@ func (a *Agent) openSession(ctx context.Context, id, cwd string, dirs []string, 
 	}
 	now := a.now()
 	s := &Session{a: a, id: id, client: client, ws: ws, store: a.store, log: a.log, cwd: cwd, dirs: dirs, mode: mode, modelName: name, created: now, updated: now}
+	s.out = newSender(s.write, s.save)
 	base := a.opts.Registry
 	if base == nil && len(a.opts.MCPServers)+len(mcpServers) > 0 {
 		base = registry.New(a.log) // MCP tools only
 	}
 	s.env = newEnv(s)
+	s.ckpt = newCheckpoints(s, a.opts.Checkpoints)
 	s.proj = newProjectContext(ws, a.log)
 	if base != nil {
 		s.reg = base.Clone()
 		if err := s.bindTools(); err != nil {
+			s.out.close()
 			ws.Close()
 			return nil, fmt.Errorf("agent: bind the session's tools: %w", err)
 		}
@@ -129,6 +135,7 @@ func (a *Agent) openSession(ctx context.Context, id, cwd string, dirs []string, 
 	a.mu.Lock()
 	if a.closed {
 		a.mu.Unlock()
+		s.out.close()
 		ws.Close()
 		return nil, errClosed
 	}
@@ -164,6 +171,12 @@ func (s *Session) bindTools() error {
 	if s.env.Enabled(delegateName) {
 		entries = append(entries, s.delegateTool(nil))
 	}
+	if s.env.Enabled(clarifyName) {
+		entries = append(entries, s.clarifyTool())
+	}
+	if s.env.Enabled(exitPlanModeName) {
+		entries = append(entries, s.exitPlanModeTool())
+	}
 	if err := s.reg.RegisterAll(entries...); err != nil {
 		return err
 	}
@@ -190,6 +203,22 @@ func (s *Session) toolBinding(env *Env) ([]registry.Entry, registry.PipelineOpti
 	if h := s.projectContextHook(); h != nil {
 		po.Hooks = append(po.Hooks, h)
 	}
+	if h := s.checkpointHook(); h != nil { // before the first change of a turn (agent/checkpoints.go)
+		po.Hooks = append(po.Hooks, h)
+	}
+	// Plan mode's gate runs first, before anything can ask the user about
+	// a call it refuses (agent/modes.go).
+	gate := planGate{s: s, lookup: func(name string) (registry.Entry, bool) {
+		reg := s.reg
+		if env.child != nil {
+			reg = env.child.reg
+		}
+		if reg == nil {
+			return registry.Entry{}, false
+		}
+		return reg.Snapshot().Lookup(name)
+	}}
+	po.Hooks = append([]registry.Hook{gate}, po.Hooks...)
 	po.SessionID = s.id
 	ws := s.ws
 	po.PathResolver = func(p string) (string, bool) {
@@ -216,22 +245,29 @@ func cleanAll(dirs []string) []string {
 	return out
 }
 
-// NewSession opens a session on the client's workspace.
+// NewSession opens a session on the client's workspace. The session is
+// stored right after the reply, before the next request is handled, so
+// that it can be loaded or resumed before its first prompt (also by
+// another process); then the slash commands follow.
 func (a *Agent) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
 	s, err := a.openSession(ctx, newSessionID(), req.Cwd, req.AdditionalDirectories, req.McpServers)
 	if err != nil {
 		return nil, err
 	}
-	s.announce(ctx)
+	s.markChanged()
+	acp.AfterReply(ctx, func() {
+		s.persist()
+		s.sendCommands()
+	})
 	return &acp.NewSessionResponse{SessionID: s.id, Modes: s.modes(), ConfigOptions: s.configOptions()}, nil
 }
 
-// announce sends the slash commands after the response that creates or
-// restores the session.
-func (s *Session) announce(ctx context.Context) {
-	acp.AfterReply(ctx, func() {
-		s.send(acp.SessionUpdate{AvailableCommandsUpdate: &acp.AvailableCommandsUpdate{AvailableCommands: commandList()}})
-	})
+// sendCommands sends the slash commands. Clients learn the session's id
+// from the reply to session/new, so there it follows the reply; a loaded or
+// resumed session sends it before its reply, so that nothing arrives after
+// the reply that the client could take for part of a replay.
+func (s *Session) sendCommands() {
+	s.send(acp.SessionUpdate{AvailableCommandsUpdate: &acp.AvailableCommandsUpdate{AvailableCommands: commandList()}})
 }
 
 func (s *Session) modes() *acp.SessionModeState {
@@ -251,10 +287,35 @@ func (s *Session) configOptions() []acp.SessionConfigOption {
 	return opts
 }
 
-// send writes one session/update; a closed connection is logged, not fatal.
+// send hands one session/update to the session's sender and waits until it
+// is written (agent/sender.go), so that what the caller does next follows
+// it.
 func (s *Session) send(u acp.SessionUpdate) {
-	s.saveBeforeUpdate() // the messages it follows are saved first (agent/persist.go)
-	if err := s.client.SessionUpdate(s.id, u); err != nil && !errors.Is(err, acp.ErrClosed) {
+	s.notePlan(u)
+	s.out.send(u)
+}
+
+// post hands one session/update to the session's sender without waiting:
+// for callers that hold a lock (the output stream) or send many (replay).
+func (s *Session) post(u acp.SessionUpdate) {
+	s.notePlan(u)
+	s.out.post(u)
+}
+
+// notePlan counts the plans sent, for the tool call that sent one
+// (agent/replay.go).
+func (s *Session) notePlan(u acp.SessionUpdate) {
+	if u.Plan != nil {
+		s.mu.Lock()
+		s.planGen++
+		s.mu.Unlock()
+	}
+}
+
+// write writes one session/update (on the sender's goroutine); a closed
+// connection is logged, not fatal.
+func (s *Session) write(ctx context.Context, u acp.SessionUpdate) {
+	if err := s.client.SessionUpdate(ctx, s.id, u); err != nil && !errors.Is(err, acp.ErrClosed) {
 		s.log.Warn("send session update", "session", s.id, "update", u.Kind(), "error", err)
 	}
 }
@@ -271,21 +332,24 @@ func (a *Agent) SetSessionMode(ctx context.Context, req *acp.SetSessionModeReque
 		return nil, err
 	}
 	if !validMode(req.ModeID) {
-		return nil, acp.InvalidParams("modeId: unknown mode %q (available: default, accept_edits, dont_ask)", req.ModeID)
+		return nil, acp.InvalidParams("modeId: unknown mode %q (available: %s)", req.ModeID, modeIDs())
 	}
 	s.setMode(req.ModeID, false)
+	s.persist()
 	acp.AfterReply(ctx, func() {
 		s.send(acp.SessionUpdate{ConfigOptionUpdate: &acp.ConfigOptionUpdate{ConfigOptions: s.configOptions()}})
 	})
 	return &acp.Empty{}, nil
 }
 
-// setMode changes the mode; announce sends current_mode_update and the
-// config options (when the agent itself switched).
+// setMode changes the mode (saved with the session's next save); announce
+// sends current_mode_update and the config options (when the agent itself
+// switched).
 func (s *Session) setMode(mode string, announce bool) {
 	s.mu.Lock()
 	changed := s.mode != mode
 	s.mode = mode
+	s.moved = s.moved || changed
 	s.mu.Unlock()
 	if announce && changed {
 		s.send(acp.SessionUpdate{CurrentModeUpdate: &acp.CurrentModeUpdate{CurrentModeID: mode}})
@@ -310,7 +374,7 @@ func (a *Agent) SetSessionConfigOption(ctx context.Context, req *acp.SetSessionC
 	switch req.ConfigID {
 	case configMode:
 		if !validMode(value) {
-			return nil, acp.InvalidParams("value: unknown mode %q (available: default, accept_edits, dont_ask)", value)
+			return nil, acp.InvalidParams("value: unknown mode %q (available: %s)", value, modeIDs())
 		}
 		s.setMode(value, false)
 		acp.AfterReply(ctx, func() {
@@ -327,6 +391,8 @@ func (a *Agent) SetSessionConfigOption(ctx context.Context, req *acp.SetSessionC
 	default:
 		return nil, acp.InvalidParams("configId: unknown config option %q (available: mode, model)", req.ConfigID)
 	}
+	s.markChanged()
+	s.persist() // stored before the reply: a restart keeps it
 	return &acp.SetSessionConfigOptionResponse{ConfigOptions: s.configOptions()}, nil
 }
 
@@ -345,7 +411,9 @@ func (s *Session) setModel(name string) error {
 	return nil
 }
 
-// CloseSession cancels the session's work, waits for it and frees it.
+// CloseSession cancels the session's work, waits for it and frees it. Only
+// a live session can be closed: one that is only stored (never loaded by
+// this process, or closed already) answers -32002, as the spec allows.
 func (a *Agent) CloseSession(ctx context.Context, req *acp.SessionRequest) (*acp.Empty, error) {
 	a.mu.Lock()
 	s := a.sessions[req.SessionID]
@@ -378,6 +446,7 @@ func (s *Session) close() {
 	}
 	s.env.close()
 	s.persist()
+	s.out.close()
 	s.ws.Close()
 }
 

@@ -17,6 +17,18 @@ func (s *Session) toolNames() []string {
 	}
 	snap := s.reg.Snapshot()
 	enabled := s.a.opts.Toolsets
+	// Plan mode's exit is part of every session; clarify of those whose
+	// editor shows forms (as hermes's adapter adds its toolset).
+	extra := []string{planToolset}
+	forms := s.client != nil && s.client.Capabilities().FormElicitation()
+	if forms {
+		extra = append(extra, clarifyName)
+	}
+	for _, ts := range extra {
+		if !slices.Contains(enabled, ts) {
+			enabled = append(slices.Clip(enabled), ts)
+		}
+	}
 	for _, ts := range snap.Toolsets() {
 		if strings.HasPrefix(ts, "mcp-") && !slices.Contains(enabled, ts) {
 			enabled = append(slices.Clip(enabled), ts)
@@ -25,6 +37,9 @@ func (s *Session) toolNames() []string {
 	names, warnings := toolsets.Select(enabled, s.a.opts.DisabledToolsets, snap)
 	for _, w := range warnings {
 		s.a.log.Debug("toolsets", "warning", w)
+	}
+	if !forms { // an editor without forms cannot be asked, whatever the toolsets say
+		names = slices.DeleteFunc(names, func(n string) bool { return n == clarifyName })
 	}
 	return names
 }
@@ -46,6 +61,10 @@ func (s *Session) systemPrompt() string {
 		"- After each edit the tool result includes a `lint` object; if it reports errors your edit introduced, fix them.\n" +
 		"- Keep answers short and concrete; show code only when it helps. Use Markdown.\n" +
 		"- Use the `todo` tool to plan multi-step work; the plan is shown to the user.\n")
+	if s.mode == ModePlan {
+		fmt.Fprintf(&b, "\nYou are in Plan mode: only read-only tools run (reading and searching files, commands that only look such as ls, grep or git log); "+
+			"edits, other commands and scripts are refused. Explore, write the plan with `todo`, then call `%s` to ask the user to approve it.\n", exitPlanModeName)
+	}
 	if s.memory != "" {
 		b.WriteString("\n" + s.memory + "\n")
 	}

@@ -138,6 +138,11 @@ func (e *Env) RunInTerminal(ctx context.Context, callID string, r TerminalRun) (
 		if exit == nil {
 			exit = out.ExitStatus
 		}
+		if t := s.tracker(callID); t != nil {
+			t.mu.Lock()
+			t.termOutput = out.Output // the replay shows it as text (agent/replay.go)
+			t.mu.Unlock()
+		}
 	}
 	if exit != nil {
 		if exit.ExitCode != nil {
@@ -179,7 +184,7 @@ type outputStream struct {
 	t     *toolCallTracker
 	start time.Time
 
-	mu      sync.Mutex // guards the fields below; held while sending, so updates keep their order
+	mu      sync.Mutex // guards the fields below; updates are posted under it, so they keep their order, and written by the session's sender
 	tail    []byte     // the last streamWindow bytes (or fewer)
 	total   int64      // bytes seen
 	lines   int64      // newlines seen
@@ -258,7 +263,7 @@ func (st *outputStream) flushLocked() {
 	}
 	st.shown, st.last = st.total, time.Now()
 	st.updates++
-	st.t.update(acp.StatusInProgress, []acp.ToolCallContent{acp.TextContentItem(st.textLocked())})
+	st.t.postUpdate(acp.StatusInProgress, []acp.ToolCallContent{acp.TextContentItem(st.textLocked())})
 }
 
 // textLocked is the window as the editor shows it: whole lines, no

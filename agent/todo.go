@@ -58,6 +58,8 @@ func Tools() []registry.Entry {
 		memoryEntry(),
 		sessionSearchEntry(),
 		delegateEntry(DelegationOptions{}, func(string) bool { return false }),
+		clarifyEntry(),
+		exitPlanModeEntry(),
 	}
 }
 
@@ -93,10 +95,11 @@ func todoEntry() registry.Entry {
 				},
 			},
 		},
-		Kind:    registry.KindOther,
-		Title:   todoTitle,
-		Preview: todoPreview,
-		Render:  todoRender,
+		Kind:     registry.KindOther,
+		ReadOnly: true, // it changes only the session's plan: plan mode runs it
+		Title:    todoTitle,
+		Preview:  todoPreview,
+		Render:   todoRender,
 	}
 }
 

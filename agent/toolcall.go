@@ -34,6 +34,14 @@ type toolCallTracker struct {
 	terminalID string
 	stream     *outputStream
 	changed    []string // files of the call's approved edits (a child's result lists them)
+	// What the editor was shown, kept for the replay (agent/replay.go): the
+	// tool_call as announced, the update that completed the call, the
+	// output of its editor terminal, and the session's plan count when the
+	// call began (a plan sent while it ran is part of its card).
+	shownCall  *acp.ToolCall
+	shownEnd   *acp.ToolCallUpdate
+	termOutput string
+	planGen    int
 }
 
 func (s *Session) newTracker(c model.ToolCall) *toolCallTracker {
@@ -42,6 +50,7 @@ func (s *Session) newTracker(c model.ToolCall) *toolCallTracker {
 		t.entry, _ = s.reg.Snapshot().Lookup(c.Name)
 	}
 	s.mu.Lock()
+	t.planGen = s.planGen
 	if s.trackers == nil {
 		s.trackers = map[string]*toolCallTracker{}
 	}
@@ -114,6 +123,10 @@ func (t *toolCallTracker) announce(status acp.ToolCallStatus, content []acp.Tool
 	} else {
 		tc.Content = t.preview(args)
 	}
+	shown := *tc
+	t.mu.Lock()
+	t.shownCall = &shown
+	t.mu.Unlock()
 	t.s.send(acp.SessionUpdate{ToolCall: tc})
 	return true
 }
@@ -121,12 +134,22 @@ func (t *toolCallTracker) announce(status acp.ToolCallStatus, content []acp.Tool
 // update sends a tool_call_update with the given status and, when not nil,
 // content (which replaces the previous content and is kept).
 func (t *toolCallTracker) update(status acp.ToolCallStatus, content []acp.ToolCallContent) {
+	t.s.send(t.keep(status, content))
+}
+
+// postUpdate is update for a caller holding a lock: it does not wait for
+// the update to be written (the session's sender keeps the order).
+func (t *toolCallTracker) postUpdate(status acp.ToolCallStatus, content []acp.ToolCallContent) {
+	t.s.post(t.keep(status, content))
+}
+
+func (t *toolCallTracker) keep(status acp.ToolCallStatus, content []acp.ToolCallContent) acp.SessionUpdate {
 	t.mu.Lock()
 	if content != nil {
 		t.content = content
 	}
 	t.mu.Unlock()
-	t.s.send(acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: t.id, Status: status, Content: content}})
+	return acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: t.id, Status: status, Content: content}}
 }
 
 // finish sends the completing update as soon as the call returned.
@@ -164,6 +187,10 @@ func (t *toolCallTracker) finish(c *registry.Call, out registry.Outcome) {
 		upd.RawOutput = out.Content
 	}
 	upd.Meta = t.hermesMeta(meta)
+	shown := *upd
+	t.mu.Lock()
+	t.shownEnd = &shown
+	t.mu.Unlock()
 	t.s.send(acp.SessionUpdate{ToolCallUpdate: upd})
 }
 

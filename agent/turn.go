@@ -21,6 +21,7 @@ func (s *Session) runTurn(ctx context.Context, msg model.Message) acp.StopReason
 	s.mu.Lock()
 	s.compBackoff = false
 	s.mu.Unlock()
+	defer s.checkpointTurn(msg)() // checkpoints (issue 29): records the turn's end last
 	s.appendHistory(msg)
 	s.persist() // the prompt survives a kill before the model answers (agent/persist.go)
 	defer s.endTurn()
@@ -46,12 +47,12 @@ func (s *Session) runTurn(ctx context.Context, msg model.Message) acp.StopReason
 		s.takeAnnouncements(true)
 		tools := s.toolDefs() // per request: MCP servers may change their tools mid-turn
 		s.maybeCompress(ctx, setup, tools)
-		reply, partial, err := s.callModel(ctx, setup, tools)
+		reply, partial, replyID, err := s.callModel(ctx, setup, tools)
 		if err != nil && !retried && ctx.Err() == nil && partial.Text == "" && isContextLength(err) {
 			retried = true
 			s.a.log.Warn("the model's context is full; compressing and retrying", "session", s.id, "error", err)
 			if _, _, cerr := s.compact(ctx, setup, "", true); cerr == nil {
-				reply, partial, err = s.callModel(ctx, setup, tools)
+				reply, partial, replyID, err = s.callModel(ctx, setup, tools)
 			} else {
 				s.a.log.Warn("context compression failed", "session", s.id, "error", cerr)
 			}
@@ -59,7 +60,7 @@ func (s *Session) runTurn(ctx context.Context, msg model.Message) acp.StopReason
 		if err != nil {
 			if ctx.Err() != nil {
 				if partial.Text != "" || partial.Thought != "" {
-					s.appendHistory(model.Message{Role: model.RoleAssistant, Content: partial.Text, Thought: partial.Thought})
+					s.appendHistory(model.Message{ID: replyID, Role: model.RoleAssistant, Content: partial.Text, Thought: partial.Thought})
 				}
 				return acp.StopCancelled
 			}
@@ -67,7 +68,7 @@ func (s *Session) runTurn(ctx context.Context, msg model.Message) acp.StopReason
 			return acp.StopEndTurn
 		}
 		calls := s.assignCallIDs(reply.ToolCalls)
-		s.appendHistory(model.Message{Role: model.RoleAssistant, Content: reply.Text, Thought: reply.Thought, Reasoning: reply.Reasoning, ToolCalls: calls})
+		s.appendHistory(model.Message{ID: replyID, Role: model.RoleAssistant, Content: reply.Text, Thought: reply.Thought, Reasoning: reply.Reasoning, ToolCalls: calls})
 		if len(calls) == 0 {
 			switch reply.FinishReason {
 			case model.Length:
@@ -94,8 +95,9 @@ func (s *Session) runTurn(ctx context.Context, msg model.Message) acp.StopReason
 }
 
 // callModel streams one model reply to the editor. On error, partial holds
-// what was streamed before it.
-func (s *Session) callModel(ctx context.Context, setup ModelSetup, tools []model.ToolDef) (reply *model.Reply, partial model.Reply, err error) {
+// what was streamed before it. id is the messageId its chunks carried: the
+// id of the assistant message it becomes.
+func (s *Session) callModel(ctx context.Context, setup ModelSetup, tools []model.ToolDef) (reply *model.Reply, partial model.Reply, id string, err error) {
 	s.mu.Lock()
 	name := s.modelName
 	msgs := s.requestMessages()
@@ -103,7 +105,8 @@ func (s *Session) callModel(ctx context.Context, setup ModelSetup, tools []model
 	if name == noModel {
 		name = ""
 	}
-	textID, thoughtID := newMessageID(), newMessageID()
+	textID := newMessageID()
+	thoughtID := textID + thoughtIDSuffix
 	reply, err = setup.Provider.Stream(ctx, model.Request{Model: name, Messages: msgs, Tools: tools}, func(d model.Delta) {
 		if d.Text != "" {
 			partial.Text += d.Text
@@ -115,14 +118,14 @@ func (s *Session) callModel(ctx context.Context, setup ModelSetup, tools []model
 		}
 	})
 	if err != nil {
-		return nil, partial, err
+		return nil, partial, textID, err
 	}
 	s.mu.Lock()
 	s.lastUsage = reply.Usage
 	s.noteUsage(reply.Usage)
 	s.mu.Unlock()
 	s.sendUsage(setup, reply.Usage, msgs)
-	return reply, partial, nil
+	return reply, partial, textID, nil
 }
 
 // sendUsage reports context-window use after a model call.
@@ -248,7 +251,8 @@ func (s *Session) runTools(ctx context.Context, pturn *registry.Turn, calls []mo
 	s.dropTrackers(calls)
 	msgs := make([]model.Message, len(calls))
 	for i, c := range calls {
-		msgs[i] = model.Message{Role: model.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: outs[i].Content, IsError: outs[i].Failed}
+		msgs[i] = model.Message{Role: model.RoleTool, ToolCallID: c.ID, Name: c.Name, Content: outs[i].Content, IsError: outs[i].Failed,
+			Display: trackers[rcalls[i]].display()} // the card, for a reload (agent/replay.go)
 	}
 	return msgs
 }
@@ -267,8 +271,13 @@ func (s *Session) toolDefs() []model.ToolDef {
 	return out
 }
 
-// appendHistory adds messages to the conversation.
+// appendHistory adds messages to the conversation, each with an id.
 func (s *Session) appendHistory(msgs ...model.Message) {
+	for i := range msgs {
+		if msgs[i].ID == "" {
+			msgs[i].ID = newMessageID()
+		}
+	}
 	s.mu.Lock()
 	s.history = append(s.history, msgs...)
 	s.updated = s.a.now()

@@ -282,7 +282,7 @@ func TestModesAndConfigOptionsStayInSync(t *testing.T) {
 		t.Fatal(err)
 	}
 	sid := res.SessionID
-	if res.Modes == nil || res.Modes.CurrentModeID != agent.ModeDefault || len(res.Modes.AvailableModes) != 3 {
+	if res.Modes == nil || res.Modes.CurrentModeID != agent.ModeDefault || len(res.Modes.AvailableModes) != 4 {
 		t.Fatalf("modes = %+v", res.Modes)
 	}
 	if got := optionValue(res.ConfigOptions, "mode"); got != "default" {

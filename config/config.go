@@ -58,6 +58,13 @@ type fileConfig struct {
 		Enabled   *bool   `yaml:"enabled"`   // default true
 		Threshold float64 `yaml:"threshold"` // share of model.context_length; default 0.80
 	} `yaml:"compression"`
+	// Checkpoints (issue 29): the workspace before each turn's first change.
+	Checkpoints struct {
+		Enabled        *bool `yaml:"enabled"`           // default true
+		MaxTotalSizeMB int   `yaml:"max_total_size_mb"` // per workspace folder; default 500
+		MaxFileSizeMB  int   `yaml:"max_file_size_mb"`  // larger files are left out; default 10
+		MaxFiles       int   `yaml:"max_files"`         // larger folders are not recorded; default 50000
+	} `yaml:"checkpoints"`
 	FS struct {
 		Timeout int `yaml:"timeout"` // seconds to wait for the editor's fs/* answer
 	} `yaml:"fs"`
@@ -192,15 +199,20 @@ type Config struct {
 	LintRefuse      bool
 	// GoTypesOff is lint.go_types: off — Go edits get the syntax lint
 	// only, no type check.
-	GoTypesOff    bool
-	MaxTurns      int
-	MCPServers    map[string]MCPServer
-	File          string // config file path
-	FileErr       error  // a config file that exists but is broken (logged)
-	FSTimeout     time.Duration
-	Guardrails    registry.GuardrailConfig // tool_loop_guardrails
-	Delegation    Delegation               // delegation.*
-	CodeExecution CodeExecution            // code_execution.* (execute_code, issue #16)
+	GoTypesOff bool
+	MaxTurns   int
+	MCPServers map[string]MCPServer
+	File       string // config file path
+	FileErr    error  // a config file that exists but is broken (logged)
+	FSTimeout  time.Duration
+	// Checkpoints (issue 29): CheckpointsOff is checkpoints.enabled: false;
+	// the limits are in bytes and files, 0 for the defaults.
+	CheckpointsOff                        bool
+	CheckpointMaxTotal, CheckpointMaxFile int64
+	CheckpointMaxFiles                    int
+	Guardrails                            registry.GuardrailConfig // tool_loop_guardrails
+	Delegation                            Delegation               // delegation.*
+	CodeExecution                         CodeExecution            // code_execution.* (execute_code, issue #16)
 	// Web is the web tools' configuration (web.go).
 	Web Web
 	// Skills (issue #14): skills.disabled, skills.project_discovery: false,
@@ -365,6 +377,7 @@ func Load(getenv func(string) string, flagModel, flagBaseURL string) Config {
 	}
 	c.MaxTurns = fc.Agent.MaxTurns
 	c.MCPServers = fc.MCPServers
+	resolveCheckpoints(&c, &fc)
 	if fc.FS.Timeout > 0 {
 		c.FSTimeout = time.Duration(fc.FS.Timeout) * time.Second
 	}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -85,4 +86,64 @@ func (c Config) NewVisionModel(log *slog.Logger) (model.Provider, string) {
 		return p, ""
 	}
 	return p, a.Model
+}
+
+// NewApprovalModel builds the auxiliary.approval model that reviews
+// commands under approvals.mode: smart (issue 25): its provider and name,
+// or nil (the session's model reviews) when smart approvals are off, no
+// auxiliary model is set or it cannot be built (logged).
+func (c Config) NewApprovalModel(log *slog.Logger) (model.Provider, string) {
+	a := c.AuxApproval
+	if !c.ApprovalsSmart || a == nil {
+		return nil, ""
+	}
+	p, err := model.New(model.Config{Provider: a.Wire, Model: a.Model, BaseURL: a.BaseURL, APIKey: a.APIKey, Timeout: a.Timeout, Log: log})
+	if err != nil {
+		log.Warn("auxiliary.approval model not usable; the session's model reviews commands", "model", a.Model, "error", err)
+		return nil, ""
+	}
+	return p, a.Model
+}
+
+// Summarizer asks a model to summarise a page for web_extract:
+// instructions are the system message, text the page.
+type Summarizer func(ctx context.Context, instructions, text string) (string, error)
+
+// NewWebSummarizer returns how web_extract asks a model for a summary: the
+// auxiliary.web_extract model (its own endpoint when base_url is set, else
+// the main model's endpoint), else the main model (main, named name). Nil
+// when there is no usable model: pages are then cut instead.
+func (c Config) NewWebSummarizer(main model.Provider, name string, log *slog.Logger) Summarizer {
+	p := main
+	if aux := c.Web.Aux; aux.Model != "" {
+		name = aux.Model
+		if aux.BaseURL != "" {
+			wire := model.WireOpenAI
+			if strings.EqualFold(aux.Provider, model.WireAnthropic) {
+				wire = model.WireAnthropic
+			}
+			ap, err := model.New(model.Config{Provider: wire, Model: aux.Model, BaseURL: aux.BaseURL,
+				APIKey: aux.APIKey, Timeout: c.ModelTimeout, Log: log})
+			if err != nil {
+				log.Warn("auxiliary.web_extract model not usable; web_extract cuts long pages instead", "error", err)
+				return nil
+			}
+			p = ap
+		}
+	}
+	if p == nil || name == "" || name == "script" {
+		// No model, or the scripted test model (its replies are the test's).
+		return nil
+	}
+	return func(ctx context.Context, instructions, text string) (string, error) {
+		reply, err := p.Stream(ctx, model.Request{
+			Model:     name,
+			Messages:  []model.Message{{Role: model.RoleSystem, Content: instructions}, {Role: model.RoleUser, Content: text}},
+			MaxTokens: 4000,
+		}, func(model.Delta) {})
+		if err != nil {
+			return "", err
+		}
+		return reply.Text, nil
+	}
 }

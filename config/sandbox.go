@@ -2,10 +2,54 @@ package config
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/hermes-acp/hermes-acp/terminal"
+	"github.com/hermes-acp/hermes-acp/workspace"
 )
+
+// Sandbox is the sandbox every command on this machine runs in
+// (terminal.Sandbox decides, at a session's first command, how:
+// namespaces, or Landlock alone, reported in the session; with
+// terminal.sandbox: off, unconfined but with its environment built). exe
+// finds the agent's own binary, without which neither the namespace
+// sandbox nor the editor-terminal helper can run: notice then says so, for
+// the chat.
+func (c Config) Sandbox(exe func() (string, error)) (sb *terminal.Sandbox, notice string) {
+	sb = &terminal.Sandbox{Writable: c.SandboxWritable, Hidden: slices.Clone(c.SandboxHidden), HermesHome: c.Home,
+		Unconfined: c.SandboxOff, LandlockOnly: c.SandboxLandlock, SharedTmp: c.SharedTmp, Limits: c.Limits}
+	// The user's credential places a command may be granted; the
+	// system's (/etc/shadow, the sudoers files) are never shown.
+	home, _ := os.UserHomeDir()
+	for _, p := range workspace.CredentialPlaces(home) {
+		if home != "" && strings.HasPrefix(p.Path, home+string(os.PathSeparator)) {
+			sb.Credentials = append(sb.Credentials, p.Path)
+		} else {
+			sb.Hidden = append(sb.Hidden, p.Path)
+		}
+	}
+	path, err := exe()
+	if err != nil {
+		return sb, fmt.Sprintf("The agent cannot find its own binary (%v): commands run under Landlock alone, and never in editor terminals.", err)
+	}
+	sb.Exe = path
+	return sb, ""
+}
+
+// Environ is how a command's environment is built: the configured API
+// key's variable (and hermes's list) removed, terminal.env_passthrough
+// kept.
+func (c Config) Environ() terminal.Environ {
+	var block []string
+	if c.APIKeySource != "" {
+		block = []string{c.APIKeySource}
+	}
+	return terminal.Environ{Block: block, Passthrough: c.EnvPassthrough}
+}
 
 // sandboxConfig reads the sandbox's terminal.* keys beside
 // terminal.sandbox: sandbox_hidden, private_tmp, env_passthrough, network,

@@ -4,7 +4,8 @@
 // config says terminal.backend: docker, and checks what an editor sees: the
 // session offers the Terminal config option with docker current; a command
 // runs in the session's container (not in an editor terminal), the tool
-// call names the container, and a file it writes appears in the workspace;
+// call names the container, and a file it writes appears in the workspace
+// (and /undo, allowed, removes it: checkpoints, issue 29);
 // switching the option to local runs the next command in an editor
 // terminal.
 //
@@ -30,6 +31,7 @@ const ws = process.env.DOCKER_WS;
 
 try {
   const created = [];
+  const rewinds = [];
   const agentProc = await startAgent(command, args, { transcript: process.env.CONFORMANCE_TRANSCRIPT, label: "docker" });
   try {
     const app = acp
@@ -37,6 +39,15 @@ try {
       .onRequest(acp.methods.client.terminal.create, ({ params }) => {
         created.push(params);
         throw acp.RequestError.internalError("this editor runs no terminals in this test");
+      })
+      .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+        // Only /undo asks here (checkpoints, issue 29).
+        if (params.options.some((o) => o.optionId === "rewind")) {
+          rewinds.push(params);
+          return { outcome: { outcome: "selected", optionId: "rewind" } };
+        }
+        check(false, `unexpected session/request_permission: ${show(params.toolCall?.title)}`);
+        return { outcome: { outcome: "cancelled" } };
       });
     await app.connectWith(agentProc.stream, async (agent) => {
       await step(
@@ -63,6 +74,13 @@ try {
       const file = join(ws, "made.txt");
       check(existsSync(file) && readFileSync(file, "utf8") === "made in the container\n", "indocker: the file the container wrote is not in the workspace");
       note(`the command ran in the container (${show(where?.[0])}); the file it wrote is in the workspace`);
+
+      // Checkpoints (issue 29): the workspace is bind-mounted, so the turn's
+      // checkpoints saw what the container wrote; /undo removes it.
+      const undo = await runTurn(session, "/undo", "/undo");
+      check(rewinds.length === 1, `/undo: ${rewinds.length} rewind permission requests, want 1`);
+      check(!existsSync(file), `/undo: made.txt is still in the workspace (${show(undo.updates.length)} updates)`);
+      note("/undo removed the file the container wrote through the bind mount");
 
       const res = await step("set_config_option",
         agent.request(acp.methods.agent.session.setConfigOption, { sessionId: session.sessionId, configId: "terminal_backend", value: "local" }));

@@ -24,7 +24,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { check, failWith, finalOf, note, processesWith, report, resultOf, runTurn, sdkVersion, show, startAgent, step, stopAgent } from "./lib.mjs";
+import { check, failWith, finalOf, note, processesWith, report, resultOf, runTurn, sdkVersion, show, startAgent, step, stopAgent, waitFor } from "./lib.mjs";
 
 const [command, ...args] = process.argv.slice(2);
 if (!command) {
@@ -57,17 +57,6 @@ while True:
     pass
 `;
 const loop = looping(nap);
-
-// waitFor polls cond until it holds or ms pass (a started process appears,
-// a killed one is reaped, a little later); it returns cond's last value.
-async function waitFor(cond, ms = 5000) {
-  const end = performance.now() + ms;
-  for (;;) {
-    const v = cond();
-    if (v || performance.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 try {
   const agentProc = await startAgent(command, args, { transcript: process.env.CONFORMANCE_TRANSCRIPT, label: `execute_code_${backend}` });

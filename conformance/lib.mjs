@@ -163,6 +163,18 @@ export function processesWith(needle) {
   return out;
 }
 
+// waitFor polls cond every 50 ms until it holds or ms pass (processes
+// appear and are reaped asynchronously: a started command shows up, a killed
+// one goes away, a little later); it returns cond's last value.
+export async function waitFor(cond, ms = 5000) {
+  const end = performance.now() + ms;
+  for (;;) {
+    const v = cond();
+    if (v || performance.now() > end) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 // sdkVersion is the version of the installed @agentclientprotocol/sdk.
 export const sdkVersion = JSON.parse(
   readFileSync(new URL("./node_modules/@agentclientprotocol/sdk/package.json", import.meta.url), "utf8"),

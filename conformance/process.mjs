@@ -28,7 +28,7 @@
 // Exit status: 0 on success, 1 on any failure, 2 for usage errors.
 
 import * as acp from "@agentclientprotocol/sdk";
-import { callUpdates, check, failWith, finalOf, note, processesWith, report, resultOf, runTurn, sdkVersion, show, startAgent, step, stopAgent } from "./lib.mjs";
+import { callUpdates, check, failWith, finalOf, note, processesWith, report, resultOf, runTurn, sdkVersion, show, startAgent, step, stopAgent, waitFor } from "./lib.mjs";
 
 const prompt = (id, tool, args) => `[${id}] ${tool} ${JSON.stringify(args)}`;
 
@@ -94,14 +94,12 @@ async function run(command, args) {
       turn = await runTurn(session, "long", prompt("long", "terminal", { command: "sleep 33.3331", background: true }));
       const long = resultOf(turn, "long")?.session_id;
       // The sandbox carries the command encoded: its text shows in /proc once sleep has started.
-      for (let i = 0; i < 50 && processesWith("33.3331").length === 0; i++) await new Promise((r) => setTimeout(r, 100));
-      check(processesWith("33.3331").length > 0, "long: the background sleep is not running");
+      check(await waitFor(() => processesWith("33.3331").length > 0), "long: the background sleep is not running");
       turn = await runTurn(session, "kill", prompt("kill", "process", { action: "kill", session_id: long }));
       const killed = resultOf(turn, "kill");
       check(killed?.status === "killed", `kill: ${show(killed)}`);
       shown(turn, "call_kill", `process kill: ${long}`, "completed");
-      for (let i = 0; i < 50 && processesWith("33.3331").length > 0; i++) await new Promise((r) => setTimeout(r, 100));
-      check(processesWith("33.3331").length === 0, `kill: processes left: ${show(processesWith("33.3331"))}`);
+      check(await waitFor(() => processesWith("33.3331").length === 0), `kill: processes left: ${show(processesWith("33.3331"))}`);
       turn = await runTurn(session, "after", prompt("after", "process", { action: "poll", session_id: long }));
       check(resultOf(turn, "after")?.status === "exited", `poll after kill: ${show(resultOf(turn, "after"))}`);
       note("kill stopped the second command; no process left in /proc; poll says it exited");

@@ -59,7 +59,7 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { agentText, check, failWith, fail, finalOf, note, processesWith, report, runTurn, sdkVersion, show, startAgent, step, stopAgent } from "./lib.mjs";
+import { agentText, check, failWith, fail, finalOf, note, processesWith, report, runTurn, sdkVersion, show, startAgent, step, stopAgent, waitFor } from "./lib.mjs";
 
 const [command, ...args] = process.argv.slice(2);
 if (!command) {
@@ -543,8 +543,7 @@ async function main() {
     await agentProc.exited;
   });
   // The kernel ends them asynchronously: give it a few seconds.
-  for (let i = 0; i < 100 && processesWith(sleeps.killed).length > 0; i++) await new Promise((r) => setTimeout(r, 100));
-  check(processesWith(sleeps.killed).length === 0, `killed: left after the agent was killed with SIGKILL: ${show(processesWith(sleeps.killed))}`);
+  check(await waitFor(() => processesWith(sleeps.killed).length === 0, 10000), `killed: left after the agent was killed with SIGKILL: ${show(processesWith(sleeps.killed))}`);
   note("killed agent: a setsid double fork in the background died with an agent killed by SIGKILL");
 
   // B and C: editor terminals, vector and shell-joined.

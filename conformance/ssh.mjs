@@ -42,7 +42,7 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { agentText, callUpdates, check, failWith, finalOf, note, report, resultOf, runTurn, sdkVersion, show, startAgent, step, stopAgent } from "./lib.mjs";
+import { agentText, callUpdates, check, failWith, finalOf, note, report, resultOf, runTurn, sdkVersion, show, startAgent, step, stopAgent, waitFor } from "./lib.mjs";
 
 const [command, ...args] = process.argv.slice(2);
 const env = process.env;
@@ -79,18 +79,6 @@ function procs() {
 
 // processesWith lists the live processes whose command line contains needle.
 const processesWith = (needle) => procs().filter((p) => p.cmd.includes(needle) && p.pid !== process.pid).map((p) => `${p.pid}: ${p.cmd}`);
-
-// waitFor polls cond until it holds or ms pass (the kernel and sshd work
-// asynchronously: a started command's process appears, a killed one is
-// reaped, a little later); it returns cond's last value.
-async function waitFor(cond, ms = 5000) {
-  const end = performance.now() + ms;
-  for (;;) {
-    const v = cond();
-    if (v || performance.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 // dropConnections kills sshd's per-connection processes (the children of
 // the listening sshd, and their sshd children): every client connection
@@ -180,10 +168,24 @@ async function connectionA() {
     check(fin?.status === "completed" && where && where[1] === remote, `edit: the tool call does not name the ssh backend and folder: ${show(fin?.status)} ${show(contentText(fin))}`);
     note(`A: the command ran in ${show(where?.[0])}; output.txt it wrote is in the workspace, obsolete.txt it deleted is gone from it; .env, .env.local and the .gitignore'd build/ never reached ${remote}`);
 
+    // Checkpoints (issue 29): the turn's checkpoint was taken before the
+    // remote command and its end after the sync back, so /undo puts back
+    // what the command changed over there; the next command's copy sends it.
+    perms.answer = "rewind";
+    turn = await runTurn(session, "/undo", "/undo");
+    perms.answer = "";
+    check(perms.asked.length === 1 && perms.asked[0].options.some((o) => o.optionId === "rewind"), `/undo: ${perms.asked.length} permission requests, want the rewind's`);
+    perms.asked.length = 0;
+    check(agentText(turn.updates).startsWith("Rewound to before turn"), `/undo: ${show(agentText(turn.updates))}`);
+    check(!existsSync(join(ws, "output.txt")) && readOr(join(ws, "obsolete.txt")) === "the command deletes this\n",
+      `/undo: output.txt ${show(readOr(join(ws, "output.txt")))}, obsolete.txt ${show(readOr(join(ws, "obsolete.txt")))}; want the workspace before the remote command`);
+
     // workdir maps to the same folder of the remote copy; a PTY works there.
     turn = await runTurn(session, "wd", prompt("wd", { command: "mkdir -p made && cd made && pwd && echo here > where.txt", workdir: ws }));
     const wd = resultOf(turn, "wd");
     check(wd && wd.exit_code === 0 && String(wd.output).trim() === `${remote}/made` && readOr(join(ws, "made", "where.txt")) === "here\n", `wd: the model was told ${show(wd)}`);
+    check(!existsSync(join(remote, "output.txt")) && readOr(join(remote, "obsolete.txt")) === "the command deletes this\n", "wd: the remote folder does not hold the workspace /undo restored");
+    note("A: /undo restored what the remote command changed (after the sync back), and the next command's copy took it to the remote folder");
     turn = await runTurn(session, "pty", prompt("pty", { command: "test -t 0 && test -t 1 && echo on a terminal", pty: true }));
     const pt = resultOf(turn, "pty");
     check(pt && pt.exit_code === 0 && String(pt.output).includes("on a terminal"), `pty: the model was told ${show(pt)}`);

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"go.lsp.dev/protocol"
 
@@ -175,7 +176,7 @@ func classify(bText, aText textLines, toBefore []int, beforeFs, afterFs []findin
 
 // lineNumbers matches the line and column numbers that messages may quote
 // ("already defined at line 3", "started at go.mod:2:1").
-var lineNumbers = regexp.MustCompile(`(?i:\b(?:lines?|columns?|col)\s+|:)\d+`)
+var lineNumbers = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i:\b(?:lines?|columns?|col)\s+|:)\d+`) })
 
 // normalizeMessage replaces line and column numbers in msg with "#", so that
 // an error whose message quotes a line that moved still matches.
@@ -183,7 +184,7 @@ func normalizeMessage(msg string) string {
 	if !strings.ContainsAny(msg, "0123456789") {
 		return msg // most messages: no regular expression needed
 	}
-	return lineNumbers.ReplaceAllStringFunc(msg, func(s string) string {
+	return lineNumbers().ReplaceAllStringFunc(msg, func(s string) string {
 		i := len(s)
 		for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
 			i--

@@ -15,7 +15,8 @@ type Server struct {
 	Transport string
 	Command   string
 	Args      []string
-	// Env is added, in order, to the agent's environment for the server's
+	// Env is added, in order, to the few safe variables of the agent's
+	// environment it inherits (see stdioEnv) for the server's
 	// process; entries without a name are ignored.
 	Env []Var
 	URL string

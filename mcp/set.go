@@ -411,12 +411,7 @@ func (c *conn) transport() (mcpsdk.Transport, error) {
 		}
 		cmd := exec.Command(srv.Command, srv.Args...)
 		cmd.Dir = c.set.opts.Dir
-		cmd.Env = os.Environ()
-		for _, e := range srv.Env {
-			if e.Name != "" {
-				cmd.Env = append(cmd.Env, e.Name+"="+e.Value)
-			}
-		}
+		cmd.Env = stdioEnv(os.Environ(), srv.Env)
 		log := c.set.log.With("server", srv.Name)
 		c.stderr = &lineLog{log: log}
 		cmd.Stderr = c.stderr

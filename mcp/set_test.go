@@ -35,7 +35,7 @@ func (n *notes) all() []string {
 	return slices.Clone(n.texts)
 }
 
-var testTools = []string{"add", "big", "crash", "echo", "fail", "grow", "image", "slow", "structured"}
+var testTools = []string{"add", "big", "crash", "echo", "env", "fail", "grow", "image", "slow", "structured"}
 
 // TestSetOverHTTP drives a set with no session around it: the servers'
 // tools land in the registry it was given, calls return what the model

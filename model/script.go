@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -558,10 +559,10 @@ func seqItemLine(m *yaml.Node, key string, j int) int {
 }
 
 // yamlLine matches the "line N: " that yaml.v3 puts in its messages.
-var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`) })
 
 // yamlUnknownField matches yaml.v3's message for an unknown field.
-var yamlUnknownField = regexp.MustCompile(`^field (\S+) not found in type \S+$`)
+var yamlUnknownField = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^field (\S+) not found in type \S+$`) })
 
 // scriptError turns a yaml.v3 error into a Config error with name:line
 // context.
@@ -574,9 +575,9 @@ func scriptError(name string, err error) *Error {
 	}
 	for i, l := range lines {
 		l = strings.TrimPrefix(l, "yaml: ")
-		if m := yamlLine.FindStringSubmatch(l); m != nil {
+		if m := yamlLine().FindStringSubmatch(l); m != nil {
 			msg := m[2]
-			if f := yamlUnknownField.FindStringSubmatch(msg); f != nil {
+			if f := yamlUnknownField().FindStringSubmatch(msg); f != nil {
 				msg = fmt.Sprintf("unknown field %q (allowed: replies, conversations; in a conversation: match, replies; in match: contains, matches; in a reply: expect, thought, text, tool_calls, finish, delay; in a tool call: name, arguments, id; in expect: role, contains, matches, images)", f[1])
 			}
 			msg = strings.ReplaceAll(msg, "model.scriptFile", "a script")

@@ -45,6 +45,13 @@ type Message struct {
 	// IsError marks a tool message whose call failed (the tool's own
 	// verdict), for replay and for providers that tell the model.
 	IsError bool
+	// ID and Display belong to the agent and are never sent to a model:
+	// ID identifies the message to the editor (the ACP messageId of its
+	// chunks, where a fork may start), and Display is how the editor was
+	// shown what the message stands for (a tool call's card), in the
+	// agent's own encoding, so that a reloaded session looks as it did.
+	ID      string
+	Display json.RawMessage
 }
 
 // ReasoningBlock is one thinking block of an Anthropic reply: either a

@@ -138,7 +138,7 @@ func coerceValue(s string, expected any, schema map[string]any) (any, bool) {
 // strings; integral values become int; a fractional value stays a string
 // when the schema wants an integer.
 func coerceNumber(s string, integerOnly bool) (any, bool) {
-	f, ok := parsePythonFloat(s)
+	f, ok := parseNumber(s)
 	if !ok || math.IsInf(f, 0) || math.IsNaN(f) {
 		return s, false
 	}
@@ -154,65 +154,32 @@ func coerceNumber(s string, integerOnly bool) (any, bool) {
 	return f, true
 }
 
-// parsePythonFloat accepts exactly what Python's float() accepts for ASCII
-// input: surrounding whitespace, an optional sign, decimal digits with single
-// underscores between digits, an optional fraction and exponent, or
-// inf/infinity/nan. Hexadecimal, which Go would accept, is refused.
-func parsePythonFloat(s string) (float64, bool) {
+// parseNumber parses a number the model sent as a string, with the syntax
+// of Python's float() that hermes coerces with: surrounding space, a sign,
+// decimal digits with single underscores between digits ("1_000"), a
+// fraction, an exponent, or inf, infinity and nan. strconv.ParseFloat
+// does the work; the hexadecimal floats it also accepts are refused.
+func parseNumber(s string) (float64, bool) {
 	s = strings.TrimSpace(s)
-	body := s
-	if body != "" && (body[0] == '+' || body[0] == '-') {
-		body = body[1:]
+	if strings.ContainsAny(s, "xX") {
+		return 0, false
 	}
-	switch strings.ToLower(body) {
-	case "inf", "infinity":
-		return math.Inf(1), true
-	case "nan":
-		return math.NaN(), true
-	}
-	i, mantissaDigits := 0, 0
-	digits := func() int { // digit (["_"] digit)*; returns count of digits
-		n := 0
-		for i < len(body) {
-			c := body[i]
-			switch {
-			case c >= '0' && c <= '9':
-				n++
-				i++
-			case c == '_' && n > 0 && i+1 < len(body) && body[i+1] >= '0' && body[i+1] <= '9':
-				i++
-			default:
-				return n
+	if strings.Contains(s, "_") {
+		for i := range len(s) {
+			if s[i] == '_' && (i == 0 || !isDigit(s[i-1]) || i+1 == len(s) || !isDigit(s[i+1])) {
+				return 0, false
 			}
 		}
-		return n
+		s = strings.ReplaceAll(s, "_", "")
 	}
-	mantissaDigits += digits()
-	if i < len(body) && body[i] == '.' {
-		i++
-		mantissaDigits += digits()
-	}
-	if mantissaDigits == 0 {
-		return 0, false
-	}
-	if i < len(body) && (body[i] == 'e' || body[i] == 'E') {
-		i++
-		if i < len(body) && (body[i] == '+' || body[i] == '-') {
-			i++
-		}
-		if digits() == 0 {
-			return 0, false
-		}
-	}
-	if i != len(body) {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(strings.ReplaceAll(s, "_", ""), 64)
+	f, err := strconv.ParseFloat(s, 64)
 	if err != nil && !math.IsInf(f, 0) {
 		return 0, false
 	}
 	return f, true
 }
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // normalizeForSchema parses JSON-encoded strings that the schema expects to
 // be arrays or objects, recursing into list items and object properties

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"encoding/json"
+	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -165,4 +166,31 @@ func FuzzCoerce(f *testing.F) {
 			t.Fatalf("Coerce(%q) produced a value JSON cannot encode: %v", s, err)
 		}
 	})
+}
+
+// TestParseNumber: the syntax of Python's float(), which hermes coerces
+// number strings with, and nothing more (no hexadecimal, no stray
+// underscores).
+func TestParseNumber(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   string
+		want float64
+		ok   bool
+	}{
+		{"42", 42, true}, {" -2.5 ", -2.5, true}, {"+1e3", 1000, true}, {".5", 0.5, true}, {"5.", 5, true},
+		{"1_000", 1000, true}, {"1_000.000_5", 1000.0005, true}, {"1e1_0", 1e10, true}, {"1e400", math.Inf(1), true},
+		{"-Infinity", math.Inf(-1), true},
+		{"_1", 0, false}, {"1_", 0, false}, {"1__0", 0, false}, {"1_.5", 0, false}, {"1._5", 0, false},
+		{"0x10", 0, false}, {"0x1p-2", 0, false}, {"", 0, false}, {".", 0, false}, {"e5", 0, false}, {"1e", 0, false},
+		{"1 2", 0, false}, {"٣", 0, false},
+	} {
+		got, ok := parseNumber(tc.in)
+		if ok != tc.ok || ok && got != tc.want {
+			t.Errorf("parseNumber(%q) = %v, %v; want %v, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+	if f, ok := parseNumber("nan"); !ok || !math.IsNaN(f) {
+		t.Errorf("parseNumber(nan) = %v, %v; want NaN, true", f, ok)
+	}
 }

@@ -40,7 +40,10 @@ const (
 	KindExecute Kind = "execute"
 	KindThink   Kind = "think"
 	KindFetch   Kind = "fetch"
-	KindOther   Kind = "other"
+	// KindSwitchMode is a call that changes the session's mode (the exit
+	// from plan mode).
+	KindSwitchMode Kind = "switch_mode"
+	KindOther      Kind = "other"
 )
 
 // Entry describes one tool: every fact the registry, the pipeline and the
@@ -76,8 +79,14 @@ type Entry struct {
 
 	// Kind is how the editor shows the tool; "" means KindOther.
 	Kind Kind
-	// ReadOnly tools change nothing outside the session.
+	// ReadOnly tools change nothing outside the session. Plan mode runs
+	// only read-only calls (see CommandArg).
 	ReadOnly bool
+	// CommandArg names the argument that is a shell command the tool runs
+	// (terminal's command): a call of such a tool is read-only when the
+	// danger check classifies its command read-only, and plan mode runs
+	// it then.
+	CommandArg string
 	// Idempotent tools return the same result for the same arguments until
 	// something else changes: repeating one with an identical result counts
 	// as no progress for the guardrails.
@@ -97,6 +106,10 @@ type Entry struct {
 	// saved to a file; the budget's note names it. Without one enabled, the
 	// budget truncates results inline instead of saving them.
 	ReadsSavedResults bool
+	// ChangesFiles tools may change the workspace's files (writing them,
+	// running commands): the agent checkpoints the workspace before the
+	// first call of a turn to one of them (issue 29).
+	ChangesFiles bool
 
 	// Title is the editor's title of a call ("read: main.go"); nil or ""
 	// means the tool's name.

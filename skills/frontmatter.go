@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -32,11 +33,11 @@ var SupportDirs = []string{"references", "templates", "scripts", "assets"}
 
 // validName is hermes's VALID_NAME_RE: lowercase letters, digits, dots,
 // hyphens and underscores, starting with a letter or digit.
-var validName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+var validName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`) })
 
 // closing finds the line that closes the front matter (hermes's
 // r'\n---\s*\n', searched after the opening "---").
-var closing = regexp.MustCompile(`\n---\s*\n`)
+var closing = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\n---\s*\n`) })
 
 // Doc is a parsed SKILL.md.
 type Doc struct {
@@ -70,7 +71,7 @@ func Parse(content string) (Doc, error) {
 	if !strings.HasPrefix(content, "---") {
 		return Doc{Front: map[string]any{}, Body: content}, nil
 	}
-	loc := closing.FindStringIndex(content[3:])
+	loc := closing().FindStringIndex(content[3:])
 	if loc == nil {
 		return Doc{Front: map[string]any{}, Body: content}, fmt.Errorf("front matter is not closed: add a line '---' after it")
 	}
@@ -112,7 +113,7 @@ func Validate(content string) string {
 	if !strings.HasPrefix(content, "---") {
 		return "SKILL.md must start with YAML frontmatter (---). See existing skills for format."
 	}
-	loc := closing.FindStringIndex(content[3:])
+	loc := closing().FindStringIndex(content[3:])
 	if loc == nil {
 		return "SKILL.md frontmatter is not closed. Ensure you have a closing '---' line."
 	}
@@ -172,7 +173,7 @@ func ValidateName(name string) string {
 		return "Skill name is required."
 	case len(name) > MaxNameLength:
 		return fmt.Sprintf("Skill name exceeds %d characters.", MaxNameLength)
-	case !validName.MatchString(name):
+	case !validName().MatchString(name):
 		return fmt.Sprintf("Invalid skill name '%s'. Use lowercase letters, numbers, hyphens, dots, and underscores. Must start with a letter or digit.", name)
 	}
 	return ""
@@ -190,7 +191,7 @@ func ValidateCategory(category string) string {
 		return bad
 	case len(category) > MaxNameLength:
 		return fmt.Sprintf("Category exceeds %d characters.", MaxNameLength)
-	case !validName.MatchString(category):
+	case !validName().MatchString(category):
 		return bad
 	}
 	return ""

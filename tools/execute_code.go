@@ -50,6 +50,7 @@ var _ = register(registry.Entry{
 	},
 	MaxResultChars: 100_000,
 	Kind:           registry.KindExecute,
+	ChangesFiles:   true, // checkpointed first (issue 29)
 	Title:          executeCodeTitle,
 	Preview:        executeCodePreview,
 	Render:         executeCodeRender,

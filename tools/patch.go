@@ -64,6 +64,7 @@ var _ = register(registry.Entry{
 	},
 	MaxResultChars: 100_000,
 	Kind:           registry.KindEdit,
+	ChangesFiles:   true, // checkpointed first (issue 29)
 	PathArg:        "path",
 	Title:          patchTitle,
 	Preview:        editPreview("patch"),

@@ -53,10 +53,11 @@ var _ = register(registry.Entry{
 		},
 		"required": []any{"action"},
 	},
-	Kind:    registry.KindExecute,
-	Title:   processTitle,
-	Preview: func(map[string]any) string { return "" },
-	Render:  processRender,
+	Kind:         registry.KindExecute,
+	ChangesFiles: true, // checkpointed first (issue 29)
+	Title:        processTitle,
+	Preview:      func(map[string]any) string { return "" },
+	Render:       processRender,
 }, handle(runProcess))
 
 //go:embed process.md

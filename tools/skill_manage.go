@@ -74,10 +74,11 @@ var _ = register(registry.Entry{
 		},
 		"required": []any{"action", "name"},
 	},
-	Kind:    registry.KindEdit,
-	Title:   skillManageTitle,
-	Preview: skillManagePreview,
-	Render:  skillManageRender,
+	Kind:         registry.KindEdit,
+	ChangesFiles: true, // checkpointed first (issue 29)
+	Title:        skillManageTitle,
+	Preview:      skillManagePreview,
+	Render:       skillManageRender,
 }, handle(skillManage))
 
 const skillManageName = "skill_manage"

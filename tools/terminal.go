@@ -80,6 +80,8 @@ var _ = register(registry.Entry{
 	},
 	MaxResultChars: 100_000,
 	Kind:           registry.KindExecute,
+	ChangesFiles:   true,      // checkpointed first (issue 29)
+	CommandArg:     "command", // plan mode runs the read-only commands
 	Title:          terminalTitle,
 	Preview:        terminalPreview,
 	Render:         terminalRender,

@@ -41,6 +41,7 @@ var _ = register(registry.Entry{
 	},
 	MaxResultChars: 100_000,
 	Kind:           registry.KindEdit,
+	ChangesFiles:   true, // checkpointed first (issue 29)
 	PathArg:        "path",
 	Title:          func(args map[string]any) string { return titleWithArg("write: ", args, "path", "write_file") },
 	Preview:        editPreview("write_file"),

@@ -26,6 +26,9 @@ type Options struct {
 	// Permission answers session/request_permission. Nil selects the first
 	// allow_once option.
 	Permission func(ctx context.Context, req *acp.RequestPermissionRequest) acp.PermissionOutcome
+	// Elicitation answers elicitation/create (the client must advertise
+	// Capabilities.Elicitation). Nil declines every form.
+	Elicitation func(ctx context.Context, req *acp.CreateElicitationRequest) (*acp.CreateElicitationResponse, error)
 	// Tap sees every line, in each direction, as it crosses the pipe.
 	Tap func(fromAgent bool, line []byte)
 	// Log receives connection diagnostics; nil discards them.
@@ -54,6 +57,7 @@ type Editor struct {
 	updates     []acp.SessionNotification
 	ext         []Notification
 	permissions []acp.RequestPermissionRequest
+	elicits     []acp.CreateElicitationRequest
 	reads       []acp.ReadTextFileRequest
 	writes      []acp.WriteTextFileRequest
 	buffers     map[string]string // editor buffers by absolute path (unsaved text)
@@ -165,6 +169,19 @@ func (e *Editor) HandleRequest(ctx context.Context, method string, params json.R
 			}
 		}
 		return &acp.RequestPermissionResponse{Outcome: out}, nil
+	case "elicitation/create":
+		if !e.opts.Capabilities.FormElicitation() {
+			return nil, acp.MethodNotFound(method)
+		}
+		var req acp.CreateElicitationRequest
+		if err := json.Unmarshal(params, &req); err != nil {
+			return nil, acp.InvalidParams("%v", err)
+		}
+		e.record(func() { e.elicits = append(e.elicits, req) })
+		if e.opts.Elicitation == nil {
+			return &acp.CreateElicitationResponse{Action: acp.ElicitationDecline}, nil
+		}
+		return e.opts.Elicitation(ctx, &req)
 	case "fs/read_text_file":
 		if !e.opts.Capabilities.FS.ReadTextFile {
 			return nil, acp.MethodNotFound(method)
@@ -255,6 +272,14 @@ func (e *Editor) Permissions() []acp.RequestPermissionRequest {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return append([]acp.RequestPermissionRequest(nil), e.permissions...)
+}
+
+// Elicitations returns the elicitation/create requests the agent sent, in
+// order.
+func (e *Editor) Elicitations() []acp.CreateElicitationRequest {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]acp.CreateElicitationRequest(nil), e.elicits...)
 }
 
 // Writes returns the fs/write_text_file requests received, in order.

@@ -90,10 +90,8 @@ type connOptions struct {
 	OnUpdate func(params json.RawMessage)
 }
 
-// newConn starts reading r (the agent's stdout) and writes to w (its stdin).
-func newConn(r io.Reader, w io.Writer) *conn { return newConnOptions(r, w, connOptions{}) }
-
-// newConnOptions is newConn with options.
+// newConnOptions starts reading r (the agent's stdout) and writes to w
+// (its stdin).
 func newConnOptions(r io.Reader, w io.Writer, opts connOptions) *conn {
 	c := &conn{w: w, pending: map[int64]chan response{}, stats: connStats{Requests: map[string]int{}}, opts: opts, done: make(chan struct{})}
 	go c.readLoop(r)

@@ -25,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hermes-acp/hermes-acp/client"
 	"github.com/hermes-acp/hermes-acp/terminal"
 	"github.com/hermes-acp/hermes-acp/web"
 )
@@ -75,9 +76,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			// process of its own under a memory budget; the job on stdin.
 			return web.DecodeMain(stdin, stdout, stderr)
 		case "client":
-			return runClient(args[1:], stdin, stdout, stderr)
+			return client.Main(context.Background(), args[1:], stdin, stdout, stderr, buildVersion())
 		case "demo":
-			return runDemo(args[1:], stdout, stderr)
+			self, err := os.Executable()
+			if err != nil {
+				fmt.Fprintf(stderr, "hermes-acp demo: %v\n", err)
+				return 1
+			}
+			return client.DemoMain(context.Background(), args[1:], self, stdout, stderr, buildVersion())
 		case "lint":
 			return runLint(args[1:], stdout, stderr)
 		case "tools":

@@ -2,9 +2,13 @@ package main_test
 
 import (
 	"encoding/json"
+	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/hermes-acp/hermes-acp/internal/mcptest"
 	"github.com/hermes-acp/hermes-acp/model/modeltest"
@@ -76,5 +80,76 @@ func TestMCPServerEndToEnd(t *testing.T) {
 	}
 	if !completed {
 		t.Errorf("no completed tool_call_update for mcp_call_1 among %d updates", len(updates))
+	}
+}
+
+// TestMCPServerEnvironment: a stdio MCP server gets only the safe variables
+// of the agent's environment (PATH, HOME, the locale, XDG_*…) and the ones
+// its own configuration names — never the model's API key or another
+// credential the agent was started with (hermes's _build_safe_env).
+func TestMCPServerEnvironment(t *testing.T) {
+	t.Parallel()
+	server := mcptest.Build(t)
+	names := []string{"PATH", "HOME", "LANG", "XDG_CONFIG_HOME", "FOR_THE_SERVER", "OPENAI_API_KEY", "AWS_SECRET_ACCESS_KEY", "DATABASE_URL"}
+	var mu sync.Mutex
+	var toolResult string
+	srv := startModel(t, func(req modeltest.Request) modeltest.Turn {
+		mu.Lock()
+		defer mu.Unlock()
+		if last := req.Last(); last.Role == "tool" {
+			toolResult = last.Content
+			return modeltest.Turn{Text: []string{"done"}, Finish: "stop"}
+		}
+		args, _ := json.Marshal(map[string]any{"names": names})
+		return modeltest.Turn{ToolCalls: []modeltest.ToolCall{{ID: "env_1", Name: "mcp_test_env", Arguments: string(args)}}, Finish: "tool_calls"}
+	})
+	home := t.TempDir()
+	env := append(baseEnv(t), modelEnv(srv)...)
+	for i, kv := range env {
+		if strings.HasPrefix(kv, "HOME=") {
+			env[i] = "HOME=" + home
+		}
+	}
+	env = append(env, "XDG_CONFIG_HOME="+home+"/.config", "AWS_SECRET_ACCESS_KEY=aws-secret", "DATABASE_URL=postgres://u:pw@db/x")
+	a := startRaw(t, nil, env)
+	a.initialize(t)
+	var sess struct {
+		SessionID string `json:"sessionId"`
+	}
+	a.result(t, "session/new", map[string]any{"cwd": t.TempDir(), "mcpServers": []any{
+		map[string]any{"name": "test", "command": server, "args": []string{}, "env": []any{
+			map[string]any{"name": "FOR_THE_SERVER", "value": "configured"},
+		}},
+	}}, &sess)
+	var res struct {
+		StopReason string `json:"stopReason"`
+	}
+	a.result(t, "session/prompt", map[string]any{
+		"sessionId": sess.SessionID,
+		"prompt":    []any{map[string]any{"type": "text", "text": "show the server's environment"}},
+	}, &res)
+	if res.StopReason != "end_turn" {
+		t.Fatalf("stop = %s", res.StopReason)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var got struct {
+		Result string `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(toolResult), &got); err != nil {
+		t.Fatalf("tool result %q: %v", toolResult, err)
+	}
+	want := strings.Join([]string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + home,
+		"LANG=C.UTF-8",
+		"XDG_CONFIG_HOME=" + home + "/.config",
+		"FOR_THE_SERVER=configured",
+		"OPENAI_API_KEY=(unset)",
+		"AWS_SECRET_ACCESS_KEY=(unset)",
+		"DATABASE_URL=(unset)",
+	}, "\n") + "\n"
+	if diff := cmp.Diff(want, got.Result); diff != "" {
+		t.Errorf("the MCP server's environment (-want +got):\n%s", diff)
 	}
 }

@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/hermes-acp/hermes-acp/acp"
@@ -17,10 +15,9 @@ import (
 	"github.com/hermes-acp/hermes-acp/browser"
 	"github.com/hermes-acp/hermes-acp/config"
 	"github.com/hermes-acp/hermes-acp/registry"
-	"github.com/hermes-acp/hermes-acp/terminal"
 	"github.com/hermes-acp/hermes-acp/terminal/backend"
 	"github.com/hermes-acp/hermes-acp/tools"
-	"github.com/hermes-acp/hermes-acp/workspace"
+	"github.com/hermes-acp/hermes-acp/web"
 )
 
 type serveOptions struct {
@@ -61,8 +58,8 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 	if sandboxNotice != "" {
 		log.Warn("terminal sandbox weakened", "reason", sandboxNotice)
 	}
-	summarize := webSummarizer(cfg, setup, log) // web
-	decoder := webDecoder(log)
+	summarize := cfg.NewWebSummarizer(setup.Provider, setup.Name, log) // web
+	decoder := web.SelfDecoder(log)
 	backendOpts := cfg.Backends()
 	backendOpts.Log = log
 	termBackends := backend.New(backendOpts) // terminal backends (issue 18)
@@ -145,6 +142,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		MaxModelCalls:   cfg.MaxTurns,
 		FSTimeout:       cfg.FSTimeout,
 		HermesHome:      cfg.Home,
+		Checkpoints:     checkpoints(cfg, log), // issue 29 (cmd/hermes-acp/checkpoints.go)
 		MCPServers:      cfg.MCP(),
 		Delegation:      agent.DelegationOptions(cfg.Delegation),
 		TerminalBackends: agent.TerminalBackends{Names: termBackends.Names(), Default: termBackends.Default(),
@@ -211,43 +209,23 @@ func modelSetup(cfg config.Config, record string, log *slog.Logger) agent.ModelS
 		ContextWindow: cfg.ContextLength, CompressionThreshold: cfg.CompressAt, CompressionOff: cfg.CompressOff,
 		NoVision: cfg.NoVision}
 	setup.VisionProvider, setup.VisionModel = cfg.NewVisionModel(log)
-	approvalSetup(&setup, cfg, log) // cmd/hermes-acp/approval.go
+	setup.ApprovalProvider, setup.ApprovalModel = cfg.NewApprovalModel(log) // approvals.mode: smart (issue 25)
 	return setup
 }
 
 // terminalSettings turns the configuration into the terminal tools'
-// settings. Every command on this machine runs in the sandbox
-// (terminal.Sandbox decides, at a session's first command, how: namespaces,
-// or Landlock alone, reported in the session; with terminal.sandbox: off,
-// unconfined but with its environment built); notice says, once in the
-// chat, when the agent cannot find its own binary, without which neither
-// the namespace sandbox nor the editor-terminal helper can run.
+// settings, with the sandbox every command on this machine runs in
+// (config.Sandbox); notice says, once in the chat, when the sandbox is
+// weakened.
 func terminalSettings(cfg config.Config, exe func() (string, error)) (tools.TerminalConfig, string) {
-	tc := tools.TerminalConfig{
+	sb, notice := cfg.Sandbox(exe)
+	return tools.TerminalConfig{
 		DefaultTimeout:       cfg.TerminalTimeout,
 		MaxForegroundTimeout: cfg.TerminalMaxForeground,
 		MaxOutputChars:       cfg.ToolOutputMaxChars,
-		Environ:              terminal.Environ{Block: nonEmpty(cfg.APIKeySource), Passthrough: cfg.EnvPassthrough},
-	}
-	sb := &terminal.Sandbox{Writable: cfg.SandboxWritable, Hidden: slices.Clone(cfg.SandboxHidden), HermesHome: cfg.Home,
-		Unconfined: cfg.SandboxOff, LandlockOnly: cfg.SandboxLandlock, SharedTmp: cfg.SharedTmp, Limits: cfg.Limits}
-	// The user's credential places a command may be granted; the
-	// system's (/etc/shadow, the sudoers files) are never shown.
-	home, _ := os.UserHomeDir()
-	for _, c := range workspace.CredentialPlaces(home) {
-		if home != "" && strings.HasPrefix(c.Path, home+string(os.PathSeparator)) {
-			sb.Credentials = append(sb.Credentials, c.Path)
-		} else {
-			sb.Hidden = append(sb.Hidden, c.Path)
-		}
-	}
-	tc.Sandbox = sb
-	path, err := exe()
-	if err != nil {
-		return tc, fmt.Sprintf("The agent cannot find its own binary (%v): commands run under Landlock alone, and never in editor terminals.", err)
-	}
-	sb.Exe = path
-	return tc, ""
+		Environ:              cfg.Environ(),
+		Sandbox:              sb,
+	}, notice
 }
 
 // nonEmpty returns s as a list, empty when s is "".

@@ -1,106 +1,26 @@
 package main
 
 import (
-	"bufio"
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/hermes-acp/hermes-acp/agent"
 	"github.com/hermes-acp/hermes-acp/config"
-	"github.com/hermes-acp/hermes-acp/model"
-	"golang.org/x/term"
 )
 
-// runSetup is `hermes-acp --setup`, the terminal authentication flow: it asks
-// for the model server, model and API key and writes them to
-// $HERMES_HOME/config.yaml (and the key to $HERMES_HOME/.env, mode 0600).
+// runSetup is `hermes-acp --setup` (config.Setup), with its exit status.
 func runSetup(stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	home := config.Home(getenv)
-	cfgPath := filepath.Join(home, "config.yaml")
-	cur := config.Load(getenv, "", "")
-	in := bufio.NewReader(stdin)
-	fmt.Fprintf(stdout, "hermes-acp setup — writes %s\n\n", cfgPath)
-	ask := func(question, def string) (string, error) {
-		if def != "" {
-			fmt.Fprintf(stdout, "%s [%s]: ", question, def)
-		} else {
-			fmt.Fprintf(stdout, "%s: ", question)
-		}
-		line, err := in.ReadString('\n')
-		if err != nil && (line == "" || !errors.Is(err, io.EOF)) {
-			return "", err
-		}
-		line = strings.TrimSpace(line)
-		if line == "" {
-			return def, nil
-		}
-		return line, nil
+	err := config.Setup(stdin, stdout, getenv)
+	if err == nil {
+		return 0
 	}
-	curProvider := "openai"
-	if cur.Provider == model.WireAnthropic {
-		curProvider = "anthropic"
+	if errors.Is(err, config.ErrAborted) {
+		fmt.Fprintln(stderr) // the question is still on its line
 	}
-	provider, err := ask("Provider: openai (any OpenAI-compatible server) or anthropic", curProvider)
-	if err != nil {
-		return setupAborted(stderr, err)
-	}
-	provider = strings.ToLower(provider)
-	if provider != "openai" && provider != "anthropic" {
-		fmt.Fprintf(stderr, "hermes-acp: provider %q is not openai or anthropic\n", provider)
-		return 1
-	}
-	urlQuestion, urlDefault, modelDefault, keyVar := "Model server base URL (OpenAI-compatible, e.g. http://localhost:11434/v1)", "https://api.openai.com/v1", "gpt-4.1", "OPENAI_API_KEY"
-	if provider == "anthropic" {
-		urlQuestion, urlDefault, modelDefault, keyVar = "Anthropic API base URL", model.DefaultAnthropicBaseURL, "claude-sonnet-4-5", "ANTHROPIC_API_KEY"
-	}
-	if provider != curProvider {
-		cur.BaseURL, cur.Model = "", ""
-	}
-	baseURL, err := ask(urlQuestion, cmp.Or(cur.BaseURL, urlDefault))
-	if err != nil {
-		return setupAborted(stderr, err)
-	}
-	modelName, err := ask("Model name", cmp.Or(cur.Model, modelDefault))
-	if err != nil {
-		return setupAborted(stderr, err)
-	}
-	keyPrompt := "API key (stored in " + filepath.Join(home, ".env") + " as " + keyVar + "; empty keeps the current one or uses none)"
-	var key string
-	if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		if key, err = readSecret(f, stdout, keyPrompt+": "); err != nil {
-			return setupAborted(stderr, err)
-		}
-		key = strings.TrimSpace(key)
-	} else if key, err = ask(keyPrompt, ""); err != nil {
-		return setupAborted(stderr, err)
-	}
-	if strings.Contains(modelName, " ") || modelName == "" {
-		fmt.Fprintf(stderr, "hermes-acp: %q is not a model name\n", modelName)
-		return 1
-	}
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		fmt.Fprintf(stderr, "hermes-acp: %v\n", err)
-		return 1
-	}
-	updates := map[string]string{"default": modelName, "base_url": baseURL, "provider": provider}
-	if key != "" {
-		updates["api_key_env"] = keyVar
-		if err := config.SetDotEnv(filepath.Join(home, ".env"), keyVar, key); err != nil {
-			fmt.Fprintf(stderr, "hermes-acp: %v\n", err)
-			return 1
-		}
-	}
-	if err := config.UpdateModel(cfgPath, updates); err != nil {
-		fmt.Fprintf(stderr, "hermes-acp: %v\n", err)
-		return 1
-	}
-	fmt.Fprintf(stdout, "\nSaved. hermes-acp will use %s at %s.\n", modelName, baseURL)
-	return 0
+	fmt.Fprintf(stderr, "hermes-acp: %v\n", err)
+	return 1
 }
 
 // setupCommand is how an editor that runs terminal authentication starts
@@ -120,31 +40,4 @@ func setupCommand(getenv func(string) string, executable func() (string, error))
 		c.Env = map[string]string{"HERMES_HOME": h}
 	}
 	return c
-}
-
-// readSecret shows prompt on the terminal f and reads a line without
-// echoing it. The terminal leaves echo mode before the prompt appears, so a
-// key typed or pasted as soon as the prompt shows is never echoed (the
-// setup runs in an editor's terminal for terminal authentication).
-func readSecret(f *os.File, out io.Writer, prompt string) (string, error) {
-	fd := int(f.Fd())
-	old, err := term.MakeRaw(fd)
-	if err != nil {
-		return "", fmt.Errorf("read the key: %w", err)
-	}
-	defer term.Restore(fd, old)
-	t := term.NewTerminal(struct {
-		io.Reader
-		io.Writer
-	}{f, out}, "")
-	line, err := t.ReadPassword(prompt)
-	if err != nil {
-		return "", fmt.Errorf("read the key: %w", err)
-	}
-	return line, nil
-}
-
-func setupAborted(stderr io.Writer, err error) int {
-	fmt.Fprintf(stderr, "\nhermes-acp: setup aborted: %v\n", err)
-	return 1
 }

@@ -41,7 +41,7 @@ func sshModel(t *testing.T) func(modeltest.Request) modeltest.Turn {
 			}
 			if sm := sshPromptStep.FindStringSubmatch(msg.Content); sm != nil {
 				last, m = i, sm
-			} else if !strings.HasPrefix(msg.Content, "[Notification from the agent") {
+			} else if !strings.HasPrefix(msg.Content, "[Notification from the agent") && !strings.HasPrefix(msg.Content, "[The user rewound the workspace") {
 				t.Errorf("unexpected prompt %q", msg.Content)
 			}
 		}

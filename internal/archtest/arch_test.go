@@ -4,8 +4,11 @@
 package archtest
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -25,13 +28,15 @@ var allowed = map[string][]string{
 	"workspace":     {"internal/diff"},
 	"lint":          {"internal/diff"},
 	// the Go type check next to lint: it needs the toolchain, lint stays pure.
-	"lint/gotypes":         {"lint", "internal/diff"},
+	"lint/gotypes": {"lint", "internal/diff"},
+	// the engine of `hermes-acp lint`: files on disk through both.
+	"lint/report":          {"lint", "lint/gotypes", "internal/diff"},
 	"tools/internal/fuzzy": {"internal/diff"},
 	"tools":                {"registry", "workspace", "lint", "internal/diff", "tools/internal/fuzzy", "tools/internal/v4a", "tools/internal/search", "tools/internal/pycmd", "terminal", "web", "skills", "browser", "internal/threat"},
 	"terminal":             {"workspace"},
 	"mcp":                  {"registry"},
 	"memory":               {"internal/threat"},
-	"agent":                {"acp", "model", "registry", "toolsets", "workspace", "lint", "internal/diff", "mcp", "memory", "terminal", "terminal/danger", "agent/internal/store", "agent/internal/diagnostics", "agent/internal/queue", "agent/internal/projctx", "agent/internal/compress", "internal/threat", "lint/gotypes"},
+	"agent":                {"acp", "model", "registry", "toolsets", "workspace", "lint", "internal/diff", "mcp", "memory", "terminal", "terminal/danger", "agent/internal/store", "agent/internal/diagnostics", "agent/internal/queue", "agent/internal/projctx", "agent/internal/compress", "internal/threat", "lint/gotypes", "checkpoint"},
 	"model/modeltest":      {"model"},
 
 	// web: URL safety, fetch and extraction, search backends (stdlib and
@@ -82,6 +87,9 @@ var allowed = map[string][]string{
 	"internal/atomicfile": {},
 	// pyfmt (#32): the one formatter of hermes's numbers (f"{n:,}"); a leaf.
 	"internal/pyfmt": {},
+	// checkpoint (issue 29): the shadow git repositories of the workspace
+	// folders (go-git); the .gitignore matcher comes from workspace.
+	"checkpoint": {"workspace", "internal/diff"},
 	// threat (issue 25): the one threat scan for text that reaches a later
 	// system prompt (context files, memory, skills); pure.
 	"internal/threat": {},
@@ -96,7 +104,7 @@ var anywhere = []string{"internal/atomicfile", "internal/pyfmt"}
 var thirdParty = map[string][]string{
 	"github.com/sourcegraph/jsonrpc2": {"acp"},
 	"github.com/fsnotify/fsnotify":    {"workspace"},
-	"go.lsp.dev/protocol":             {"lint", "tools", "lint/gotypes", "agent/internal/diagnostics"},
+	"go.lsp.dev/protocol":             {"lint", "tools", "lint/gotypes", "lint/report", "agent/internal/diagnostics"},
 	"gopkg.in/yaml.v3":                {"lint", "model", "config", "skills"},
 	"github.com/BurntSushi/toml":      {"lint"},
 	"golang.org/x/mod":                {"lint"},
@@ -113,6 +121,10 @@ var thirdParty = map[string][]string{
 	"github.com/landlock-lsm/go-landlock": {"terminal"},
 	// docker (issue 18): the Docker client lives in terminal/docker.
 	"github.com/moby/moby": {"terminal/docker", "terminal/docker/dockertest"},
+	// ...but only its stream demultiplexer (stdcopy, stdlib only):
+	// terminal/docker speaks the Engine API itself (#32 start-up diet),
+	// and the official client is the test daemon's alone.
+	"github.com/moby/moby/client": {"terminal/docker/dockertest"},
 	// ssh (issue 18): the SSH client lives in terminal/ssh.
 	"golang.org/x/crypto": {"terminal/ssh"},
 	// web: readability, HTML to Markdown and PDF text live in package web.
@@ -122,6 +134,9 @@ var thirdParty = map[string][]string{
 	// bench/browser measures raw Chromium (no driver work) next to it.
 	"github.com/chromedp/chromedp": {"browser", "bench/browser"},
 	"github.com/chromedp/cdproto":  {"browser", "bench/browser"},
+	// checkpoint (issue 29): go-git and its file system live in checkpoint.
+	"github.com/go-git/go-git/v5":   {"checkpoint"},
+	"github.com/go-git/go-billy/v5": {"checkpoint"},
 }
 
 type pkg struct {
@@ -198,15 +213,16 @@ func TestThirdPartyConfinement(t *testing.T) {
 	}
 }
 
-// TestMainIsWiring: cmd/hermes-acp uses the configuration and client
-// packages (it does not grow its own again), and no package imports a
-// command.
+// TestMainIsWiring: cmd/hermes-acp uses the configuration, client and
+// lint report packages (it does not grow its own again), only the
+// composition root reads the configuration or drives an agent as a
+// client, and no package imports a command.
 func TestMainIsWiring(t *testing.T) {
 	pkgs := list(t)
 	for _, p := range pkgs {
 		rel := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, mod), "/")
 		if rel == "cmd/hermes-acp" {
-			for _, want := range []string{"config", "client", "terminal/backend"} {
+			for _, want := range []string{"config", "client", "terminal/backend", "lint/report"} {
 				if !slices.Contains(p.Imports, mod+"/"+want) {
 					t.Errorf("cmd/hermes-acp does not import %s; configuration, the client and backend selection live there", want)
 				}
@@ -216,7 +232,39 @@ func TestMainIsWiring(t *testing.T) {
 			if strings.HasPrefix(imp, mod+"/cmd/") {
 				t.Errorf("%s imports %s; nothing imports a command", rel, imp)
 			}
+			if (imp == mod+"/config" || imp == mod+"/client") && !strings.HasPrefix(rel, "cmd/") {
+				t.Errorf("%s imports %s; only the composition root (cmd/) does: the packages it wires take options", rel, imp)
+			}
 		}
+	}
+}
+
+// maxMainLines bounds cmd/hermes-acp's non-test code (#32): flags and
+// wiring fit; anything bigger is a library that belongs in a package of
+// its own, with its own tests.
+const maxMainLines = 800
+
+// TestMainIsSmall: cmd/hermes-acp's non-test Go files stay under
+// maxMainLines lines.
+func TestMainIsSmall(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.Dir}}\n{{range .GoFiles}}{{.}}\n{{end}}", mod+"/cmd/hermes-acp").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	fields := strings.Fields(string(out))
+	if len(fields) < 3 {
+		t.Fatalf("go list found the files %q; the check would prove nothing", fields)
+	}
+	dir, total := fields[0], 0
+	for _, name := range fields[1:] {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += bytes.Count(data, []byte("\n"))
+	}
+	if total > maxMainLines {
+		t.Errorf("cmd/hermes-acp has %d lines of non-test Go in %d files, more than %d: move what is library into a package", total, len(fields)-1, maxMainLines)
 	}
 }
 
@@ -236,6 +284,14 @@ func TestNoMethodByNameInTheBinary(t *testing.T) {
 	for _, banned := range []string{"text/template", "html/template"} {
 		if slices.Contains(deps, banned) {
 			t.Errorf("hermes-acp depends on %s; use a small parser instead", banned)
+		}
+	}
+	// #32 start-up diet: packages whose initialisers and code every agent
+	// process paid for at start-up while only a session on a Docker
+	// backend uses them (the Docker SDK and the image references it parses).
+	for _, banned := range []string{"github.com/moby/moby/client", "github.com/distribution/reference", "github.com/opencontainers/go-digest"} {
+		if slices.Contains(deps, banned) {
+			t.Errorf("hermes-acp depends on %s; terminal/docker speaks the Engine API with the standard library", banned)
 		}
 	}
 }

@@ -4,7 +4,8 @@
 // folder is then synced so that the rename survives a crash. It is the one
 // atomic-write helper of the module: the workspace's writes, the skills,
 // the memory files, the recorded model scripts, config.yaml and .env, and
-// the headless client's fs/write_text_file all go through it.
+// the headless client's fs/write_text_file and the files the ssh and
+// docker backends copy back (streamed, with [Create]) all go through it.
 package atomicfile
 
 import (
@@ -65,10 +66,43 @@ func Write(path string, data []byte, perm fs.FileMode) error {
 // The temporary file and the rename stay inside root, so a write can never
 // land outside it; the temporary file never outlives a failure. The error,
 // if any, is an [*Error].
-func WriteIn(root *os.Root, name string, data []byte, perm fs.FileMode, o Options) (err error) {
+func WriteIn(root *os.Root, name string, data []byte, perm fs.FileMode, o Options) error {
+	f, err := Create(root, name, perm, o)
+	if err != nil {
+		return err
+	}
+	if err := f.step("write", func() error { _, err := f.f.Write(data); return err }); err != nil {
+		f.Abort()
+		return err
+	}
+	return f.Commit()
+}
+
+// File is a replacement of one file being written: [Create] opens it, the
+// caller writes the new content (it may stream any size) and then either
+// calls [File.Commit], which puts it in place of the old file, or
+// [File.Abort], which leaves the old file as it was. Until then the content
+// is in a temporary file beside the target ([File.TempName]). A File is
+// not safe for concurrent use.
+type File struct {
+	root       *os.Root
+	f          *os.File
+	tmp, name  string
+	perm       fs.FileMode
+	o          Options
+	closed     bool
+	failed     error
+	terminated bool
+}
+
+// Create starts replacing name, a path below root whose folder exists,
+// with content to be written to the returned File; perm is the mode it
+// will have. The error, if any, is an [*Error].
+func Create(root *os.Root, name string, perm fs.FileMode, o Options) (*File, error) {
 	dir := filepath.Dir(name)
 	var f *os.File
 	var tmp string
+	var err error
 	for range 100 {
 		tmp = filepath.Join(dir, Prefix+randomSuffix())
 		f, err = root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
@@ -77,46 +111,92 @@ func WriteIn(root *os.Root, name string, data []byte, perm fs.FileMode, o Option
 		}
 	}
 	if err != nil {
-		return &Error{Step: "create temporary file", Err: bare(err)}
+		return nil, &Error{Step: "create temporary file", Err: bare(err)}
 	}
-	closed := false
+	return &File{root: root, f: f, tmp: tmp, name: name, perm: perm, o: o}, nil
+}
+
+// TempName is the temporary file's path below the root, for reading back
+// what was written before committing it.
+func (w *File) TempName() string { return w.tmp }
+
+// Write appends p to the new content. An error, an [*Error] with step
+// "write", stays: Commit then fails with it.
+func (w *File) Write(p []byte) (int, error) {
+	if w.failed != nil {
+		return 0, w.failed
+	}
+	n, err := w.f.Write(p)
+	if err != nil {
+		w.failed = &Error{Step: "write", Err: bare(err)}
+		return n, w.failed
+	}
+	return n, nil
+}
+
+// step runs one step of the write, after the failpoint.
+func (w *File) step(name string, do func() error) error {
+	if w.o.Failpoint != nil {
+		if err := w.o.Failpoint(name); err != nil {
+			return &Error{Step: name, Err: err}
+		}
+	}
+	if err := do(); err != nil {
+		return &Error{Step: name, Err: bare(err)}
+	}
+	return nil
+}
+
+// Commit gives the new content its mode, syncs it and renames it over the
+// target, then syncs the folder. On any failure (an [*Error]) the old file
+// is left as it was and the temporary file is removed.
+func (w *File) Commit() (err error) {
+	if w.terminated {
+		return &Error{Step: "rename", Err: fs.ErrClosed}
+	}
+	w.terminated = true
 	defer func() {
 		if err != nil {
-			if !closed {
-				f.Close()
-			}
-			_ = root.Remove(tmp)
+			w.remove()
 		}
 	}()
-	step := func(name string, do func() error) error {
-		if o.Failpoint != nil {
-			if err := o.Failpoint(name); err != nil {
-				return &Error{Step: name, Err: err}
-			}
-		}
-		if err := do(); err != nil {
-			return &Error{Step: name, Err: bare(err)}
-		}
-		return nil
+	if w.failed != nil {
+		return w.failed
 	}
-	if err = step("write", func() error { _, err := f.Write(data); return err }); err != nil {
+	if err = w.step("set mode", func() error { return w.f.Chmod(w.perm) }); err != nil {
 		return err
 	}
-	if err = step("set mode", func() error { return f.Chmod(perm) }); err != nil {
+	if err = w.step("sync", w.f.Sync); err != nil {
 		return err
 	}
-	if err = step("sync", f.Sync); err != nil {
+	w.closed = true
+	if err = w.step("close", w.f.Close); err != nil {
 		return err
 	}
-	closed = true
-	if err = step("close", f.Close); err != nil {
+	if err = w.step("rename", func() error { return w.root.Rename(w.tmp, w.name) }); err != nil {
 		return err
 	}
-	if err = step("rename", func() error { return root.Rename(tmp, name) }); err != nil {
-		return err
-	}
-	syncDir(root, dir)
+	syncDir(w.root, filepath.Dir(w.name))
 	return nil
+}
+
+// Abort drops the new content: the temporary file is removed and the
+// target left as it was. After Commit it does nothing.
+func (w *File) Abort() {
+	if w.terminated {
+		return
+	}
+	w.terminated = true
+	w.remove()
+}
+
+// remove closes and removes the temporary file.
+func (w *File) remove() {
+	if !w.closed {
+		w.closed = true
+		w.f.Close()
+	}
+	_ = w.root.Remove(w.tmp)
 }
 
 // syncDir makes a rename in dir durable. Some file systems cannot sync a

@@ -109,3 +109,80 @@ func TestWriteInStaysInRoot(t *testing.T) {
 		t.Errorf("files written outside the root: %v", ents)
 	}
 }
+
+// TestCreateStreams: a File written in pieces replaces the target only on
+// Commit, with its mode; Abort, and a Commit that fails, leave the old
+// content and no temporary file.
+func TestCreateStreams(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	target := filepath.Join(dir, "big.bin")
+	if err := os.WriteFile(target, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	write := func(o Options) *File {
+		t.Helper()
+		f, err := Create(root, "big.bin", 0o750, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, part := range []string{"new ", "content ", "in parts"} {
+			if _, err := f.Write([]byte(part)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got, err := root.ReadFile(f.TempName()); err != nil || string(got) != "new content in parts" {
+			t.Fatalf("temporary file = %q, %v", got, err)
+		}
+		if got, _ := os.ReadFile(target); string(got) != "old" {
+			t.Fatalf("target = %q before Commit, want it untouched", got)
+		}
+		return f
+	}
+
+	write(Options{}).Abort()
+	if got, _ := os.ReadFile(target); string(got) != "old" {
+		t.Errorf("target = %q after Abort, want the old content", got)
+	}
+	if l := leftovers(t, dir); l != nil {
+		t.Errorf("temporary files left after Abort: %v", l)
+	}
+
+	boom := errors.New("injected failure")
+	f := write(Options{Failpoint: func(s string) error {
+		if s == "rename" {
+			return boom
+		}
+		return nil
+	}})
+	if err := f.Commit(); !errors.Is(err, boom) {
+		t.Fatalf("Commit = %v, want the injected failure", err)
+	}
+	if got, _ := os.ReadFile(target); string(got) != "old" {
+		t.Errorf("target = %q after a failed Commit", got)
+	}
+	if l := leftovers(t, dir); l != nil {
+		t.Errorf("temporary files left after a failed Commit: %v", l)
+	}
+
+	f = write(Options{})
+	if err := f.Commit(); err != nil {
+		t.Fatalf("Commit: %v", err)
+	}
+	f.Abort() // after Commit: nothing
+	got, err := os.ReadFile(target)
+	if err != nil || string(got) != "new content in parts" {
+		t.Errorf("target = %q, %v after Commit", got, err)
+	}
+	if fi, err := os.Stat(target); err != nil || fi.Mode().Perm() != 0o750 {
+		t.Errorf("target mode = %v, %v; want 0750", fi.Mode().Perm(), err)
+	}
+	if l := leftovers(t, dir); l != nil {
+		t.Errorf("temporary files left after Commit: %v", l)
+	}
+}

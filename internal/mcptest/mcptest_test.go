@@ -150,7 +150,7 @@ func TestGrowAnnouncesTheNewTool(t *testing.T) {
 		slices.Sort(out)
 		return out
 	}
-	want := []string{"add", "big", "crash", "echo", "fail", "grow", "image", "slow", "structured"}
+	want := []string{"add", "big", "crash", "echo", "env", "fail", "grow", "image", "slow", "structured"}
 	if diff := cmp.Diff(want, names()); diff != "" {
 		t.Fatalf("tools before grow (-want +got):\n%s", diff)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -85,6 +86,10 @@ type bigArgs struct {
 	MiB float64 `json:"mib" jsonschema:"the size of the text to return, in MiB"`
 }
 
+type envArgs struct {
+	Names []string `json:"names" jsonschema:"the environment variables to report"`
+}
+
 type noArgs struct{}
 
 // NewServer returns the test server with its tools. Every call returns a
@@ -104,6 +109,18 @@ func NewServer(o Options) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Send the text back."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in echoArgs) (*mcp.CallToolResult, any, error) {
 			return text(in.Text), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "env", Description: "Report environment variables of the server's process."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in envArgs) (*mcp.CallToolResult, any, error) {
+			var b strings.Builder
+			for _, n := range in.Names {
+				v, ok := os.LookupEnv(n)
+				if !ok {
+					v = "(unset)"
+				}
+				fmt.Fprintf(&b, "%s=%s\n", n, v)
+			}
+			return text(b.String()), nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "fail", Description: "Always fail."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, any, error) {

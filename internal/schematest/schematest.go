@@ -22,9 +22,14 @@ var acpSchema []byte
 //go:embed schema/hermes-diagnostics.json
 var diagSchema []byte
 
+//go:embed schema/hermes-rewind.json
+var rewindSchema []byte
+
 const (
 	acpURL  = "https://agentclientprotocol.com/schema/v1.json"
 	diagURL = "https://hermes-acp.dev/schema/publish-diagnostics.json"
+	// rewindURL: our rewind extension's results (issue 29).
+	rewindURL = "https://hermes-acp.dev/schema/rewind.json"
 )
 
 // Checker validates the lines of one connection. It is safe for concurrent
@@ -55,6 +60,13 @@ func New() (*Checker, error) {
 		return nil, fmt.Errorf("parse diagnostics schema: %w", err)
 	}
 	if err := c.AddResource(diagURL, ddoc); err != nil {
+		return nil, err
+	}
+	rdoc, err := jsonschema.UnmarshalJSON(bytes.NewReader(rewindSchema))
+	if err != nil {
+		return nil, fmt.Errorf("parse rewind schema: %w", err)
+	}
+	if err := c.AddResource(rewindURL, rdoc); err != nil {
 		return nil, err
 	}
 	var raw struct {
@@ -195,6 +207,12 @@ func (c *Checker) line(fromAgent bool, line []byte) error {
 				return fmt.Errorf("agent sent a result with a null id")
 			}
 			return fmt.Errorf("agent answered unknown request id %s", e.ID)
+		}
+		if ext := map[string]string{acp.MethodRewindList: "ListResponse", acp.MethodRewindApply: "ApplyResponse"}[method]; ext != "" {
+			if err := c.validate(rewindURL+"#/$defs/"+ext, e.Result); err != nil {
+				return fmt.Errorf("%s result: %v", method, err)
+			}
+			return nil
 		}
 		def := c.defFor(method, "agent", "Response")
 		if def == "" {

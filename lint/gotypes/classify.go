@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -232,14 +233,14 @@ func tokenEnd(content []byte, off int) int {
 }
 
 // positions matches file positions quoted in messages.
-var positions = regexp.MustCompile(`\.go:\d+(:\d+)?`)
+var positions = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\.go:\d+(:\d+)?`) })
 
 // normalize is the part of a message that identifies an error across an
 // edit: one line, positions quoted in it replaced.
 func normalize(msg string) string {
 	msg = oneLine(msg)
 	if strings.Contains(msg, ".go:") {
-		msg = positions.ReplaceAllString(msg, ".go:#")
+		msg = positions().ReplaceAllString(msg, ".go:#")
 	}
 	return msg
 }

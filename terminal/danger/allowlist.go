@@ -4,15 +4,16 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 )
 
-var shellOperator = regexp.MustCompile("(?:\\n|&&|\\|\\||[;&|<>`]|\\$\\()")
+var shellOperator = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("(?:\\n|&&|\\|\\||[;&|<>`]|\\$\\()") })
 
 // HasShellOperators reports whether command has shell operators (newline,
 // &&, ||, ; & | < > backtick, $( ) — hermes's rule for allowlist matching:
 // such a command is too compound for a pattern entry.
 func HasShellOperators(command string) bool {
-	return shellOperator.MatchString(command)
+	return shellOperator().MatchString(command)
 }
 
 // An allowlist entry (config command_allowlist, and what "always allow"
@@ -116,7 +117,7 @@ func entryCovers(e, command string, v Verdict) []string {
 }
 
 // plainWord matches a word with no shell syntax in it.
-var plainWord = regexp.MustCompile(`^[A-Za-z0-9_./:=@%+,^~-]+$`)
+var plainWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_./:=@%+,^~-]+$`) })
 
 // plainCommand reports a command of plain words only.
 func plainCommand(command string) bool {
@@ -124,7 +125,7 @@ func plainCommand(command string) bool {
 		return false
 	}
 	for _, w := range strings.Fields(command) {
-		if !plainWord.MatchString(w) {
+		if !plainWord().MatchString(w) {
 			return false
 		}
 	}

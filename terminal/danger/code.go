@@ -4,6 +4,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // inspect applies the walk's own rules to one view: what runs is hidden
@@ -284,10 +285,14 @@ func (w *walker) runner(v *view) {
 
 // awkCommand finds awk code that hands a string to /bin/sh: system(),
 // print … | "cmd", "cmd" | getline, and gawk's |&.
-var awkCommand = regexp.MustCompile(`\bsystem\s*\(|\|&|\|\s*getline\b|\bprintf?\b[^;}\n]*[^|]\|[^|&]`)
+var awkCommand = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\bsystem\s*\(|\|&|\|\s*getline\b|\bprintf?\b[^;}\n]*[^|]\|[^|&]`)
+})
 
 // awkString finds a string literal given to system() or a pipe.
-var awkString = regexp.MustCompile(`(?:\bsystem\s*\(\s*|\|&?\s*)"((?:[^"\\\n]|\\.)*)"|"((?:[^"\\\n]|\\.)*)"\s*\|&?\s*getline`)
+var awkString = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:\bsystem\s*\(\s*|\|&?\s*)"((?:[^"\\\n]|\\.)*)"|"((?:[^"\\\n]|\\.)*)"\s*\|&?\s*getline`)
+})
 
 // awkPrograms returns the program texts of an awk command line (-f files
 // are not readable here; nil then).
@@ -408,7 +413,7 @@ func awkRunsShell(v *view) bool {
 		return false
 	}
 	for _, p := range awkPrograms(v.raw[1:]) {
-		if awkCommand.MatchString(awkCode(clean(p))) {
+		if awkCommand().MatchString(awkCode(clean(p))) {
 			return true
 		}
 	}
@@ -427,16 +432,16 @@ func (w *walker) awk(v *view, payloads *[]payload) {
 			continue
 		}
 		code := awkCode(p)
-		if !awkCommand.MatchString(code) {
+		if !awkCommand().MatchString(code) {
 			continue
 		}
 		lits := 0
-		for _, m := range awkString.FindAllStringSubmatch(p, -1) {
+		for _, m := range awkString().FindAllStringSubmatch(p, -1) {
 			s := m[1] + m[2]
 			*payloads = append(*payloads, payload{text: awkUnquote(s)})
 			lits++
 		}
-		if lits < len(awkCommand.FindAllString(code, -1)) {
+		if lits < len(awkCommand().FindAllString(code, -1)) {
 			w.c.found(KeyHidden) // a command built from expressions
 		}
 	}

@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Verdict is the classification of one command string. The zero Verdict
@@ -49,6 +50,11 @@ type Verdict struct {
 	// (the network, the credentials): the user is asked for them with
 	// the command, whether or not it is dangerous.
 	Needs Needs
+	// ReadOnly: the command only reads (readonly.go) — every program it
+	// runs is one known to change nothing, with arguments that keep it so,
+	// no redirection writes a file and no rule asks. False when in doubt:
+	// plan mode runs only read-only commands.
+	ReadOnly bool
 }
 
 // Rule is one rule a command triggers.
@@ -138,6 +144,7 @@ func (o Options) Check(command string) Verdict {
 	}
 	v.Dangerous = len(v.Rules) > 0
 	v.Needs = c.needs
+	v.ReadOnly = strings.TrimSpace(command) != "" && !v.Dangerous && !c.mutates && len(c.writes) == 0 && !c.writesAny
 	return v
 }
 
@@ -158,7 +165,7 @@ func DeniedMessage() string {
 		"irreversible action."
 }
 
-var verificationName = regexp.MustCompile(`\Ahermes-(?:verify|ad-hoc)-[A-Za-z0-9_.-]+\z`)
+var verificationName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\Ahermes-(?:verify|ad-hoc)-[A-Za-z0-9_.-]+\z`) })
 
 // isVerificationCleanup is hermes's one exemption: exactly
 // `rm -f <tmpdir>/hermes-(verify|ad-hoc)-<name>` in the canonical temp
@@ -177,7 +184,7 @@ func isVerificationCleanup(command string) bool {
 		tmp = r
 	}
 	base := filepath.Base(operand)
-	if operand != filepath.Join(tmp, base) || !verificationName.MatchString(base) {
+	if operand != filepath.Join(tmp, base) || !verificationName().MatchString(base) {
 		return false
 	}
 	dir := filepath.Dir(operand)

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -344,13 +345,13 @@ func (w *walker) ifs() (string, bool) {
 
 // braces matches an unquoted word bash brace-expands into several words:
 // {rm,-rf,/} is the command rm -rf /.
-var braces = regexp.MustCompile(`^([^{},]*)\{([^{}]*,[^{}]*)\}([^{}]*)$`)
+var braces = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([^{},]*)\{([^{}]*,[^{}]*)\}([^{}]*)$`) })
 
 // wordFields returns, for each spelling of word, the words it expands to;
 // a literal word with a brace expansion ({a,b}) gives several.
 func (w *walker) wordFields(word *syntax.Word) [][]string {
 	if lit, ok := literal(word); ok && len(word.Parts) == 1 && strings.ContainsRune(lit, ',') {
-		if m := braces.FindStringSubmatch(lit); m != nil {
+		if m := braces().FindStringSubmatch(lit); m != nil {
 			var out []string
 			for _, alt := range strings.Split(m[2], ",") {
 				out = append(out, m[1]+alt+m[3])

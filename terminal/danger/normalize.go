@@ -30,11 +30,11 @@ func prepare(command string) string {
 	if !isASCII(command) {
 		command = norm.NFKC.String(command)
 	}
-	command = continuation.ReplaceAllString(command, "")
+	command = continuation().ReplaceAllString(command, "")
 	return foldHomes(command)
 }
 
-var continuation = regexp.MustCompile(`\\\r?\n`)
+var continuation = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\\\r?\n`) })
 
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
@@ -50,16 +50,16 @@ func isASCII(s string) bool {
 // go (r""m → rm), $IFS and ${IFS…} become a space, and everything is
 // lowercased. The result is no longer shell; it is only matched.
 func flatten(s string) string {
-	s = backslashEscape.ReplaceAllString(s, "$1")
+	s = backslashEscape().ReplaceAllString(s, "$1")
 	s = strings.ReplaceAll(s, "''", "")
 	s = strings.ReplaceAll(s, `""`, "")
-	s = ifsExpansion.ReplaceAllString(s, " ")
+	s = ifsExpansion().ReplaceAllString(s, " ")
 	return strings.ToLower(s)
 }
 
 var (
-	backslashEscape = regexp.MustCompile(`\\([^\n])`)
-	ifsExpansion    = regexp.MustCompile(`\$\{IFS\b[^}]*\}|\$IFS\b`)
+	backslashEscape = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\\([^\n])`) })
+	ifsExpansion    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{IFS\b[^}]*\}|\$IFS\b`) })
 )
 
 // stripANSI removes ECMA-48 escape sequences: CSI (ESC [ … final, and the

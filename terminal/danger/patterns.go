@@ -371,12 +371,12 @@ func rules() *table { return tableOnce() }
 
 // sqlDeleteNoWhere reports a DELETE FROM with no WHERE later on the same line.
 func sqlDeleteNoWhere(s string) bool {
-	for _, loc := range deleteFrom.FindAllStringIndex(s, -1) {
+	for _, loc := range deleteFrom().FindAllStringIndex(s, -1) {
 		rest := s[loc[1]:]
 		if i := strings.IndexByte(rest, '\n'); i >= 0 {
 			rest = rest[:i]
 		}
-		if !whereWord.MatchString(rest) {
+		if !whereWord().MatchString(rest) {
 			return true
 		}
 	}
@@ -384,8 +384,8 @@ func sqlDeleteNoWhere(s string) bool {
 }
 
 var (
-	deleteFrom = regexp.MustCompile(`\bdelete\s+from\b`)
-	whereWord  = regexp.MustCompile(`\bwhere\b`)
+	deleteFrom = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bdelete\s+from\b`) })
+	whereWord  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bwhere\b`) })
 )
 
 // matchString applies a non-command rule to s.

@@ -35,6 +35,9 @@ type check struct {
 	runs []run
 	// needs are what its programs ask of the sandbox (grants.go).
 	needs Needs
+	// mutates: something the command runs may change something; it is not
+	// read-only (readonly.go).
+	mutates bool
 }
 
 // unknownContent stands for a written file whose content is not known.
@@ -341,6 +344,7 @@ func (w *walker) stmt(s *syntax.Stmt, certain bool) {
 			w.substs(a)
 		}
 		if len(cmd.Args) == 0 {
+			w.c.notReadOnly() // an assignment may change what later commands run with (PATH=…)
 			for _, a := range cmd.Assigns {
 				w.assign(a, certain)
 			}
@@ -430,6 +434,7 @@ func (w *walker) stmt(s *syntax.Stmt, certain bool) {
 		w.stmt(cmd.Body, false)
 		w.sc = outer
 	case *syntax.DeclClause:
+		w.c.notReadOnly() // export, declare -x … change the environment of what runs
 		for _, a := range cmd.Args {
 			w.assignSubsts(a)
 		}
@@ -845,6 +850,9 @@ func (w *walker) call(ce *syntax.CallExpr, redirs []*syntax.Redirect) {
 		}
 		var payloads []payload
 		views := wrapped(words, &payloads, 0)
+		if len(env) > 0 || len(payloads) > 0 || !readOnlyViews(views) {
+			w.c.notReadOnly()
+		}
 		for i, raw := range views {
 			vEnv := env
 			if i > 0 {

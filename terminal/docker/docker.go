@@ -6,24 +6,22 @@
 // container at the same path before each command and the files the
 // command changed, created or deleted are copied back after it
 // (terminal/wsync: .gitignore and the deny list respected). It talks to
-// the daemon through the official client library (DOCKER_HOST honoured,
-// the API version negotiated); an ssh:// daemon is reached through
-// terminal/ssh's connection (known_hosts checked).
+// the daemon over the Engine API with the standard library (engine.go:
+// DOCKER_HOST and the CLI's TLS variables honoured, the API version
+// negotiated); an ssh:// daemon is reached through terminal/ssh's
+// connection (known_hosts checked).
 package docker
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-
-	"github.com/moby/moby/api/types/container"
-	"github.com/moby/moby/api/types/mount"
-	"github.com/moby/moby/client"
 
 	sshenv "github.com/hermes-acp/hermes-acp/terminal/ssh"
 	"github.com/hermes-acp/hermes-acp/terminal/wsync"
@@ -72,7 +70,7 @@ type Manager struct {
 	remote bool   // not a unix socket: the workspace is copied, not mounted
 
 	once   sync.Once
-	cli    *client.Client
+	cli    *engine
 	tunnel *sshenv.Tunnel // an ssh:// daemon's connection
 	err    error
 
@@ -85,7 +83,7 @@ type Manager struct {
 func NewManager(cfg Config) *Manager {
 	host := strings.TrimSpace(cfg.Host)
 	if host == "" {
-		host = strings.TrimSpace(os.Getenv(client.EnvOverrideHost))
+		host = strings.TrimSpace(os.Getenv(envHost))
 	}
 	if host == "" {
 		host = defaultHost
@@ -112,18 +110,16 @@ func (m *Manager) Mode() string {
 func (m *Manager) Image() string { return m.cfg.Image }
 
 // client connects to the daemon (once) and negotiates the API version.
-func (m *Manager) client(ctx context.Context) (*client.Client, error) {
+func (m *Manager) client(ctx context.Context) (*engine, error) {
 	m.once.Do(func() {
-		var opts []client.Opt
+		var dial func(context.Context) (net.Conn, error)
 		if strings.HasPrefix(m.host, "ssh://") {
-			opts, m.err = m.sshOpts()
+			dial, m.err = m.sshDial()
 			if m.err != nil {
 				return
 			}
-		} else {
-			opts = []client.Opt{client.WithTLSClientConfigFromEnv(), client.WithAPIVersionFromEnv(), client.WithAPIVersionNegotiation(), client.WithHost(m.host)}
 		}
-		m.cli, m.err = client.New(opts...)
+		m.cli, m.err = newEngine(m.host, dial)
 		if m.err != nil {
 			m.err = fmt.Errorf("docker client: %w", m.err)
 		}
@@ -145,7 +141,7 @@ func (m *Manager) Check(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := cli.Ping(ctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
+	if err := cli.ping(ctx); err != nil {
 		return fmt.Errorf("docker daemon %s: %w", m.host, err)
 	}
 	return nil
@@ -166,13 +162,13 @@ func (m *Manager) RemoveLeftovers(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	host, _ := os.Hostname()
-	list, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: make(client.Filters).Add("label", LabelPID)})
+	list, err := cli.containerList(ctx, LabelPID)
 	if err != nil {
 		return 0, fmt.Errorf("list docker containers: %w", err)
 	}
 	n := 0
 	var errs []error
-	for _, c := range list.Items {
+	for _, c := range list {
 		if c.Labels[LabelHost] != host {
 			continue
 		}
@@ -180,7 +176,7 @@ func (m *Manager) RemoveLeftovers(ctx context.Context) (int, error) {
 		if err != nil || pid <= 0 || processExists(pid) {
 			continue
 		}
-		if _, err := cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true}); err != nil {
+		if err := cli.containerRemove(ctx, c.ID); err != nil {
 			errs = append(errs, fmt.Errorf("remove leftover container %.12s: %w", c.ID, err))
 			continue
 		}
@@ -218,7 +214,7 @@ func (m *Manager) Close() error {
 	// Wait for a connection being made; none is made after this.
 	m.once.Do(func() { m.err = errors.New("docker: the agent is shutting down") })
 	if m.cli != nil {
-		m.cli.Close()
+		m.cli.close()
 	}
 	if m.tunnel != nil {
 		m.tunnel.Close()
@@ -265,7 +261,7 @@ func (e *Env) ContainerID() string {
 }
 
 // container returns the session's running container, creating it first.
-func (e *Env) container(ctx context.Context) (*client.Client, string, error) {
+func (e *Env) container(ctx context.Context) (*engine, string, error) {
 	cli, err := e.m.client(ctx)
 	if err != nil {
 		return nil, "", err
@@ -288,39 +284,38 @@ func (e *Env) container(ctx context.Context) (*client.Client, string, error) {
 	}
 	host, _ := os.Hostname()
 	init := true
-	hc := &container.HostConfig{
-		NetworkMode: container.NetworkMode(network),
+	hc := hostConfig{
+		NetworkMode: network,
 		Init:        &init,
-		Resources:   container.Resources{NanoCPUs: int64(cfg.CPUs * 1e9), Memory: cfg.Memory},
+		NanoCPUs:    int64(cfg.CPUs * 1e9),
+		Memory:      cfg.Memory,
 	}
 	if !e.m.remote {
 		for _, r := range e.roots {
-			hc.Mounts = append(hc.Mounts, mount.Mount{Type: mount.TypeBind, Source: r, Target: r})
+			hc.Mounts = append(hc.Mounts, mount{Type: "bind", Source: r, Target: r})
 		}
 	}
-	created, err := cli.ContainerCreate(ctx, client.ContainerCreateOptions{
-		Config: &container.Config{
-			Image:      cfg.Image,
-			Entrypoint: []string{"sh", "-c", "while :; do sleep 3600; done"},
-			Labels:     map[string]string{LabelSession: e.session, LabelPID: strconv.Itoa(os.Getpid()), LabelHost: host},
-			WorkingDir: firstRoot(e.roots),
-		},
+	created, err := cli.containerCreate(ctx, createRequest{
+		Image:      cfg.Image,
+		Entrypoint: []string{"sh", "-c", "while :; do sleep 3600; done"},
+		Labels:     map[string]string{LabelSession: e.session, LabelPID: strconv.Itoa(os.Getpid()), LabelHost: host},
+		WorkingDir: firstRoot(e.roots),
 		HostConfig: hc,
 	})
 	if err != nil {
 		return nil, "", fmt.Errorf("create docker container from %s: %w", cfg.Image, err)
 	}
-	if _, err := cli.ContainerStart(ctx, created.ID, client.ContainerStartOptions{}); err != nil {
-		_, _ = cli.ContainerRemove(context.WithoutCancel(ctx), created.ID, client.ContainerRemoveOptions{Force: true})
+	if err := cli.containerStart(ctx, created); err != nil {
+		_ = cli.containerRemove(context.WithoutCancel(ctx), created)
 		return nil, "", fmt.Errorf("start docker container from %s: %w", cfg.Image, err)
 	}
 	if e.m.remote {
-		if err := e.prepare(ctx, cli, created.ID); err != nil {
-			_, _ = cli.ContainerRemove(context.WithoutCancel(ctx), created.ID, client.ContainerRemoveOptions{Force: true})
+		if err := e.prepare(ctx, cli, created); err != nil {
+			_ = cli.containerRemove(context.WithoutCancel(ctx), created)
 			return nil, "", err
 		}
 	}
-	e.id = created.ID
+	e.id = created
 	return cli, e.id, nil
 }
 
@@ -356,7 +351,7 @@ func (e *Env) Close() error {
 	if err != nil {
 		return err
 	}
-	if _, err := cli.ContainerRemove(context.Background(), id, client.ContainerRemoveOptions{Force: true}); err != nil {
+	if err := cli.containerRemove(context.Background(), id); err != nil {
 		return fmt.Errorf("remove docker container %.12s: %w", id, err)
 	}
 	return nil

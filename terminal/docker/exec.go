@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/moby/moby/api/pkg/stdcopy"
-	"github.com/moby/moby/client"
 
 	"github.com/hermes-acp/hermes-acp/terminal"
 	"github.com/hermes-acp/hermes-acp/terminal/wsync"
@@ -87,19 +86,19 @@ func (e *Env) start(ctx context.Context, s terminal.Spec, sync bool) (terminal.P
 	if s.PTY {
 		env = append(env, "TERM=xterm-256color")
 	}
-	ex, err := cli.ExecCreate(ctx, id, client.ExecCreateOptions{
-		User: e.user(), TTY: s.PTY, AttachStdin: s.Stdin || s.PTY, AttachStdout: true, AttachStderr: true,
+	ex, err := cli.execCreate(ctx, id, execConfig{
+		User: e.user(), Tty: s.PTY, AttachStdin: s.Stdin || s.PTY, AttachStdout: true, AttachStderr: true,
 		Env: env, WorkingDir: s.Dir, Cmd: cmd,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("docker exec create: %w", err)
 	}
-	att, err := cli.ExecAttach(ctx, ex.ID, client.ExecAttachOptions{TTY: s.PTY})
+	att, err := cli.execAttach(ctx, ex, s.PTY)
 	if err != nil {
 		return nil, fmt.Errorf("docker exec start: %w", err)
 	}
 	pr, pw := io.Pipe()
-	p := &process{env: e, cli: cli, container: id, exec: ex.ID, mark: mark, att: att.HijackedResponse,
+	p := &process{env: e, cli: cli, container: id, exec: ex, mark: mark, att: att,
 		out: pr, stdin: s.Stdin || s.PTY, done: make(chan struct{}), marker: marker, tree: tree, gens: gens, synced: make(chan struct{})}
 	if !p.stdin {
 		_ = att.CloseWrite()
@@ -117,11 +116,11 @@ func newMark() string {
 // process is a command running in the container.
 type process struct {
 	env       *Env
-	cli       *client.Client
+	cli       *engine
 	container string
 	exec      string
 	mark      string
-	att       client.HijackedResponse
+	att       *hijacked
 	out       *io.PipeReader
 	stdin     bool
 
@@ -245,14 +244,14 @@ const killScript = `p=; for d in /proc/[0-9]*; do if tr '\0' '\n' < "$d/environ"
 func (p *process) signal(sig string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	ex, err := p.cli.ExecCreate(ctx, p.container, client.ExecCreateOptions{
+	ex, err := p.cli.execCreate(ctx, p.container, execConfig{
 		User: p.env.user(), AttachStdout: true, AttachStderr: true,
 		Cmd: []string{"sh", "-c", killScript, "kill", markerEnv + "=" + p.mark, sig},
 	})
 	if err != nil {
 		return
 	}
-	att, err := p.cli.ExecAttach(ctx, ex.ID, client.ExecAttachOptions{})
+	att, err := p.cli.execAttach(ctx, ex, false)
 	if err != nil {
 		return
 	}

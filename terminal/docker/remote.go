@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/moby/moby/api/pkg/stdcopy"
-	"github.com/moby/moby/client"
 
 	sshenv "github.com/hermes-acp/hermes-acp/terminal/ssh"
 	"github.com/hermes-acp/hermes-acp/terminal/wsync"
@@ -40,9 +39,9 @@ import (
 // reaches.
 const sshDockerSocket = "/var/run/docker.sock"
 
-// sshOpts are the client options for an ssh:// daemon: HTTP over a unix
-// socket on the remote host reached through an ssh connection.
-func (m *Manager) sshOpts() ([]client.Opt, error) {
+// sshDial is how an ssh:// daemon is reached: HTTP over a unix socket on
+// the remote host, through an ssh connection.
+func (m *Manager) sshDial() (func(context.Context) (net.Conn, error), error) {
 	u, err := url.Parse(m.host)
 	if err != nil || u.Hostname() == "" {
 		return nil, fmt.Errorf("docker host %q is not ssh://[user@]host[:port][/socket]", m.host)
@@ -68,17 +67,12 @@ func (m *Manager) sshOpts() ([]client.Opt, error) {
 		return nil, fmt.Errorf("docker host %s: %w", m.host, err)
 	}
 	m.tunnel = t
-	dial := func(ctx context.Context, _, _ string) (net.Conn, error) { return t.DialUnix(ctx, sock) }
-	return []client.Opt{
-		client.WithAPIVersionFromEnv(), client.WithAPIVersionNegotiation(),
-		// A dummy host: every connection goes through the dialer.
-		client.WithHost("http://docker.invalid"), client.WithDialContext(dial),
-	}, nil
+	return func(ctx context.Context) (net.Conn, error) { return t.DialUnix(ctx, sock) }, nil
 }
 
 // prepare readies a new container of a remote daemon: /tmp for the
 // sync markers and the workspace folders, owned by the command's user.
-func (e *Env) prepare(ctx context.Context, cli *client.Client, id string) error {
+func (e *Env) prepare(ctx context.Context, cli *engine, id string) error {
 	script := `u=$0; { mkdir -p /tmp && chmod 1777 /tmp; } 2>/dev/null; for r; do mkdir -p "$r" && chown "$u" "$r" || exit 1; done`
 	args := append([]string{"sh", "-c", script, e.user()}, e.roots...)
 	if _, err := execRun(ctx, cli, id, "0:0", args, nil, io.Discard); err != nil {
@@ -94,14 +88,14 @@ func (e *Env) prepare(ctx context.Context, cli *client.Client, id string) error 
 // execRun runs args in the container as user with stdin (nil: none),
 // writes its standard output to stdout, and returns its standard error;
 // a non-zero exit is an error carrying it.
-func execRun(ctx context.Context, cli *client.Client, id, user string, args []string, stdin io.Reader, stdout io.Writer) (string, error) {
-	ex, err := cli.ExecCreate(ctx, id, client.ExecCreateOptions{
+func execRun(ctx context.Context, cli *engine, id, user string, args []string, stdin io.Reader, stdout io.Writer) (string, error) {
+	ex, err := cli.execCreate(ctx, id, execConfig{
 		User: user, AttachStdin: stdin != nil, AttachStdout: true, AttachStderr: true, Cmd: args,
 	})
 	if err != nil {
 		return "", fmt.Errorf("docker exec create: %w", err)
 	}
-	att, err := cli.ExecAttach(ctx, ex.ID, client.ExecAttachOptions{})
+	att, err := cli.execAttach(ctx, ex, false)
 	if err != nil {
 		return "", fmt.Errorf("docker exec start: %w", err)
 	}
@@ -129,7 +123,7 @@ func execRun(ctx context.Context, cli *client.Client, id, user string, args []st
 	if err != nil {
 		return stderr.String(), fmt.Errorf("docker exec: %w", err)
 	}
-	code := execExit(ctx, cli, ex.ID)
+	code := execExit(ctx, cli, ex)
 	if code != 0 {
 		return stderr.String(), fmt.Errorf("exit status %d: %s", code, strings.TrimSpace(stderr.String()))
 	}
@@ -151,11 +145,11 @@ func (l *limited) Write(p []byte) (int, error) {
 
 // execExit waits for the exec to end and returns its exit code (-1 when
 // the daemon does not say).
-func execExit(ctx context.Context, cli *client.Client, execID string) int {
+func execExit(ctx context.Context, cli *engine, execID string) int {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	for {
-		in, err := cli.ExecInspect(ctx, execID, client.ExecInspectOptions{})
+		in, err := cli.execInspect(ctx, execID)
 		if err != nil {
 			return -1
 		}
@@ -173,7 +167,7 @@ func execExit(ctx context.Context, cli *client.Client, execID string) int {
 // transport carries wsync's pushes into the container.
 type transport struct {
 	e    *Env
-	cli  *client.Client
+	cli  *engine
 	id   string
 	root string
 }
@@ -237,7 +231,7 @@ type pullResult struct {
 // pull copies back, in one exec per workspace folder, what the command of
 // marker changed: new and changed files, and deletions. It returns a
 // note for the command's output ("" when there is nothing to say).
-func (e *Env) pull(ctx context.Context, cli *client.Client, id, marker string, gens []int) string {
+func (e *Env) pull(ctx context.Context, cli *engine, id, marker string, gens []int) string {
 	var res []pullResult
 	for i, t := range e.trees {
 		st, err := e.pullTree(ctx, cli, id, t, marker, gens[i], i == len(e.trees)-1)
@@ -265,7 +259,7 @@ func pullNote(res []pullResult) string {
 	return "\n" + strings.Join(notes, "\n") + "\n"
 }
 
-func (e *Env) pullTree(ctx context.Context, cli *client.Client, id string, t *wsync.Tree, marker string, since int, last bool) (wsync.Stats, error) {
+func (e *Env) pullTree(ctx context.Context, cli *engine, id string, t *wsync.Tree, marker string, since int, last bool) (wsync.Stats, error) {
 	rm := ""
 	if last {
 		rm = "rm"

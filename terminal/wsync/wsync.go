@@ -26,6 +26,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hermes-acp/hermes-acp/internal/atomicfile"
 	"github.com/hermes-acp/hermes-acp/workspace"
 )
 
@@ -394,21 +395,21 @@ func (t *Tree) unpackOne(root *os.Root, tr *tar.Reader, st *Stats) error {
 			t.log.Warn(t.label+": cannot look at the local file", "path", rel, "error", err)
 			continue
 		}
-		// The entry streams to a temporary file beside the local one, so
-		// a file of any size costs a copy buffer, not its size in memory.
-		tmp, err := receive(root, local, tr, fs.FileMode(h.Mode).Perm())
+		// The entry streams to a temporary file beside the local one
+		// (atomicfile), so a file of any size costs a copy buffer, not its
+		// size in memory, and a reader never sees half a file.
+		w, err := receive(root, local, tr, fs.FileMode(h.Mode).Perm())
 		if err != nil {
 			return fmt.Errorf("write %s: %w", rel, err)
 		}
 		if fi != nil {
-			if same, err := sameContent(root, local, tmp); err == nil && same {
-				_ = root.Remove(tmp)
+			if same, err := sameContent(root, local, w.TempName()); err == nil && same {
+				w.Abort()
 				t.manifest[rel] = StatOf(fi)
 				continue
 			}
 		}
-		if err := root.Rename(tmp, local); err != nil {
-			_ = root.Remove(tmp)
+		if err := w.Commit(); err != nil {
 			return fmt.Errorf("write %s: %w", rel, err)
 		}
 		if fi, err := root.Stat(local); err == nil {
@@ -418,35 +419,27 @@ func (t *Tree) unpackOne(root *os.Root, tr *tar.Reader, st *Stats) error {
 	}
 }
 
-// receive copies r into a new temporary file beside name inside root,
-// with mode perm (0644 when 0), and returns the temporary file's name.
-// A reader never sees half a file: the caller renames it into place.
-func receive(root *os.Root, name string, r io.Reader, perm fs.FileMode) (string, error) {
+// receive copies r into the replacement of name inside root, with mode
+// perm (0644 when 0), creating name's folder if needed. The caller commits
+// or aborts it.
+func receive(root *os.Root, name string, r io.Reader, perm fs.FileMode) (*atomicfile.File, error) {
 	if dir := filepath.Dir(name); dir != "." {
 		if err := root.MkdirAll(dir, 0o755); err != nil {
-			return "", err
+			return nil, err
 		}
 	}
 	if perm == 0 {
 		perm = 0o644
 	}
-	tmp := filepath.Join(filepath.Dir(name), ".hermes-acp-sync-"+filepath.Base(name)+".tmp")
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	w, err := atomicfile.Create(root, name, perm, atomicfile.Options{})
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	_, err = io.CopyBuffer(f, r, make([]byte, 256<<10))
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if _, err := io.CopyBuffer(w, r, make([]byte, 256<<10)); err != nil {
+		w.Abort()
+		return nil, err
 	}
-	if err == nil {
-		err = root.Chmod(tmp, perm)
-	}
-	if err != nil {
-		_ = root.Remove(tmp)
-		return "", err
-	}
-	return tmp, nil
+	return w, nil
 }
 
 // sameContent reports whether files a and b of root hold the same bytes,

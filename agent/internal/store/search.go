@@ -337,7 +337,7 @@ func (st *Store) Session(ctx context.Context, id string) (Record, error) {
 	if err != nil {
 		return Record{}, err
 	}
-	rec, err := scanRecord(db.QueryRowContext(ctx, `SELECT id, cwd, dirs, title, mode, model, plan, created, updated FROM sessions WHERE id = ? AND deleted = 0`, id))
+	rec, err := scanRecord(db.QueryRowContext(ctx, `SELECT `+recordColumns+` FROM sessions WHERE id = ? AND deleted = 0`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Record{}, ErrNoSession
 	}
@@ -367,7 +367,8 @@ func (st *Store) Recent(ctx context.Context, limit int, exclude string) ([]Summa
 	rows, err := db.QueryContext(ctx, `SELECT id, cwd, dirs, title, mode, model, plan, created, updated,
 		(SELECT count(*) FROM messages m WHERE m.session_id = s.id),
 		coalesce((SELECT substr(content, 1, ?) FROM messages m WHERE m.session_id = s.id AND m.role = 'user' ORDER BY m.id LIMIT 1), '')
-		FROM sessions s WHERE deleted = 0 AND id <> ? ORDER BY updated DESC, id DESC LIMIT ?`, previewChars*4, exclude, limit)
+		FROM sessions s WHERE deleted = 0 AND id <> ? AND EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)
+		ORDER BY updated DESC, id DESC LIMIT ?`, previewChars*4, exclude, limit)
 	if err != nil {
 		return nil, st.failed(fmt.Errorf("list sessions: %w", err))
 	}

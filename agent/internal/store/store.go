@@ -73,9 +73,11 @@ func New(home string, log *slog.Logger, notify func(string)) *Store {
 // Version 1 (user_version 0) kept each message at a position of its session,
 // so that two processes appending to one session overwrote each other's
 // messages; version 2 appends every message as its own row with a stable id;
-// version 3 adds the full-text index of messages (search.go).
+// version 3 adds the full-text index of messages (search.go); version 4
+// adds sessions.config, the session's config options other than its mode
+// and model (a session is stored from session/new on, with them).
 // A database with a higher version is never written.
-const schemaVersion = 3
+const schemaVersion = 4
 
 // schema creates version 2's tables (inside the caller's transaction).
 // messages.id orders a session's history across processes; role and
@@ -89,6 +91,7 @@ CREATE TABLE IF NOT EXISTS sessions (
 	mode    TEXT NOT NULL DEFAULT 'default',
 	model   TEXT NOT NULL DEFAULT '',
 	plan    TEXT NOT NULL DEFAULT '[]',
+	config  TEXT NOT NULL DEFAULT '{}',
 	created INTEGER NOT NULL,
 	updated INTEGER NOT NULL,
 	deleted INTEGER NOT NULL DEFAULT 0
@@ -361,8 +364,19 @@ func migrate(ctx context.Context, conn *sql.Conn) error {
 			return fmt.Errorf("migrate messages: %w", err)
 		}
 	}
-	if err := createIndex(ctx, conn); err != nil {
-		return fmt.Errorf("index messages: %w", err)
+	var config int
+	if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('sessions') WHERE name = 'config'`).Scan(&config); err != nil {
+		return err
+	}
+	if config == 0 { // version 3 or older: CREATE TABLE IF NOT EXISTS kept the old table
+		if _, err := conn.ExecContext(ctx, `ALTER TABLE sessions ADD COLUMN config TEXT NOT NULL DEFAULT '{}'`); err != nil {
+			return fmt.Errorf("add sessions.config: %w", err)
+		}
+	}
+	if version < 3 {
+		if err := createIndex(ctx, conn); err != nil {
+			return fmt.Errorf("index messages: %w", err)
+		}
 	}
 	_, err := conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion))
 	return err
@@ -433,7 +447,10 @@ type Record struct {
 	ID, Cwd, Title, Mode, Model string
 	Dirs                        []string
 	Plan                        []PlanItem
-	Created, Updated            time.Time
+	// Config holds the session's config options other than its mode and
+	// model, by option id (the terminal backend); nil: none.
+	Config           map[string]string
+	Created, Updated time.Time
 }
 
 // PlanItem is an entry of a session's stored plan (the todo list).
@@ -457,6 +474,10 @@ type storedMessage struct {
 	Images     []storedImage `json:"images,omitempty"`
 	// Reasoning keeps Anthropic's signed thinking blocks across restarts.
 	Reasoning []model.ReasoningBlock `json:"reasoning,omitempty"`
+	// ID and Display are the agent's: the message's id for the editor and
+	// how the editor was shown it (model.Message).
+	ID      string          `json:"message_id,omitempty"`
+	Display json.RawMessage `json:"display,omitempty"`
 }
 
 type storedCall struct {
@@ -471,7 +492,7 @@ type storedImage struct {
 }
 
 func toStored(m model.Message) storedMessage {
-	sm := storedMessage{Role: string(m.Role), Content: m.Content, Thought: m.Thought, ToolCallID: m.ToolCallID, Name: m.Name, IsError: m.IsError, Reasoning: m.Reasoning}
+	sm := storedMessage{Role: string(m.Role), Content: m.Content, Thought: m.Thought, ToolCallID: m.ToolCallID, Name: m.Name, IsError: m.IsError, Reasoning: m.Reasoning, ID: m.ID, Display: m.Display}
 	for _, c := range m.ToolCalls {
 		sm.ToolCalls = append(sm.ToolCalls, storedCall(c))
 	}
@@ -482,7 +503,7 @@ func toStored(m model.Message) storedMessage {
 }
 
 func fromStored(sm storedMessage) model.Message {
-	m := model.Message{Role: model.Role(sm.Role), Content: sm.Content, Thought: sm.Thought, ToolCallID: sm.ToolCallID, Name: sm.Name, IsError: sm.IsError, Reasoning: sm.Reasoning}
+	m := model.Message{Role: model.Role(sm.Role), Content: sm.Content, Thought: sm.Thought, ToolCallID: sm.ToolCallID, Name: sm.Name, IsError: sm.IsError, Reasoning: sm.Reasoning, ID: sm.ID, Display: sm.Display}
 	for _, c := range sm.ToolCalls {
 		m.ToolCalls = append(m.ToolCalls, model.ToolCall(c))
 	}
@@ -529,16 +550,17 @@ func (st *Store) Save(ctx context.Context, rec Record, reset bool, msgs []model.
 func (st *Store) saveTx(ctx context.Context, db *sql.DB, rec Record, reset bool, msgs []model.Message) error {
 	dirs, _ := json.Marshal(nonNil(rec.Dirs))
 	plan, _ := json.Marshal(rec.Plan)
+	config, _ := json.Marshal(nonNilMap(rec.Config))
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	_, err = tx.ExecContext(ctx, `INSERT INTO sessions (id, cwd, dirs, title, mode, model, plan, created, updated, deleted)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
+	_, err = tx.ExecContext(ctx, `INSERT INTO sessions (id, cwd, dirs, title, mode, model, plan, config, created, updated, deleted)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
 		ON CONFLICT(id) DO UPDATE SET cwd=excluded.cwd, dirs=excluded.dirs, title=excluded.title, mode=excluded.mode,
-			model=excluded.model, plan=excluded.plan, updated=max(updated, excluded.updated), deleted=0`,
-		rec.ID, rec.Cwd, string(dirs), rec.Title, rec.Mode, rec.Model, string(plan), rec.Created.UnixMilli(), rec.Updated.UnixMilli())
+			model=excluded.model, plan=excluded.plan, config=excluded.config, updated=max(updated, excluded.updated), deleted=0`,
+		rec.ID, rec.Cwd, string(dirs), rec.Title, rec.Mode, rec.Model, string(plan), string(config), rec.Created.UnixMilli(), rec.Updated.UnixMilli())
 	if err != nil {
 		return err
 	}
@@ -562,6 +584,13 @@ func nonNil(s []string) []string {
 	return s
 }
 
+func nonNilMap(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}
+
 // ErrNoSession means the store has no (undeleted) session with that id.
 var ErrNoSession = errors.New("agent: no stored session")
 
@@ -571,7 +600,7 @@ func (st *Store) Load(ctx context.Context, id string) (Record, []model.Message, 
 	if err != nil {
 		return Record{}, nil, err
 	}
-	rec, err := scanRecord(db.QueryRowContext(ctx, `SELECT id, cwd, dirs, title, mode, model, plan, created, updated FROM sessions WHERE id = ? AND deleted = 0`, id))
+	rec, err := scanRecord(db.QueryRowContext(ctx, `SELECT `+recordColumns+` FROM sessions WHERE id = ? AND deleted = 0`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Record{}, nil, ErrNoSession
 	}
@@ -613,27 +642,36 @@ func loadMessages(ctx context.Context, db *sql.DB, id string) ([]model.Message, 
 
 type scanner interface{ Scan(dest ...any) error }
 
+// recordColumns are the columns scanRecord reads, in its order.
+const recordColumns = `id, cwd, dirs, title, mode, model, plan, config, created, updated`
+
 func scanRecord(row scanner) (Record, error) {
 	var rec Record
-	var dirs, plan string
+	var dirs, plan, config string
 	var created, updated int64
-	if err := row.Scan(&rec.ID, &rec.Cwd, &dirs, &rec.Title, &rec.Mode, &rec.Model, &plan, &created, &updated); err != nil {
+	if err := row.Scan(&rec.ID, &rec.Cwd, &dirs, &rec.Title, &rec.Mode, &rec.Model, &plan, &config, &created, &updated); err != nil {
 		return rec, err
 	}
 	_ = json.Unmarshal([]byte(dirs), &rec.Dirs)
 	_ = json.Unmarshal([]byte(plan), &rec.Plan)
+	_ = json.Unmarshal([]byte(config), &rec.Config)
+	if len(rec.Config) == 0 {
+		rec.Config = nil
+	}
 	rec.Created, rec.Updated = time.UnixMilli(created), time.UnixMilli(updated)
 	return rec, nil
 }
 
 // List returns a page of sessions, most recently updated first. cursor is
-// the opaque value of a previous page's next cursor.
+// the opaque value of a previous page's next cursor. A session with no
+// message yet (created, never prompted) is not listed: it can be loaded,
+// but a list of empty conversations helps nobody.
 func (st *Store) List(ctx context.Context, cwd, cursor string) ([]Record, string, error) {
 	db, err := st.open()
 	if err != nil {
 		return nil, "", err
 	}
-	q := `SELECT id, cwd, dirs, title, mode, model, plan, created, updated FROM sessions WHERE deleted = 0`
+	q := `SELECT ` + recordColumns + ` FROM sessions WHERE deleted = 0 AND EXISTS (SELECT 1 FROM messages m WHERE m.session_id = sessions.id)`
 	var args []any
 	if cwd != "" {
 		q += ` AND cwd = ?`

@@ -1,4 +1,4 @@
-package main
+package web
 
 import (
 	"bytes"
@@ -7,14 +7,12 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-
-	"github.com/hermes-acp/hermes-acp/web"
 )
 
-// TestFetchImageFollowsTheWebPolicy: vision_analyze's image URLs go through
+// TestFetchImageFollowsThePolicy: vision_analyze's image URLs go through
 // the web tools' network policy — a loopback server is refused before any
 // connection unless allowed — and the size limit holds.
-func TestFetchImageFollowsTheWebPolicy(t *testing.T) {
+func TestFetchImageFollowsThePolicy(t *testing.T) {
 	png := append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte{0}, 100)...)
 	var hits atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -31,22 +29,22 @@ func TestFetchImageFollowsTheWebPolicy(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	_, _, err := fetchImage(t.Context(), &web.Policy{}, srv.URL+"/img.png", 1<<20)
-	if err == nil || !web.IsRefused(err) || hits.Load() != 0 {
+	_, _, err := (&Policy{}).FetchImage(t.Context(), srv.URL+"/img.png", 1<<20)
+	if err == nil || !IsRefused(err) || hits.Load() != 0 {
 		t.Fatalf("strict policy: err = %v after %d requests, want a refusal before connecting", err, hits.Load())
 	}
-	open := &web.Policy{AllowPrivate: true}
-	data, mime, err := fetchImage(t.Context(), open, srv.URL+"/hop", 1<<20)
+	open := &Policy{AllowPrivate: true}
+	data, mime, err := open.FetchImage(t.Context(), srv.URL+"/hop", 1<<20)
 	if err != nil || !bytes.Equal(data, png) || mime != "image/png" {
 		t.Fatalf("allowed: %d bytes, %q, %v", len(data), mime, err)
 	}
-	if _, _, err := fetchImage(t.Context(), open, srv.URL+"/img.png", 50); err == nil || !strings.Contains(err.Error(), "allowed") {
+	if _, _, err := open.FetchImage(t.Context(), srv.URL+"/img.png", 50); err == nil || !strings.Contains(err.Error(), "allowed") {
 		t.Errorf("over the size limit: err = %v", err)
 	}
-	if _, _, err := fetchImage(t.Context(), open, srv.URL+"/missing.png", 1<<20); err == nil || !strings.Contains(err.Error(), "404") {
+	if _, _, err := open.FetchImage(t.Context(), srv.URL+"/missing.png", 1<<20); err == nil || !strings.Contains(err.Error(), "404") {
 		t.Errorf("missing image: err = %v", err)
 	}
-	if _, _, err := fetchImage(t.Context(), open, "ftp://127.0.0.1/x.png", 1<<20); err == nil {
+	if _, _, err := open.FetchImage(t.Context(), "ftp://127.0.0.1/x.png", 1<<20); err == nil {
 		t.Error("an ftp URL was fetched")
 	}
 }

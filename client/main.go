@@ -1,4 +1,4 @@
-package main
+package client
 
 import (
 	"context"
@@ -10,11 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/hermes-acp/hermes-acp/client"
 )
 
-const clientUsage = `Usage: hermes-acp client [flags] -- AGENT [ARGS...]
+const usage = `Usage: hermes-acp client [flags] -- AGENT [ARGS...]
 
 Starts AGENT as an ACP agent, opens a session, sends the prompts in order and
 prints a readable transcript (or, with --json, every JSON-RPC message as a JSON
@@ -30,14 +28,17 @@ type stringList []string
 func (s *stringList) String() string     { return strings.Join(*s, ", ") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
-func runClient(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// Main is `hermes-acp client [flags] -- AGENT [ARGS...]`: it parses args,
+// runs the session ([Run]) and returns the exit status: 0 when every prompt
+// ended, 1 on errors, 2 for usage errors. version is the client's version.
+func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, version string) int {
 	fs := flag.NewFlagSet("hermes-acp client", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, clientUsage)
+		fmt.Fprint(stderr, usage)
 		fs.PrintDefaults()
 	}
-	o := client.Options{Version: buildVersion(), Stdout: stdout, Stderr: stderr}
+	o := Options{Version: version, Stdout: stdout, Stderr: stderr}
 	var prompts stringList
 	var promptFile string
 	wd, _ := os.Getwd()
@@ -70,7 +71,7 @@ func runClient(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	o.Prompts = prompts
 	if promptFile != "" {
-		ps, err := client.ReadPrompts(promptFile, stdin)
+		ps, err := ReadPrompts(promptFile, stdin)
 		if err != nil {
 			fmt.Fprintf(stderr, "hermes-acp client: %v\n", err)
 			return 2
@@ -83,14 +84,30 @@ func runClient(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	o.Cwd = abs
-	return clientStatus("hermes-acp client", client.Run(context.Background(), o, cmdline), stderr)
+	return status("hermes-acp client", Run(ctx, o, cmdline), stderr)
 }
 
-// clientStatus turns the headless client's outcome into the exit status,
-// printing what the transcript has not shown.
-func clientStatus(cmd string, err error, stderr io.Writer) int {
+// DemoMain is `hermes-acp demo [--json] [--keep]`: it runs agent (this
+// binary) on the bundled sample session ([Demo]) and returns the exit
+// status: 0 when the session ended, 1 on errors, 2 for usage errors.
+func DemoMain(ctx context.Context, args []string, agent string, stdout, stderr io.Writer, version string) int {
+	fs := flag.NewFlagSet("hermes-acp demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	jsonOut := fs.Bool("json", false, "print every JSON-RPC message instead of the transcript")
+	keep := fs.Bool("keep", false, "keep the temporary workspace and print its path")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	err := Demo(ctx, DemoOptions{Agent: agent, JSON: *jsonOut, Keep: *keep,
+		Version: version, Stdout: stdout, Stderr: stderr})
+	return status("hermes-acp demo", err, stderr)
+}
+
+// status turns a session's outcome into the exit status, printing what the
+// transcript has not shown.
+func status(cmd string, err error, stderr io.Writer) int {
 	if err != nil {
-		if !errors.Is(err, client.ErrReported) {
+		if !errors.Is(err, ErrReported) {
 			fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 		}
 		return 1
