@@ -260,3 +260,56 @@ func newSession(d Deps) *session {
 func (s *session) Enabled(tool string) bool {
 	return s.Deps.Enabled(tool) && (s.ungated || s.canRun(tool))
 }
+
+// services is a session's services as the tools declared with their
+// constructors ([declare]) see them: each such tool asks, through the
+// interface it declares, for exactly what it uses, and never sees the
+// session. It implements every one of those interfaces (a test binds each
+// declared tool to it).
+//
+// Transitional (issue #32, item 1): it reads the session's Deps while the
+// tools still bound with [register] need them; once every tool is declared,
+// the agent's per-session services take its place.
+type services struct{ s *session }
+
+func (s *session) services() services { return services{s} }
+
+// Enabled reports whether the session offers tool: descriptions and result
+// hints name only those.
+func (v services) Enabled(tool string) bool { return v.s.Enabled(tool) }
+
+// emptyLibrary serves sessions that have no skills library.
+var emptyLibrary = skills.New(skills.Options{})
+
+// SkillLibrary is the session's skills library (Deps.Skills), or an empty
+// one with nowhere to create skills.
+func (v services) SkillLibrary() *skills.Library {
+	if v.s.Skills == nil {
+		return emptyLibrary
+	}
+	return v.s.Skills
+}
+
+// ApproveEdit asks the session's approver (Deps.Approver).
+func (v services) ApproveEdit(ctx context.Context, callID string, changes []workspace.Change, lints []lint.Result) workspace.Decision {
+	return v.s.Approver.ApproveEdit(ctx, callID, changes, lints)
+}
+
+// RecordWrite records that a tool wrote content at abs: inside the
+// workspace, the read/write state records it and read_file forgets what
+// it read there.
+func (v services) RecordWrite(abs string, content []byte) {
+	ws := v.s.Workspace
+	if ws == nil {
+		return
+	}
+	if p, err := ws.Resolve(abs); err == nil && ws.InRoots(p) {
+		if v.s.State != nil {
+			v.s.State.RecordWrite(p, content)
+		}
+		v.s.reads.forget(p)
+	}
+}
+
+// WebTools is the session's web configuration (Deps.Web; nil: defaults).
+func (v services) WebTools() *Web { return v.s.Web }

@@ -7,20 +7,38 @@
 //
 // # Adding a tool
 //
-// A tool is one file (plus its description, <name>.md, embedded beside it).
-// At package initialisation the file declares the tool with register: its
-// registry.Entry holds every fact about it — ACP kind, read-only,
+// A tool is one file (plus its description, <name>.md, embedded beside it)
+// that declares, at package initialisation, its spec and its constructor:
+//
+//	var _ = declare(registry.Tool[greetDeps]{
+//		Spec: registry.Spec{Entry: registry.Entry{
+//			Name: greetName, Toolset: "greet", Description: greetDescription,
+//			Kind: registry.KindRead, ReadOnly: true, Title: greetTitle,
+//		}, Params: greetParams{}},
+//		New:       newGreet,
+//		Available: func(d greetDeps) error { … },
+//	})
+//
+// The registry.Entry holds every fact about it — ACP kind, read-only,
 // idempotent, parallel-safe, the argument that names the file it touches,
-// its title, preview and render functions for the editor — and
-// handle(run) makes its handler. run receives the call's arguments decoded
-// once into the tool's own params struct, and the session it is bound to
-// (its [Deps] and per-session state); it returns a registry.Result: the
-// value the model reads and the tool's own IsError verdict. Nothing else
-// changes: the registry, the planner, the guardrails and the agent read the
-// entry. [Entries] lists the declared tools; [Bind] binds those a session
-// enables to its dependencies. In descriptions,
-// {{if enabled "tool"}}…{{end}} keeps a sentence only for sessions that
-// offer that tool; hints in results do the same with Deps.Enabled.
+// its title, preview and render functions for the editor. Its schema is
+// derived from its params struct (registry.SchemaOf: json names, desc,
+// enum and schema tags), the struct its handler decodes the arguments into
+// once (registry.Typed). Its dependencies are an interface the file
+// declares (greetDeps) listing exactly the session services it uses; the
+// constructor New receives them and returns the handler, and Available,
+// when a session may lack what the tool needs, is its one availability
+// rule. A declared tool's file never sees the session that binds it (a
+// test of this package checks). Nothing else changes: the registry, the
+// planner, the guardrails and the agent read the entry. [Entries] lists
+// the declared tools; [Bind] binds those a session enables to its
+// services. In descriptions, {{if enabled "tool"}}…{{end}} keeps a sentence
+// only for sessions that offer that tool; hints in results do the same
+// with the dependencies' Enabled.
+//
+// The tools not yet moved to constructors (issue #32 moves them toolset by
+// toolset) still register with register(entry, handle(run)), run receiving
+// the session's [Deps]. Write new tools with declare.
 //
 // # Engines
 //

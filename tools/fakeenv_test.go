@@ -260,7 +260,7 @@ func runBuiltin(ctx context.Context, s *session, id, name string, args map[strin
 	}
 	for _, b := range builtins {
 		if b.entry.Name == name {
-			return b.bind.handler(s)(ctx, &registry.Call{ID: id, Name: name, Args: args})
+			return b.handler(s)(ctx, &registry.Call{ID: id, Name: name, Args: args})
 		}
 	}
 	return registry.Result{}, fmt.Errorf("no built-in tool %q", name)

@@ -40,13 +40,21 @@ var registrationHelperFiles = []string{
 	"execute_code_peer_other.go",
 }
 
-// registration is one top-level `var _ = register(registry.Entry{...}, handle(run))`.
+// registration is one top-level `var _ = register(registry.Entry{...}, handle(run))`
+// or `var _ = declare(registry.Tool[D]{Spec: registry.Spec{Entry: registry.Entry{...}, Params: P{}}, New: f})`.
 type registration struct {
 	name string // the Entry's Name: a string literal or a constant of the file ("" otherwise)
 	desc string // the file embedded (//go:embed) into the Entry's Description ("" otherwise)
-	run  string // the run function given to handle ("" otherwise)
+	run  string // the run function given to handle, or "New" for a declared tool ("" otherwise)
 	pos  token.Position
+	// declared: by declare, with its spec and constructor.
+	declared bool
 }
+
+// declaredToolForbidden are the identifiers a file declaring a tool with
+// declare may not use: the tool sees only its constructor's inputs (the
+// dependencies it declares), never the session binding it.
+var declaredToolForbidden = []string{"session", "newSession", "Deps", "services"}
 
 // registrationScan is what the AST of one file says about registration.
 type registrationScan struct {
@@ -115,6 +123,35 @@ func registrationScanFile(fset *token.FileSet, path string) (registrationScan, e
 				continue
 			}
 			call, ok := vs.Values[0].(*ast.CallExpr)
+			if ok && registrationIsIdent(call.Fun, "declare") {
+				allowed[call] = true
+				reg := registration{pos: fset.Position(call.Pos()), declared: true}
+				lit, problems := declaredEntryLit(call, reg.pos, funcs)
+				s.problems = append(s.problems, problems...)
+				if lit != nil {
+					allowedLits[lit] = true
+					reg.name = registrationEntryName(lit, consts)
+					if reg.name == "" {
+						s.problems = append(s.problems, fmt.Sprintf("%s: the declared Entry's Name must be a non-empty string literal or string constant of the file", reg.pos))
+					}
+					if id, ok := registrationField(lit, "Description").(*ast.Ident); ok {
+						reg.desc = embeds[id.Name]
+					}
+					if reg.desc == "" {
+						s.problems = append(s.problems, fmt.Sprintf("%s: the declared Entry's Description must be a variable of the file filled by //go:embed <tool>.md", reg.pos))
+					}
+					for _, f := range []string{"Handler", "Schema", "Check", "RequiresEnv"} {
+						if registrationField(lit, f) != nil {
+							s.problems = append(s.problems, fmt.Sprintf("%s: a declared tool's Entry sets no %s (New makes the handler, Params gives the schema, Available is its one availability rule)", reg.pos, f))
+						}
+					}
+				}
+				if len(problems) == 0 {
+					reg.run = "New"
+				}
+				s.registrations = append(s.registrations, reg)
+				continue
+			}
 			if !ok || !registrationIsIdent(call.Fun, "register") {
 				continue
 			}
@@ -158,7 +195,7 @@ func registrationScanFile(fset *token.FileSet, path string) (registrationScan, e
 		case *ast.SelectorExpr:
 			selectors[n.Sel] = true
 		case *ast.FuncDecl:
-			if n.Name.Name == "register" {
+			if n.Name.Name == "register" || n.Name.Name == "declare" {
 				selectors[n.Name] = true // table.go's definition, or a method
 			}
 		case *ast.CallExpr:
@@ -170,13 +207,67 @@ func registrationScanFile(fset *token.FileSet, path string) (registrationScan, e
 				s.problems = append(s.problems, fmt.Sprintf("%s: registry.Entry built outside a top-level `var _ = register(...)`; a tool file declares its tool only there", fset.Position(n.Pos())))
 			}
 		case *ast.Ident:
-			if n.Name == "register" && !selectors[n] {
-				s.problems = append(s.problems, fmt.Sprintf("%s: register used outside a top-level `var _ = register(registry.Entry{...}, handle(run))` declaration", fset.Position(n.Pos())))
+			if (n.Name == "register" || n.Name == "declare") && !selectors[n] {
+				s.problems = append(s.problems, fmt.Sprintf("%s: %s used outside a top-level `var _ = %s(...)` declaration", fset.Position(n.Pos()), n.Name, n.Name))
 			}
 		}
 		return true
 	})
+	if slices.ContainsFunc(s.registrations, func(r registration) bool { return r.declared }) {
+		ast.Inspect(f, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && !selectors[id] && slices.Contains(declaredToolForbidden, id.Name) {
+				s.problems = append(s.problems, fmt.Sprintf("%s: a declared tool sees only its constructor's inputs: its file may not use %s", fset.Position(id.Pos()), id.Name))
+			}
+			return true
+		})
+	}
 	return s, nil
+}
+
+// declaredEntryLit returns the registry.Entry literal of a declare call,
+// registry.Tool[D]{Spec: registry.Spec{Entry: registry.Entry{...}, Params: P{}}, New: f},
+// and what is wrong with the call: New must be a function of the file or a
+// function literal, and the spec must give Params.
+func declaredEntryLit(call *ast.CallExpr, pos token.Position, funcs map[string]bool) (*ast.CompositeLit, []string) {
+	bad := func(msg string) []string { return []string{fmt.Sprintf("%s: %s", pos, msg)} }
+	if len(call.Args) != 1 {
+		return nil, bad("declare takes one registry.Tool[D]{...} literal")
+	}
+	tl, ok := call.Args[0].(*ast.CompositeLit)
+	if !ok {
+		return nil, bad("declare's argument must be a registry.Tool[D]{...} literal")
+	}
+	ix, ok := tl.Type.(*ast.IndexExpr)
+	if !ok || !registrationIsSelector(ix.X, "registry", "Tool") {
+		return nil, bad("declare's argument must be a registry.Tool[D]{...} literal")
+	}
+	var problems []string
+	switch nf := registrationField(tl, "New").(type) {
+	case *ast.FuncLit:
+	case *ast.Ident:
+		if !funcs[nf.Name] {
+			problems = append(problems, fmt.Sprintf("%s: the declared tool's New must be a function of the same file", pos))
+		}
+	default:
+		problems = append(problems, fmt.Sprintf("%s: the declared tool has no New (its constructor)", pos))
+	}
+	spec, ok := registrationField(tl, "Spec").(*ast.CompositeLit)
+	if !ok || !registrationIsSelector(spec.Type, "registry", "Spec") {
+		return nil, append(problems, fmt.Sprintf("%s: the declared tool's Spec must be a registry.Spec{...} literal", pos))
+	}
+	if registrationField(spec, "Params") == nil {
+		problems = append(problems, fmt.Sprintf("%s: the declared tool's Spec gives no Params (its schema is derived from them)", pos))
+	}
+	lit, ok := registrationField(spec, "Entry").(*ast.CompositeLit)
+	if !ok || !registrationIsEntry(lit.Type) {
+		return nil, append(problems, fmt.Sprintf("%s: the declared tool's Spec.Entry must be a registry.Entry{...} literal", pos))
+	}
+	return lit, problems
+}
+
+func registrationIsSelector(e ast.Expr, pkg, name string) bool {
+	sel, ok := e.(*ast.SelectorExpr)
+	return ok && registrationIsIdent(sel.X, pkg) && sel.Sel.Name == name
 }
 
 // registrationString returns the value of a string literal.
@@ -460,6 +551,25 @@ func TestScanRegistrations(t *testing.T) {
 		{"entry with a handler", `var _ = register(registry.Entry{Name: "x", Description: desc, Handler: nil}, handle(run))`, []string{"x"},
 			[]string{"declares no Handler"}},
 		{"method named register is fine", "type r struct{}\n\nfunc (r) register() {}\n\nvar _ = r{}.register", nil, nil},
+		{"declared", "type p struct{}\n\nfunc newGood(d any) registry.Handler { return nil }\n\n" +
+			`var _ = declare(registry.Tool[any]{Spec: registry.Spec{Entry: registry.Entry{Name: "good", Description: desc}, Params: p{}}, New: newGood})`, []string{"good"}, nil},
+		{"declared with a literal New", "type p struct{}\n\n" +
+			`var _ = declare(registry.Tool[any]{Spec: registry.Spec{Entry: registry.Entry{Name: "good", Description: desc}, Params: p{}}, New: func(any) registry.Handler { return nil }})`, []string{"good"}, nil},
+		{"declared without New", "type p struct{}\n\n" +
+			`var _ = declare(registry.Tool[any]{Spec: registry.Spec{Entry: registry.Entry{Name: "x", Description: desc}, Params: p{}}})`, []string{"x"},
+			[]string{"has no New"}},
+		{"declared without Params", "func newX(any) registry.Handler { return nil }\n\n" +
+			`var _ = declare(registry.Tool[any]{Spec: registry.Spec{Entry: registry.Entry{Name: "x", Description: desc}}, New: newX})`, []string{"x"},
+			[]string{"gives no Params"}},
+		{"declared with a schema", "type p struct{}\n\nfunc newX(any) registry.Handler { return nil }\n\n" +
+			`var _ = declare(registry.Tool[any]{Spec: registry.Spec{Entry: registry.Entry{Name: "x", Description: desc, Schema: nil}, Params: p{}}, New: newX})`, []string{"x"},
+			[]string{"sets no Schema"}},
+		{"declared tool reaching the session", "type p struct{}\n\nfunc newX(any) registry.Handler { var s *session; _ = s; return nil }\n\n" +
+			`var _ = declare(registry.Tool[any]{Spec: registry.Spec{Entry: registry.Entry{Name: "x", Description: desc}, Params: p{}}, New: newX})`, []string{"x"},
+			[]string{"may not use session"}},
+		{"declared inside init", "type p struct{}\n\nfunc newX(any) registry.Handler { return nil }\n\n" +
+			`func init() { declare(registry.Tool[any]{Spec: registry.Spec{Entry: registry.Entry{Name: "x", Description: desc}, Params: p{}}, New: newX}) }`, nil,
+			[]string{"declare used outside", "registry.Entry built outside"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

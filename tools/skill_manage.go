@@ -22,64 +22,24 @@ import (
 // I/O goes through an os.Root on the skills folder), shown to the user as a
 // diff and approved like a file edit, and written atomically. New skills go
 // to $HERMES_HOME/skills; existing ones are changed where they live.
-var _ = register(registry.Entry{
-	Name:        skillManageName,
-	Toolset:     "skills",
-	Emoji:       "📝",
-	Description: skillManageDescription,
-	Schema: map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"action": map[string]any{
-				"type":        "string",
-				"enum":        []any{"create", "patch", "edit", "delete", "write_file", "remove_file"},
-				"description": "The action to perform.",
-			},
-			"name": map[string]any{
-				"type":        "string",
-				"description": "Skill name (lowercase, hyphens/underscores, max 64 chars). Must match an existing skill for patch/edit/delete/write_file/remove_file.",
-			},
-			"content": map[string]any{
-				"type":        "string",
-				"description": "Full SKILL.md content (YAML frontmatter + markdown body). Required for 'create' and 'edit'. For 'edit', read the skill first and provide the complete updated text.",
-			},
-			"old_string": map[string]any{
-				"type":        "string",
-				"description": "Text to find in the file (required for 'patch'). Must be unique unless replace_all=true. Include enough surrounding context to ensure uniqueness.",
-			},
-			"new_string": map[string]any{
-				"type":        "string",
-				"description": "Replacement text (required for 'patch'). Can be empty string to delete the matched text.",
-			},
-			"replace_all": map[string]any{
-				"type":        "boolean",
-				"description": "For 'patch': replace all occurrences instead of requiring a unique match (default: false).",
-			},
-			"category": map[string]any{
-				"type":        "string",
-				"description": "Optional category/domain for organizing the skill (e.g., 'devops', 'data-science', 'mlops'). Creates a subdirectory grouping. Only used with 'create'.",
-			},
-			"file_path": map[string]any{
-				"type":        "string",
-				"description": "Path to a supporting file within the skill directory. For 'write_file'/'remove_file': required, must be under references/, templates/, scripts/, or assets/. For 'patch': optional, defaults to SKILL.md if omitted.",
-			},
-			"file_content": map[string]any{
-				"type":        "string",
-				"description": "Content for the file. Required for 'write_file'.",
-			},
-			"absorbed_into": map[string]any{
-				"type":        "string",
-				"description": "For 'delete' only: the skill this one's content was merged into (it must already exist), or an empty string when the skill is pruned with no forwarding target.",
-			},
-		},
-		"required": []any{"action", "name"},
+var _ = declare(registry.Tool[skillManageDeps]{
+	Spec: registry.Spec{Entry: registry.Entry{
+		Name:         skillManageName,
+		Toolset:      "skills",
+		Emoji:        "📝",
+		Description:  skillManageDescription,
+		Kind:         registry.KindEdit,
+		ChangesFiles: true, // checkpointed first (issue 29)
+		Title:        skillManageTitle,
+		Preview:      skillManagePreview,
+		Render:       skillManageRender,
+	}, Params: skillManageParams{}},
+	New: func(d skillManageDeps) registry.Handler {
+		return registry.Typed(func(ctx context.Context, call *registry.Call, p *skillManageParams) (registry.Result, error) {
+			return skillManage(ctx, d, call, p)
+		})
 	},
-	Kind:         registry.KindEdit,
-	ChangesFiles: true, // checkpointed first (issue 29)
-	Title:        skillManageTitle,
-	Preview:      skillManagePreview,
-	Render:       skillManageRender,
-}, handle(skillManage))
+})
 
 const skillManageName = "skill_manage"
 
@@ -87,16 +47,29 @@ const skillManageName = "skill_manage"
 var skillManageDescription string
 
 type skillManageParams struct {
-	Action       string  `json:"action"`
-	Name         string  `json:"name"`
-	Content      *string `json:"content"`
-	OldString    *string `json:"old_string"`
-	NewString    *string `json:"new_string"`
-	ReplaceAll   bool    `json:"replace_all"`
-	Category     *string `json:"category"`
-	FilePath     *string `json:"file_path"`
-	FileContent  *string `json:"file_content"`
-	AbsorbedInto *string `json:"absorbed_into"`
+	Action       string  `json:"action" schema:"required" enum:"create,patch,edit,delete,write_file,remove_file" desc:"The action to perform."`
+	Name         string  `json:"name" schema:"required" desc:"Skill name (lowercase, hyphens/underscores, max 64 chars). Must match an existing skill for patch/edit/delete/write_file/remove_file."`
+	Content      *string `json:"content" desc:"Full SKILL.md content (YAML frontmatter + markdown body). Required for 'create' and 'edit'. For 'edit', read the skill first and provide the complete updated text."`
+	OldString    *string `json:"old_string" desc:"Text to find in the file (required for 'patch'). Must be unique unless replace_all=true. Include enough surrounding context to ensure uniqueness."`
+	NewString    *string `json:"new_string" desc:"Replacement text (required for 'patch'). Can be empty string to delete the matched text."`
+	ReplaceAll   bool    `json:"replace_all" desc:"For 'patch': replace all occurrences instead of requiring a unique match (default: false)."`
+	Category     *string `json:"category" desc:"Optional category/domain for organizing the skill (e.g., 'devops', 'data-science', 'mlops'). Creates a subdirectory grouping. Only used with 'create'."`
+	FilePath     *string `json:"file_path" desc:"Path to a supporting file within the skill directory. For 'write_file'/'remove_file': required, must be under references/, templates/, scripts/, or assets/. For 'patch': optional, defaults to SKILL.md if omitted."`
+	FileContent  *string `json:"file_content" desc:"Content for the file. Required for 'write_file'."`
+	AbsorbedInto *string `json:"absorbed_into" desc:"For 'delete' only: the skill this one's content was merged into (it must already exist), or an empty string when the skill is pruned with no forwarding target."`
+}
+
+// skillManageDeps is what skill_manage uses of its session: the skill
+// tools' library and hints, the user's approval of every change (shown as
+// a diff), and the record of what it wrote inside the workspace.
+type skillManageDeps interface {
+	skillsDeps
+	EditApprover
+	// RecordWrite tells the session that the tool wrote content at abs
+	// (a project skill's file): when abs is in the workspace, the file
+	// state records the write (so it is not taken for an outside change)
+	// and read_file forgets what it read there.
+	RecordWrite(abs string, content []byte)
 }
 
 // skillManageResult is hermes's successful result.
@@ -117,7 +90,7 @@ const skillManageMaxDeleteFiles = 200
 // diff; larger and binary files show a one-line placeholder.
 const skillManageShowBytes = 256 << 10
 
-func skillManage(ctx context.Context, env *session, call *registry.Call, p *skillManageParams) (registry.Result, error) {
+func skillManage(ctx context.Context, env skillManageDeps, call *registry.Call, p *skillManageParams) (registry.Result, error) {
 	fail := func(msg string) (registry.Result, error) { return skillFailed(skillFailure{Error: msg}), nil }
 	name := strings.TrimSpace(p.Name)
 	str := func(s *string) string {
@@ -160,7 +133,7 @@ func skillManage(ctx context.Context, env *session, call *registry.Call, p *skil
 	if name == "" {
 		return fail("Skill name is required.")
 	}
-	m := skillManager{env: env, lib: env.skillLib(), callID: call.ID, name: name}
+	m := skillManager{env: env, lib: env.SkillLibrary(), callID: call.ID, name: name}
 	switch p.Action {
 	case "create":
 		return m.create(ctx, *p.Content, strings.TrimSpace(str(p.Category)))
@@ -179,7 +152,7 @@ func skillManage(ctx context.Context, env *session, call *registry.Call, p *skil
 
 // skillManager runs one skill_manage call.
 type skillManager struct {
-	env    *session
+	env    skillManageDeps
 	lib    *skills.Library
 	callID string
 	name   string
@@ -187,7 +160,7 @@ type skillManager struct {
 
 // find looks the skill up; the failure says how to see the skills.
 func (m skillManager) find(suffix string) (skills.Skill, *registry.Result) {
-	sk, fail := m.env.skillFind(m.name, "")
+	sk, fail := skillFind(m.env, m.name, "")
 	if fail == nil {
 		return sk, nil
 	}
@@ -224,7 +197,7 @@ func (m skillManager) approve(ctx context.Context, changes ...skillChange) (*reg
 		}
 		wc = append(wc, workspace.Change{Kind: c.kind, Path: p, Old: c.old, New: c.new})
 	}
-	d := m.env.Approver.ApproveEdit(ctx, m.callID, wc, make([]lint.Result, len(wc)))
+	d := m.env.ApproveEdit(ctx, m.callID, wc, make([]lint.Result, len(wc)))
 	if d.Approved {
 		return nil, nil
 	}
@@ -240,16 +213,8 @@ func (m skillManager) approve(ctx context.Context, changes ...skillChange) (*reg
 // workspace (a project skill), so its own write is not taken for an
 // outside change.
 func (m skillManager) written(t skills.Target, content []byte) {
-	if t.Root.Source != skills.SourceProject || m.env.Workspace == nil {
-		return
-	}
-	if p, err := m.env.Workspace.Resolve(t.Abs()); err == nil && m.env.Workspace.InRoots(p) {
-		if m.env.State != nil {
-			m.env.State.RecordWrite(p, content)
-		}
-		if m.env.reads != nil {
-			m.env.reads.forget(p)
-		}
+	if t.Root.Source == skills.SourceProject {
+		m.env.RecordWrite(t.Abs(), content)
 	}
 }
 

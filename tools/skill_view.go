@@ -18,33 +18,26 @@ import (
 // skill_view is hermes-agent's progressive disclosure of a skill: its
 // SKILL.md (front matter fields and body) with the list of its supporting
 // files, or, with file_path, one of those files.
-var _ = register(registry.Entry{
-	Name:        skillViewName,
-	Toolset:     "skills",
-	Emoji:       "📚",
-	Description: skillViewDescription,
-	Schema: map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"name": map[string]any{
-				"type":        "string",
-				"description": "The skill name (as the system prompt or the skill listing shows it). A skill in a category folder can also be named by its path, e.g. 'devops/deploy'.",
-			},
-			"file_path": map[string]any{
-				"type":        "string",
-				"description": "OPTIONAL: Path to a linked file within the skill (e.g., 'references/api.md', 'templates/config.yaml', 'scripts/validate.py'). Omit to get the main SKILL.md content.",
-			},
-		},
-		"required": []any{"name"},
+var _ = declare(registry.Tool[skillsDeps]{
+	Spec: registry.Spec{Entry: registry.Entry{
+		Name:         skillViewName,
+		Toolset:      "skills",
+		Emoji:        "📚",
+		Description:  skillViewDescription,
+		Kind:         registry.KindRead,
+		ReadOnly:     true,
+		Idempotent:   true,
+		ParallelSafe: true,
+		Title:        skillViewTitle,
+		Preview:      func(map[string]any) string { return "" },
+		Render:       skillViewRender,
+	}, Params: skillViewParams{}},
+	New: func(d skillsDeps) registry.Handler {
+		return registry.Typed(func(_ context.Context, _ *registry.Call, p *skillViewParams) (registry.Result, error) {
+			return skillView(d, p), nil
+		})
 	},
-	Kind:         registry.KindRead,
-	ReadOnly:     true,
-	Idempotent:   true,
-	ParallelSafe: true,
-	Title:        skillViewTitle,
-	Preview:      func(map[string]any) string { return "" },
-	Render:       skillViewRender,
-}, handle(skillView))
+})
 
 const skillViewName = "skill_view"
 
@@ -52,8 +45,8 @@ const skillViewName = "skill_view"
 var skillViewDescription string
 
 type skillViewParams struct {
-	Name     string `json:"name"`
-	FilePath string `json:"file_path"`
+	Name     string `json:"name" schema:"required" desc:"The skill name (as the system prompt or the skill listing shows it). A skill in a category folder can also be named by its path, e.g. 'devops/deploy'."`
+	FilePath string `json:"file_path" desc:"OPTIONAL: Path to a linked file within the skill (e.g., 'references/api.md', 'templates/config.yaml', 'scripts/validate.py'). Omit to get the main SKILL.md content."`
 }
 
 // skillViewResult is hermes's result for SKILL.md.
@@ -103,8 +96,8 @@ const skillLookupHint = "Use a skill name or relative path within the skills dir
 
 // skillFind looks up name for a skill tool, returning the failure the model
 // reads when there is no such skill (hermes's messages).
-func (s *session) skillFind(name, notFoundSuffix string) (skills.Skill, *registry.Result) {
-	lib := s.skillLib()
+func skillFind(d skillsDeps, name, notFoundSuffix string) (skills.Skill, *registry.Result) {
+	lib := d.SkillLibrary()
 	sk, err := lib.Find(name)
 	if err == nil {
 		return sk, nil
@@ -127,7 +120,7 @@ func (s *session) skillFind(name, notFoundSuffix string) (skills.Skill, *registr
 		for _, sk := range all[:min(len(all), 20)] {
 			f.AvailableSkills = append(f.AvailableSkills, sk.Name)
 		}
-		if s.Enabled(skillsListName) {
+		if d.Enabled(skillsListName) {
 			f.Hint = "Use skills_list to see all available skills"
 		}
 		r = skillFailed(f)
@@ -137,25 +130,25 @@ func (s *session) skillFind(name, notFoundSuffix string) (skills.Skill, *registr
 	return skills.Skill{}, &r
 }
 
-func skillView(_ context.Context, env *session, _ *registry.Call, p *skillViewParams) (registry.Result, error) {
+func skillView(d skillsDeps, p *skillViewParams) registry.Result {
 	name := strings.TrimSpace(p.Name)
 	if name == "" {
-		return skillFailed(skillFailure{Error: "Skill name is required.", Hint: skillLookupHint}), nil
+		return skillFailed(skillFailure{Error: "Skill name is required.", Hint: skillLookupHint})
 	}
-	sk, fail := env.skillFind(name, "")
+	sk, fail := skillFind(d, name, "")
 	if fail != nil {
-		return *fail, nil
+		return *fail
 	}
-	lib := env.skillLib()
+	lib := d.SkillLibrary()
 	if lib.Disabled(sk.Name) {
-		return skillFailed(skillFailure{Error: fmt.Sprintf("Skill '%s' is disabled. Enable it by removing it from skills.disabled in config.yaml, or inspect the files directly on disk.", sk.Name)}), nil
+		return skillFailed(skillFailure{Error: fmt.Sprintf("Skill '%s' is disabled. Enable it by removing it from skills.disabled in config.yaml, or inspect the files directly on disk.", sk.Name)})
 	}
 	if p.FilePath != "" {
-		return skillViewFile(lib, sk, name, p.FilePath), nil
+		return skillViewFile(lib, sk, name, p.FilePath)
 	}
 	raw, err := lib.ReadFile(sk, skills.FileName, skills.MaxFileBytes)
 	if err != nil {
-		return skillFailed(skillFailure{Error: fmt.Sprintf("Failed to read skill '%s': %v", name, err)}), nil
+		return skillFailed(skillFailure{Error: fmt.Sprintf("Failed to read skill '%s': %v", name, err)})
 	}
 	content := strings.ToValidUTF8(strings.TrimPrefix(string(raw), "\ufeff"), "\uFFFD")
 	doc, perr := skills.Parse(content)
@@ -173,7 +166,7 @@ func skillView(_ context.Context, env *session, _ *registry.Call, p *skillViewPa
 	}
 	if len(res.LinkedFiles) == 0 {
 		res.LinkedFiles = nil
-	} else if env.Enabled(skillViewName) {
+	} else if d.Enabled(skillViewName) {
 		h := "To view linked files, call skill_view(name, file_path) where file_path is e.g. 'references/api.md' or 'assets/config.yaml'"
 		res.UsageHint = &h
 	}
@@ -186,7 +179,7 @@ func skillView(_ context.Context, env *session, _ *registry.Call, p *skillViewPa
 	if perr != nil {
 		res.Warning = "SKILL.md " + perr.Error()
 	}
-	return registry.OK(res), nil
+	return registry.OK(res)
 }
 
 // skillList reads tags or related_skills: metadata.hermes.<key> first, then

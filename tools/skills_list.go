@@ -14,29 +14,22 @@ import (
 // and category of every skill the session can see (the project's
 // .hermes/skills first, then $HERMES_HOME/skills), optionally of one
 // category. Bodies are loaded with skill_view.
-var _ = register(registry.Entry{
-	Name:        skillsListName,
-	Toolset:     "skills",
-	Emoji:       "📚",
-	Description: skillsListDescription,
-	Schema: map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"category": map[string]any{
-				"type":        "string",
-				"description": "Optional category filter to narrow results",
-			},
-		},
-		"required": []any{},
-	},
-	Kind:         registry.KindRead,
-	ReadOnly:     true,
-	Idempotent:   true,
-	ParallelSafe: true,
-	Title:        skillsListTitle,
-	Preview:      func(map[string]any) string { return "" },
-	Render:       skillsListRender,
-}, handle(skillsList))
+var _ = declare(registry.Tool[skillsDeps]{
+	Spec: registry.Spec{Entry: registry.Entry{
+		Name:         skillsListName,
+		Toolset:      "skills",
+		Emoji:        "📚",
+		Description:  skillsListDescription,
+		Kind:         registry.KindRead,
+		ReadOnly:     true,
+		Idempotent:   true,
+		ParallelSafe: true,
+		Title:        skillsListTitle,
+		Preview:      func(map[string]any) string { return "" },
+		Render:       skillsListRender,
+	}, Params: skillsListParams{}},
+	New: newSkillsList,
+})
 
 const skillsListName = "skills_list"
 
@@ -44,7 +37,17 @@ const skillsListName = "skills_list"
 var skillsListDescription string
 
 type skillsListParams struct {
-	Category string `json:"category"`
+	Category string `json:"category" desc:"Optional category filter to narrow results"`
+}
+
+// skillsDeps is what the skill tools use of their session.
+type skillsDeps interface {
+	// SkillLibrary is the session's skills library: the user's and the
+	// project's skills folders (an empty library when it has none).
+	SkillLibrary() *skills.Library
+	// Enabled reports whether the session offers tool: hints name only
+	// those.
+	Enabled(tool string) bool
 }
 
 // skillEntry is one skill in the listing; category is null for a skill
@@ -68,26 +71,22 @@ type skillsListResult struct {
 	Warnings   []string     `json:"_warnings,omitempty"`
 }
 
-// emptyLibrary serves sessions that have no skills library.
-var emptyLibrary = skills.New(skills.Options{})
-
-// skillLib returns the session's skills library.
-func (s *session) skillLib() *skills.Library {
-	if s.Skills == nil {
-		return emptyLibrary
-	}
-	return s.Skills
+// newSkillsList makes skills_list's handler for a session.
+func newSkillsList(d skillsDeps) registry.Handler {
+	return registry.Typed(func(_ context.Context, _ *registry.Call, p *skillsListParams) (registry.Result, error) {
+		return skillsList(d, p), nil
+	})
 }
 
-func skillsList(_ context.Context, env *session, _ *registry.Call, p *skillsListParams) (registry.Result, error) {
-	all, problems := env.skillLib().List()
+func skillsList(d skillsDeps, p *skillsListParams) registry.Result {
+	all, problems := d.SkillLibrary().List()
 	var warnings []string
 	for _, pr := range problems {
 		warnings = append(warnings, pr.Error())
 	}
 	if len(all) == 0 {
 		return registry.OK(skillsListResult{Success: true, Skills: []skillEntry{}, Categories: []string{},
-			Message: "No skills found in skills/ directory.", Warnings: warnings}), nil
+			Message: "No skills found in skills/ directory.", Warnings: warnings})
 	}
 	category := strings.TrimSpace(p.Category)
 	out := skillsListResult{Success: true, Skills: []skillEntry{}, Categories: []string{}, Warnings: warnings}
@@ -109,10 +108,10 @@ func skillsList(_ context.Context, env *session, _ *registry.Call, p *skillsList
 	}
 	n := len(out.Skills)
 	out.Count = &n
-	if env.Enabled(skillViewName) {
+	if d.Enabled(skillViewName) {
 		out.Hint = "Use skill_view(name) to see full content, tags, and linked files"
 	}
-	return registry.OK(out), nil
+	return registry.OK(out)
 }
 
 // skillsListTitle is hermes's "skills list[ (<category>)]".

@@ -12,10 +12,13 @@ import (
 )
 
 // tool is one built-in tool: its entry (every fact, the schema, the
-// description template) and how to make its handler for a session.
+// description template) and how to make its handler for a session: decl,
+// its spec and constructor ([declare]), or, for the tools not yet moved to
+// constructors, bind ([register]).
 type tool struct {
 	entry registry.Entry
 	desc  []descPart // the description, split at its {{if enabled}} blocks
+	decl  registry.Declared
 	bind  binding
 }
 
@@ -44,6 +47,30 @@ var builtins []tool
 // that enable that tool (put the sentence's trailing space inside the
 // block); blocks do not nest.
 func register(e registry.Entry, bind binding) struct{} {
+	builtins = append(builtins, tool{entry: e, desc: splitDescription(e), bind: bind})
+	return struct{}{}
+}
+
+// declare adds a tool declared with its constructor to the built-in table:
+// t's spec says every fact about the tool (its schema derived from its
+// params struct) and t.New makes its handler from D, the dependencies the
+// tool declares — a small interface the session's services implement
+// ([services]); t.Available is its one availability rule. Like register,
+// it is called only from the top-level var declarations of tool files,
+// and the description takes the same {{if enabled "tool"}} blocks.
+func declare[D any](t registry.Tool[D]) struct{} {
+	addDeclared(registry.Declare(t))
+	return struct{}{}
+}
+
+// addDeclared adds a declared tool to the built-in table.
+func addDeclared(d registry.Declared) {
+	e := d.Declaration()
+	builtins = append(builtins, tool{entry: e, desc: splitDescription(e), decl: d})
+}
+
+// splitDescription splits e's description at its {{if enabled}} blocks.
+func splitDescription(e registry.Entry) []descPart {
 	if rest := enabledBlock.ReplaceAllString(e.Description, ""); strings.Contains(rest, "{{") || strings.Contains(rest, "}}") {
 		panic("tools: the description of " + e.Name + " has a {{…}} that is not an {{if enabled \"tool\"}}…{{end}} block")
 	}
@@ -55,25 +82,8 @@ func register(e registry.Entry, bind binding) struct{} {
 		rest = e.Description[m[1]:]
 	}
 	desc = append(desc, descPart{text: rest})
-	builtins = append(builtins, tool{entry: e, desc: desc, bind: bind})
-	return struct{}{}
+	return desc
 }
-
-// availableWhen makes the availability of the registered tool name depend
-// on the session it is bound to: check returns why the tool cannot run (the
-// entry's Check then reports it). Like register, it is called only from
-// the top-level var declarations of tool files.
-func availableWhen(name string, check func(s *session) error) struct{} {
-	if sessionChecks == nil {
-		sessionChecks = map[string]func(s *session) error{}
-	}
-	sessionChecks[name] = check
-	return struct{}{}
-}
-
-// sessionChecks holds the checks of [availableWhen] by tool name; like
-// builtins, it is filled at initialisation and never changed after.
-var sessionChecks map[string]func(s *session) error
 
 // execute_code (issue #16): availableOnly marks the tools whose
 // {{if enabled}} blocks also need the named tool to be available (its
@@ -81,14 +91,16 @@ var sessionChecks map[string]func(s *session) error
 // lists only the functions a script can really use.
 var availableOnly = map[string]bool{executeCodeName: true}
 
-// usable reports whether tool name is enabled in s and its session check
-// (if any) passes.
+// usable reports whether tool name is enabled in s and s can run it (its
+// Available rule passes), even in the ungated session of [Entries].
 func (s *session) usable(name string) bool {
 	if !s.Enabled(name) {
 		return false
 	}
-	if check := sessionChecks[name]; check != nil && check(s) != nil {
-		return false
+	for _, t := range builtins {
+		if t.entry.Name == name && t.decl != nil {
+			return t.decl.Unavailable(s.services()) == nil
+		}
 	}
 	return true
 }
@@ -103,8 +115,10 @@ func Entries() []registry.Entry {
 	for _, t := range sorted() {
 		e := t.entry
 		e.Description = t.description(all)
-		if check := sessionChecks[e.Name]; check != nil {
-			e.Check = registry.NewCheck(func() error { return check(all) })
+		if t.decl != nil {
+			// A session without services: what the process offers (the
+			// environment's web credentials), for `hermes-acp tools`.
+			e.Check = registry.NewCheck(func() error { return t.decl.Unavailable(all.services()) })
 		}
 		out = append(out, e)
 	}
@@ -123,15 +137,21 @@ func Bind(d Deps) ([]registry.Entry, []registry.Hook) {
 			continue
 		}
 		e := t.entry
+		if t.decl != nil {
+			bound, err := t.decl.Bind(s.services())
+			if err != nil {
+				panic("tools: " + err.Error()) // services lacks a tool's dependencies: a bug of this package
+			}
+			e = bound
+			e.Handler = s.withoutAbsentToolsIn(e.Handler)
+		} else {
+			e.Handler = t.bind.handler(s)
+		}
 		e.Description = t.description(s)
-		e.Handler = t.bind.handler(s)
 		if t.bind.gate != nil {
 			if err := t.bind.gate(s); err != nil {
 				e.Check = registry.NewCheck(func() error { return err }) // not offered; `hermes-acp tools` says why
 			}
-		}
-		if check := sessionChecks[e.Name]; check != nil && e.Check == nil {
-			e.Check = registry.NewCheck(func() error { return check(s) })
 		}
 		bindBrowserCheck(&e, s)
 		out = append(out, e)
@@ -143,7 +163,7 @@ func Bind(d Deps) ([]registry.Entry, []registry.Hook) {
 }
 
 // canRun reports whether session s can run the built-in tool name: false
-// only for a tool whose gate refuses s.
+// only for a tool whose gate, or whose Available rule, refuses s.
 func (s *session) canRun(name string) bool {
 	for _, t := range builtins {
 		if t.entry.Name != name {
@@ -151,6 +171,9 @@ func (s *session) canRun(name string) bool {
 		}
 		if t.entry.Toolset == browserToolset && !s.browserOK() {
 			return false
+		}
+		if t.decl != nil {
+			return t.decl.Unavailable(s.services()) == nil
 		}
 		if t.bind.gate != nil {
 			return t.bind.gate(s) == nil
@@ -217,6 +240,27 @@ func handle[P any](run func(ctx context.Context, s *session, call *registry.Call
 		}
 	}
 	return b
+}
+
+// handler makes t's handler for session s, as [Bind] does.
+func (t tool) handler(s *session) registry.Handler {
+	if t.decl == nil {
+		return t.bind.handler(s)
+	}
+	e, err := t.decl.Bind(s.services())
+	if err != nil {
+		panic("tools: " + err.Error()) // services lacks a tool's dependencies: a bug of this package
+	}
+	return s.withoutAbsentToolsIn(e.Handler)
+}
+
+// withoutAbsentToolsIn wraps a declared tool's handler h as handle wraps
+// the others: see withoutAbsentTools.
+func (s *session) withoutAbsentToolsIn(h registry.Handler) registry.Handler {
+	return func(ctx context.Context, call *registry.Call) (registry.Result, error) {
+		r, err := h(ctx, call)
+		return s.withoutAbsentTools(r), err
+	}
 }
 
 // withoutAbsentTools drops, from a failed result's message, the workspace's

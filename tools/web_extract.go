@@ -23,37 +23,27 @@ import (
 // 2 000 000 characters), cut to char_limit keeping the head and the tail.
 // Either way the full text is saved where read_file can read it back. The
 // result is hermes's {"results": [{url, title, content, error}]}.
-var _ = register(registry.Entry{
-	Name:        webExtractName,
-	Toolset:     "web",
-	Emoji:       "📄",
-	Description: webExtractDescription,
-	Schema: map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"urls": map[string]any{
-				"type":        "array",
-				"items":       map[string]any{"type": "string"},
-				"description": "List of URLs to extract content from (max 5 URLs per call)",
-				"maxItems":    webExtractMaxURLs,
-			},
-			"char_limit": map[string]any{
-				"type":        "integer",
-				"description": "Maximum characters of content per page when it is cut rather than summarised (minimum 2000, default 15000 or web.extract_char_limit)",
-				"minimum":     webExtractMinCharLimit,
-			},
-		},
-		"required": []any{"urls"},
+var _ = declare(registry.Tool[webDeps]{
+	Spec: registry.Spec{Entry: registry.Entry{
+		Name:           webExtractName,
+		Toolset:        "web",
+		Emoji:          "📄",
+		Description:    webExtractDescription,
+		MaxResultChars: 100_000,
+		Kind:           registry.KindFetch,
+		ReadOnly:       true,
+		Idempotent:     true,
+		ParallelSafe:   true,
+		Title:          webExtractTitle,
+		Preview:        webExtractPreview,
+		Render:         webRender,
+	}, Params: webExtractParams{}},
+	New: func(d webDeps) registry.Handler {
+		return registry.Typed(func(ctx context.Context, call *registry.Call, p *webExtractParams) (registry.Result, error) {
+			return webExtract(ctx, d, call, p)
+		})
 	},
-	MaxResultChars: 100_000,
-	Kind:           registry.KindFetch,
-	ReadOnly:       true,
-	Idempotent:     true,
-	ParallelSafe:   true,
-	Title:          webExtractTitle,
-	Preview:        webExtractPreview,
-	Render:         webRender,
-}, handle(webExtract))
+})
 
 //go:embed web_extract.md
 var webExtractDescription string
@@ -73,9 +63,12 @@ const (
 	webSummarizeParallelism = 4         // chunk summaries in flight at once
 )
 
+// webExtractParams are web_extract's arguments, read as hermes reads
+// them: URLs as strings or {url}/{href} objects, the limit a number or a
+// string of one.
 type webExtractParams struct {
-	URLs      []any `json:"urls"`
-	CharLimit any   `json:"char_limit"`
+	URLs      []any `json:"urls" schema:"required,items=string,maxItems=5" desc:"List of URLs to extract content from (max 5 URLs per call)"`
+	CharLimit any   `json:"char_limit" schema:"type=integer,minimum=2000" desc:"Maximum characters of content per page when it is cut rather than summarised (minimum 2000, default 15000 or web.extract_char_limit)"`
 }
 
 // webPage is one entry of web_extract's result.
@@ -86,7 +79,8 @@ type webPage struct {
 	Error   *string `json:"error"`
 }
 
-func webExtract(ctx context.Context, s *session, call *registry.Call, p *webExtractParams) (registry.Result, error) {
+func webExtract(ctx context.Context, d webDeps, call *registry.Call, p *webExtractParams) (registry.Result, error) {
+	w := d.WebTools()
 	urls := webURLs(p.URLs)
 	if len(urls) == 0 {
 		return registry.Error("urls is required: a list of 1 to 5 http or https URLs"), nil
@@ -95,18 +89,18 @@ func webExtract(ctx context.Context, s *session, call *registry.Call, p *webExtr
 		urls = urls[:webExtractMaxURLs] // hermes reads the first five
 	}
 	limit := webExtractCharLimit
-	if s.Web != nil && s.Web.CharLimit > 0 {
-		limit = s.Web.CharLimit
+	if w != nil && w.CharLimit > 0 {
+		limit = w.CharLimit
 	}
 	limit = max(readFileInt(p.CharLimit, limit), webExtractMinCharLimit)
 
-	backend, err := s.webBackends().ExtractBackendName()
+	backend, err := webBackends(w).ExtractBackendName()
 	if err != nil {
 		return registry.Errorf("Error extracting content: %v", err), nil
 	}
 	policy := &web.Policy{}
-	if s.Web != nil && s.Web.Policy != nil {
-		policy = s.Web.Policy
+	if w != nil && w.Policy != nil {
+		policy = w.Policy
 	}
 	pages := make([]webPage, len(urls))
 	// Every URL goes through the policy first, whichever backend fetches it.
@@ -123,8 +117,8 @@ func webExtract(ctx context.Context, s *session, call *registry.Call, p *webExtr
 		client := policy.Client(0)
 		defer client.CloseIdleConnections() // the call's own client: no connection outlives it
 		f := &web.Fetcher{Client: client}
-		if s.Web != nil {
-			f.Decoder = s.Web.Decoder
+		if w != nil {
+			f.Decoder = w.Decoder
 		}
 		var wg sync.WaitGroup
 		for _, i := range allowed {
@@ -149,7 +143,7 @@ func webExtract(ctx context.Context, s *session, call *registry.Call, p *webExtr
 		for k, i := range allowed {
 			batch[k] = urls[i]
 		}
-		remote, err := s.webBackends().ExtractRemote(ctx, backend, batch)
+		remote, err := webBackends(w).ExtractRemote(ctx, backend, batch)
 		if err != nil {
 			if ctx.Err() != nil {
 				return registry.Result{}, ctx.Err()
@@ -175,7 +169,7 @@ func webExtract(ctx context.Context, s *session, call *registry.Call, p *webExtr
 			continue
 		}
 		wg.Go(func() {
-			pages[i].Content = s.webSize(ctx, call.ID, i, pages[i], limit)
+			pages[i].Content = webSize(ctx, d, call.ID, i, pages[i], limit)
 		})
 	}
 	wg.Wait()
@@ -234,29 +228,30 @@ func ptr(s string) *string { return &s }
 
 // webSize returns a page's content sized for the model (see the tool's
 // comment), saving the full text of a long page first.
-func (s *session) webSize(ctx context.Context, callID string, i int, pg webPage, limit int) string {
+func webSize(ctx context.Context, d webDeps, callID string, i int, pg webPage, limit int) string {
+	w := d.WebTools()
 	text := pg.Content
 	n := runeCount(text)
 	if n < webSummaryMin && n <= limit {
 		return text
 	}
-	summarize := s.Web != nil && s.Web.Summarize != nil && !s.Web.NoSummarize &&
+	summarize := w != nil && w.Summarize != nil && !w.NoSummarize &&
 		n >= webSummaryMin && n <= webSummarizeMaxChars
 	if !summarize && n <= limit {
 		return text
 	}
 	readBack := "."
-	if s.Web != nil && s.Web.SaveResult != nil {
-		if path, err := s.Web.SaveResult(fmt.Sprintf("%s_page%d", callID, i+1), text); err == nil {
+	if w != nil && w.SaveResult != nil {
+		if path, err := w.SaveResult(fmt.Sprintf("%s_page%d", callID, i+1), text); err == nil {
 			readBack = "; the full text is saved at " + path
-			if s.Enabled(readFileName) {
+			if d.Enabled(readFileName) {
 				readBack += " (read it with read_file, using offset and limit)"
 			}
 			readBack += "."
 		}
 	}
 	if summarize {
-		sum, err := webSummarize(ctx, s.Web.Summarize, pg, n)
+		sum, err := webSummarize(ctx, w.Summarize, pg, n)
 		if err == nil && strings.TrimSpace(sum) != "" {
 			sum = strings.TrimSpace(sum)
 			if c := min(webSummaryMax, limit); runeCount(sum) > c {

@@ -16,39 +16,28 @@ import (
 // hermes's result: {"success": true, "data": {"web": [{title, url,
 // description, position}]}}. It is offered only when a backend is
 // configured; the unavailability reason says how to configure one.
-var _ = register(registry.Entry{
-	Name:        webSearchName,
-	Toolset:     "web",
-	Emoji:       "🔍",
-	Description: webSearchDescription,
-	Schema: map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"query": map[string]any{
-				"type":        "string",
-				"description": "The search query to look up on the web",
-			},
-			"limit": map[string]any{
-				"type":        "integer",
-				"description": "Maximum number of results to return (1-100, default: 5)",
-				"default":     webSearchDefaultLimit,
-				"minimum":     1,
-				"maximum":     webSearchMaxLimit,
-			},
-		},
-		"required": []any{"query"},
+var _ = declare(registry.Tool[webDeps]{
+	Spec: registry.Spec{Entry: registry.Entry{
+		Name:           webSearchName,
+		Toolset:        "web",
+		Emoji:          "🔍",
+		Description:    webSearchDescription,
+		MaxResultChars: 100_000,
+		Kind:           registry.KindFetch,
+		ReadOnly:       true,
+		Idempotent:     true,
+		ParallelSafe:   true,
+		Title:          webSearchTitle,
+		Preview:        webSearchPreview,
+		Render:         webRender,
+	}, Params: webSearchParams{}},
+	New: func(d webDeps) registry.Handler {
+		return registry.Typed(func(ctx context.Context, _ *registry.Call, p *webSearchParams) (registry.Result, error) {
+			return webSearch(ctx, d, p)
+		})
 	},
-	MaxResultChars: 100_000,
-	Kind:           registry.KindFetch,
-	ReadOnly:       true,
-	Idempotent:     true,
-	ParallelSafe:   true,
-	Title:          webSearchTitle,
-	Preview:        webSearchPreview,
-	Render:         webRender,
-}, handle(webSearch))
-
-var _ = availableWhen(webSearchName, webSearchAvailable)
+	Available: webSearchAvailable,
+})
 
 //go:embed web_search.md
 var webSearchDescription string
@@ -60,33 +49,46 @@ const (
 	webSearchMaxLimit     = 100
 )
 
+// webSearchParams are web_search's arguments; the limit is read as hermes
+// reads it (a number, or a string of one; 5 otherwise), whatever its type.
 type webSearchParams struct {
-	Query string `json:"query"`
-	Limit any    `json:"limit"`
+	Query string `json:"query" schema:"required" desc:"The search query to look up on the web"`
+	Limit any    `json:"limit" schema:"type=integer,default=5,minimum=1,maximum=100" desc:"Maximum number of results to return (1-100, default: 5)"`
 }
 
-// webBackends returns the session's backend configuration; without one,
-// the process environment's credentials.
-func (s *session) webBackends() web.Config {
-	if s.Web != nil {
-		return s.Web.Backends
+// webDeps is what the web tools use of their session.
+type webDeps interface {
+	// WebTools is the session's web configuration; nil: no search
+	// backend but the environment's credentials, in-process extraction
+	// under the strict URL policy, no summaries.
+	WebTools() *Web
+	// Enabled reports whether the session offers tool: hints name only
+	// those.
+	Enabled(tool string) bool
+}
+
+// webBackends returns the backend configuration of w; without one, the
+// process environment's credentials.
+func webBackends(w *Web) web.Config {
+	if w != nil {
+		return w.Backends
 	}
 	return web.Config{Getenv: os.Getenv}
 }
 
 // webSearchAvailable is web_search's availability: a search backend is
 // configured.
-func webSearchAvailable(s *session) error {
-	_, err := s.webBackends().SearchBackendName()
+func webSearchAvailable(d webDeps) error {
+	_, err := webBackends(d.WebTools()).SearchBackendName()
 	return err
 }
 
-func webSearch(ctx context.Context, s *session, _ *registry.Call, p *webSearchParams) (registry.Result, error) {
+func webSearch(ctx context.Context, d webDeps, p *webSearchParams) (registry.Result, error) {
 	if p.Query == "" {
 		return registry.Error("query is required"), nil
 	}
 	limit := min(max(readFileInt(p.Limit, webSearchDefaultLimit), 1), webSearchMaxLimit)
-	rs, err := s.webBackends().Search(ctx, p.Query, limit)
+	rs, err := webBackends(d.WebTools()).Search(ctx, p.Query, limit)
 	if err != nil {
 		if ctx.Err() != nil {
 			return registry.Result{}, ctx.Err()

@@ -42,10 +42,12 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="stylesheet" href="${uri("codicon.css")}"><link rel="stylesheet" href="${uri("chat.css")}"></head>
 <body data-phase="starting">
+<div id="banners" hidden></div>
 <main id="log" aria-live="polite" aria-label="Conversation"></main>
 <section id="empty" hidden></section>
 <footer id="composer">
   <div id="waiting" hidden><span class="codicon codicon-bell-dot"></span><span id="waiting-text"></span></div>
+  <div id="plan-mode" hidden><span class="codicon codicon-checklist"></span><span>Plan mode: Hermes reads and plans; it changes nothing until you approve its plan.</span></div>
   <div id="completions" role="listbox" hidden></div>
   <div id="context" class="chips"></div>
   <div id="input-box">

@@ -12,10 +12,12 @@ import { ApprovalBroker, type Approval } from "./core/approvals";
 import { ChatState } from "./core/chat";
 import { type AgentConnection, type ClientHost, type LaunchOptions, LaunchError } from "./core/connection";
 import { buildPrompt } from "./core/context";
+import { FormBroker, type FormRequest } from "./core/forms";
 import { DiagnosticsStore, type EditorDiagnostic } from "./core/diagnostics";
 import { FsService, type DocumentHost } from "./core/fsService";
 import type { ActionId, Attachment, EmptyState, FileMatch, HostMessage, Picker, SelectionInfo, ViewState, WebviewMessage } from "./core/protocol";
-import { renderItem, renderItems, type RenderContext } from "./core/render";
+import { renderBanner, renderItem, renderItems, type RenderContext } from "./core/render";
+import { describeFiles, matchTurns, parseResult, parseTurns, type RewindResult, type RewindTurn } from "./core/rewind";
 import { errorText, isSessionNotFound, modelMissing, restoreSession } from "./core/sessions";
 import { AgentSupervisor } from "./core/supervisor";
 import { TerminalManager, type AgentTerminal } from "./core/terminals";
@@ -33,6 +35,10 @@ interface LiveSession {
   busy: boolean;
   /** The agent is replaying the session: the view is redrawn once the replay is in. */
   quiet?: boolean;
+  /** The turns the agent can restore the workspace to the state before, by their user message's place among the user messages (0-based). */
+  rewind?: Map<number, RewindTurn>;
+  /** A restore is under way (its card waits for the user). */
+  rewinding?: boolean;
 }
 
 const imageExt: Record<string, string> = { png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", gif: "image/gif", webp: "image/webp" };
@@ -45,6 +51,7 @@ export class Controller implements vscode.Disposable {
   private readonly collection = vscode.languages.createDiagnosticCollection("hermes");
   private readonly status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 100);
   readonly broker = new ApprovalBroker();
+  readonly forms = new FormBroker();
   private readonly diagnostics: DiagnosticsStore;
   private readonly terminals: TerminalManager;
   private readonly supervisor: AgentSupervisor;
@@ -72,6 +79,7 @@ export class Controller implements vscode.Disposable {
     this.disposables.push({ dispose: this.terminals.onChange((id) => this.onTerminalChange(id)) });
     const host: ClientHost = {
       requestPermission: (req, signal) => this.broker.request(req, signal),
+      elicit: (req, signal) => this.forms.request(req, signal),
       fs: new FsService(documentHost),
       terminals: this.terminals,
       diagnostics: this.diagnostics,
@@ -94,9 +102,10 @@ export class Controller implements vscode.Disposable {
       () => void this.ensureStarted(),
       (l) => this.output.appendLine(l),
     );
-    this.notifier = new ApprovalNotifier(this.broker, () => this.view.visible);
+    this.notifier = new ApprovalNotifier(this.broker, this.forms, () => this.view.visible);
     this.disposables.push(
       { dispose: this.broker.onChange((a) => this.onApproval(a)) },
+      { dispose: this.forms.onChange((f) => this.onForm(f)) },
       vscode.window.registerWebviewViewProvider(ChatViewProvider.viewId, this.view, { webviewOptions: { retainContextWhenHidden: true } }),
       this.view.onDidChangeVisibility(() => this.notifier.update()),
       vscode.window.onDidChangeActiveTextEditor(() => this.trackSelection()),
@@ -146,6 +155,7 @@ export class Controller implements vscode.Disposable {
     const s = this.session;
     if (s?.busy) this.post(s.chat.interrupt());
     this.broker.withdrawAll("The agent was restarted.");
+    this.forms.cancelAll("The agent was restarted.");
     this.restartReason = reason;
     this.setPhase("restarting");
     this.starting = this.supervisor.start(true).finally(() => (this.starting = undefined));
@@ -169,6 +179,7 @@ export class Controller implements vscode.Disposable {
   private onRestarting(why: string, attempt: number): void {
     this.output.appendLine(`[${why}; restarting (attempt ${attempt})]`);
     this.broker.withdrawAll(`The agent stopped (${why}).`);
+    this.forms.cancelAll(`The agent stopped (${why}).`);
     const s = this.session;
     if (s) {
       this.post(s.chat.interrupt());
@@ -182,6 +193,7 @@ export class Controller implements vscode.Disposable {
     this.output.appendLine(`[${err.message}]`);
     this.launchError = err instanceof LaunchError ? err : new LaunchError(err.message, "failed");
     this.broker.withdrawAll("The agent stopped.");
+    this.forms.cancelAll("The agent stopped.");
     this.setPhase("stopped");
     const s = this.session;
     if (s && s.chat.items.length > 0) {
@@ -225,6 +237,7 @@ export class Controller implements vscode.Disposable {
       if (r.kind === "loaded") {
         this.session = this.toLive(old.id, r.res, fresh);
         if (hadContent) this.session.chat.notice("info", `${reason} and reopened this session.`);
+        void this.refreshRewind(this.session);
       } else {
         this.session = this.toLive(r.sessionId, r.res, old.chat);
         this.diagnostics.closeSession(old.id);
@@ -265,6 +278,8 @@ export class Controller implements vscode.Disposable {
     this.diagnostics.closeSession(s.id);
     this.broker.cancelSession(s.id, "The session was closed.");
     this.broker.forget(s.id);
+    this.forms.cancelSession(s.id, "The session was closed.");
+    this.forms.forget(s.id);
     void this.conn?.closeSession(s.id).catch(() => {});
   }
 
@@ -338,8 +353,10 @@ export class Controller implements vscode.Disposable {
       if (previous) {
         this.diagnostics.closeSession(previous.id);
         this.broker.forget(previous.id);
+        this.forms.forget(previous.id);
         void c.closeSession(previous.id).catch(() => {});
       }
+      void this.refreshRewind(this.session);
     } catch (err) {
       this.session = previous;
       if (previous) this.post(previous.chat.notice("error", `Could not open the session: ${errorText(err)}`));
@@ -399,7 +416,11 @@ export class Controller implements vscode.Disposable {
     } finally {
       s.busy = false;
       this.broker.cancelSession(s.id, "The turn ended.");
+      this.forms.cancelSession(s.id, "The turn ended.");
       this.setPhase(this.conn ? "ready" : this.phase);
+      // The turn's last answer can now be forked at; its checkpoint can be restored.
+      this.post(this.turnEnds(s));
+      void this.refreshRewind(s);
     }
   }
 
@@ -408,6 +429,7 @@ export class Controller implements vscode.Disposable {
     if (!s) return;
     // ACP: answer every pending permission request "cancelled", then the agent ends the turn.
     this.broker.cancelSession(s.id);
+    this.forms.cancelSession(s.id);
     if (this.conn && s.busy) {
       s.chat.cancelling();
       await this.conn.cancel(s.id);
@@ -433,6 +455,9 @@ export class Controller implements vscode.Disposable {
       case "session_info_update":
         this.view.setTitle(s.chat.title);
         break;
+      case "notice":
+        this.postState();
+        break;
     }
   }
 
@@ -453,12 +478,40 @@ export class Controller implements vscode.Disposable {
     this.updateStatus();
   }
 
+  private onForm(f: FormRequest): void {
+    const s = this.session;
+    if (s && (f.sessionId === undefined || f.sessionId === s.id)) {
+      let i = f.toolCallId ? s.chat.indexOfTool(f.toolCallId) : undefined;
+      if (i === undefined) {
+        // A question of no shown tool call: an item of its own, where the conversation is.
+        const at = s.chat.items.findIndex((x) => x.type === "form" && x.formId === f.id);
+        i = at >= 0 ? at : f.state === "waiting" ? s.chat.form(f.id)[0] : undefined;
+      }
+      if (i !== undefined) this.post([i]);
+      if (f.state === "waiting" && !f.errors) this.view.post({ type: "focus", toolCallKey: s.chat.items[i ?? -1]?.key });
+    }
+    this.postState();
+    this.updateStatus();
+  }
+
   /** showApproval brings the chat and a waiting approval's card into view. */
   async showApproval(id?: string): Promise<void> {
     await this.view.reveal();
     await this.ensureStarted();
-    const a = (id ? this.broker.get(id) : undefined) ?? this.broker.waiting(this.session?.id)[0];
     const s = this.session;
+    const f = id ? this.forms.get(id) : undefined;
+    if (f && s) {
+      // A question: its tool call's card, or its own item.
+      const i = f.toolCallId ? s.chat.indexOfTool(f.toolCallId) : s.chat.items.findIndex((x) => x.type === "form" && x.formId === f.id);
+      this.view.post({ type: "focus", toolCallKey: s.chat.items[i ?? -1]?.key });
+      return;
+    }
+    const a = (id ? this.broker.get(id) : undefined) ?? this.broker.waiting(s?.id)[0];
+    const q = a ? undefined : this.forms.waiting(s?.id)[0];
+    if (q && s) {
+      await this.showApproval(q.id);
+      return;
+    }
     if (a && s) this.view.post({ type: "focus", toolCallKey: s.chat.tools.get(s.chat.tools.get(a.toolCallId)?.parent ?? a.toolCallId)?.key });
   }
 
@@ -483,11 +536,121 @@ export class Controller implements vscode.Disposable {
   // --- the chat view ---
 
   private renderContext(s: LiveSession): RenderContext {
+    const canFork = this.conn?.canFork ?? false;
     return {
       approval: (toolCallId) => this.broker.latestFor(s.id, toolCallId),
       terminal: (id) => this.terminals.view(id),
       children: (toolCallId) => s.chat.children.get(toolCallId) ?? [],
+      form: (toolCallId) => this.forms.latestFor(s.id, toolCallId),
+      formById: (id) => this.forms.get(id),
+      forkable: (i) => canFork && endsTurn(s, i),
+      restorePoint: (i) => {
+        const n = s.chat.turnOf(i);
+        const t = n === undefined ? undefined : s.rewind?.get(n - 1);
+        return t && !s.busy ? { turn: t.turn, detail: describeFiles(t.files) } : undefined;
+      },
     };
+  }
+
+  /** turnEnds lists the items that end a turn: the agent messages offered for forking, the user messages offered for restoring. */
+  private turnEnds(s: LiveSession): number[] {
+    const out: number[] = [];
+    s.chat.items.forEach((x, i) => {
+      if (x.type === "user" || (x.type === "agent" && endsTurn(s, i))) out.push(i);
+    });
+    return out;
+  }
+
+  /** refreshRewind asks the agent which turns of the session it can restore, and shows their buttons. */
+  private async refreshRewind(s: LiveSession): Promise<void> {
+    const c = this.conn;
+    if (!c?.canRewind || this.session !== s) return;
+    let raw: unknown;
+    try {
+      raw = await c.rewind("list", { sessionId: s.id });
+    } catch (err) {
+      this.output.appendLine(`[_hermes/rewind/list failed: ${errorText(err)}]`);
+      return;
+    }
+    const turns = parseTurns(raw);
+    if (turns instanceof Error) {
+      this.output.appendLine(`[${turns.message}]`);
+      return;
+    }
+    const prompts = s.chat.items.filter((x) => x.type === "user").map((x) => (x.type === "user" ? x.text : ""));
+    s.rewind = matchTurns(turns, prompts);
+    if (this.session === s) this.post(s.chat.items.flatMap((x, i) => (x.type === "user" ? [i] : [])));
+  }
+
+  /**
+   * restoreTurn puts the workspace back as it was before a turn
+   * (_hermes/rewind/apply). The agent asks first: a card in the chat lists
+   * the files with their diffs and offers to restore, to restore and drop the
+   * conversation from that turn on, to overwrite files changed since, or to
+   * cancel; it says on the card what it did. A dropped conversation is
+   * reloaded, so that the chat shows what the agent remembers.
+   */
+  async restoreTurn(turn: number): Promise<void> {
+    const s = this.session;
+    const c = this.conn;
+    if (!s || !c?.canRewind || s.busy || s.rewinding) return;
+    s.rewinding = true;
+    let r: RewindResult | Error;
+    try {
+      r = parseResult(await c.rewind("apply", { sessionId: s.id, turn }));
+    } catch (err) {
+      r = err instanceof Error ? err : new Error(String(err));
+    } finally {
+      s.rewinding = false;
+    }
+    if (this.session !== s) return;
+    if (r instanceof Error) {
+      this.post(s.chat.notice("error", `Could not restore the files to before this turn: ${errorText(r)}`));
+      return;
+    }
+    if (r.outcome === "nothing") this.post(s.chat.notice("info", "Nothing to restore: the files are as they were before that turn."));
+    if (r.failed.length > 0) this.post(s.chat.notice("error", `Some files could not be restored:\n\n${r.failed.map((f) => `- ${f}`).join("\n")}`));
+    if (r.conversationDropped) {
+      await this.reloadSession(s);
+      return;
+    }
+    await this.refreshRewind(s);
+  }
+
+  /** reloadSession replays the shown session into a new transcript (the agent changed its history). */
+  private async reloadSession(s: LiveSession): Promise<void> {
+    const c = this.conn;
+    if (!c || this.session !== s) return;
+    const chat = new ChatState();
+    this.session = { ...s, chat, busy: true, quiet: true };
+    try {
+      const res = await c.loadSession(s.id, this.cwd(), this.dirs());
+      this.session = this.toLive(s.id, res, chat);
+      this.session.chat.notice("info", "The conversation from the restored turn on was dropped.");
+      void this.refreshRewind(this.session);
+    } catch (err) {
+      this.session = { ...s, busy: false };
+      this.post(s.chat.notice("error", `Could not reload the session: ${errorText(err)}`));
+    }
+    this.resetView();
+  }
+
+  /** fork copies the shown session up to an agent message into a new session (session/fork) and shows the copy. */
+  async fork(messageId: string): Promise<void> {
+    const s = this.session;
+    const c = this.conn;
+    if (!s || !c?.canFork || s.busy) return;
+    const title = s.chat.title;
+    let id: string;
+    try {
+      id = (await c.forkSession(s.id, this.cwd(), this.dirs(), messageId)).sessionId;
+    } catch (err) {
+      this.post(s.chat.notice("error", `Could not fork the session: ${errorText(err)}`));
+      return;
+    }
+    await this.openSession(id);
+    const now = this.session;
+    if (now?.id === id) this.post(now.chat.notice("info", `A fork of ${title ? `“${title}”` : "the session"} up to the chosen answer; the original session is unchanged (History).`));
   }
 
   private post(indexes: number[]): void {
@@ -496,7 +659,7 @@ export class Controller implements vscode.Disposable {
     const ctx = this.renderContext(s);
     for (const i of indexes) {
       const item = s.chat.items[i];
-      if (item) this.view.post({ type: "item", index: i, item: { key: item.key, html: renderItem(item, ctx) } });
+      if (item) this.view.post({ type: "item", index: i, item: { key: item.key, html: renderItem(item, ctx, i) } });
     }
     if (indexes.length > 0) this.postState();
   }
@@ -526,7 +689,9 @@ export class Controller implements vscode.Disposable {
       usage: s?.chat.usage ?? null,
       commands: s?.chat.commands ?? [],
       images: caps?.promptCapabilities?.image === true,
-      waiting: this.broker.waiting(s?.id).length,
+      waiting: this.broker.waiting(s?.id).length + this.forms.waiting(s?.id).length,
+      banners: (s?.chat.banners ?? []).map((b) => ({ key: b.key, html: renderBanner(b) })),
+      planMode: !!s && currentMode(s) === "plan",
     };
   }
 
@@ -586,7 +751,7 @@ export class Controller implements vscode.Disposable {
   }
 
   private updateStatus(): void {
-    const waiting = this.broker.waiting().length;
+    const waiting = this.broker.waiting().length + this.forms.waiting().length;
     const s = this.session;
     const mode = s ? pickersOf(s).find((p) => p.category === "mode") : undefined;
     const modeName = mode?.kind === "select" ? mode.options.find((o) => o.value === mode.value)?.name : undefined;
@@ -649,6 +814,21 @@ export class Controller implements vscode.Disposable {
         return;
       case "showTerminal":
         this.vsTerminals.get(m.terminalId)?.show(false);
+        return;
+      case "formAnswer":
+        this.forms.submit(m.formId, m.values);
+        return;
+      case "formDecline":
+        this.forms.decline(m.formId);
+        return;
+      case "dismissBanner":
+        if (this.session?.chat.dismissBanner(m.key)) this.postState();
+        return;
+      case "fork":
+        await this.fork(m.messageId);
+        return;
+      case "restore":
+        await this.restoreTurn(m.turn);
         return;
     }
   }
@@ -838,6 +1018,7 @@ export class Controller implements vscode.Disposable {
 
   dispose(): void {
     this.broker.withdrawAll("VS Code is closing.");
+    this.forms.cancelAll("VS Code is closing.");
     this.endSession();
     this.supervisor.stop();
     this.terminals.dispose();
@@ -850,6 +1031,24 @@ export class Controller implements vscode.Disposable {
     this.traffic?.dispose();
     for (const d of this.disposables) d.dispose();
   }
+}
+
+/** endsTurn: item i is an agent message that ends a finished turn (what follows it is the next prompt, or nothing once the turn is over). */
+function endsTurn(s: LiveSession, i: number): boolean {
+  const items = s.chat.items;
+  if (items[i]?.type !== "agent") return false;
+  for (let j = i + 1; j < items.length; j++) {
+    const t = items[j].type;
+    if (t === "user") return true;
+    if (t !== "notice" && t !== "plan") return false;
+  }
+  return !s.busy;
+}
+
+/** currentMode is the session's mode id (the mode config option, or the legacy modes). */
+function currentMode(s: LiveSession): string {
+  const mode = pickersOf(s).find((p) => p.category === "mode");
+  return mode?.kind === "select" ? mode.value : "";
 }
 
 function stopReasonText(r: string): string {

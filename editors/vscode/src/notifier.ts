@@ -5,6 +5,7 @@
 // its links answer an edit or bring the card into view.
 import * as vscode from "vscode";
 import type { Approval, ApprovalBroker } from "./core/approvals";
+import type { FormBroker, FormRequest } from "./core/forms";
 
 function commandLink(label: string, command: string, args: unknown[]): string {
   return `[${label}](command:${command}?${encodeURIComponent(JSON.stringify(args))})`;
@@ -25,28 +26,43 @@ export function messageFor(a: Approval, count: number): string {
   return `Hermes is waiting for you: ${what}${more}. ${commandLink("Show in chat", "hermes.showApproval", [a.id])}`;
 }
 
-/** ApprovalNotifier keeps the notification in step with the waiting approvals. */
+/** questionMessage is the notification's text for a question of the agent. */
+export function questionMessage(f: FormRequest, count: number): string {
+  const line = (f.plan.title ?? f.plan.message).trim().split("\n")[0];
+  const more = count > 1 ? ` (and ${count - 1} more)` : "";
+  return `Hermes asks you: ${line.length > 100 ? line.slice(0, 99) + "…" : line}${more}. ${commandLink("Answer in chat", "hermes.showApproval", [f.id])}`;
+}
+
+/** ApprovalNotifier keeps the notification in step with the waiting approvals and questions. */
 export class ApprovalNotifier implements vscode.Disposable {
   private active: { resolve: () => void; about: string } | undefined;
   private readonly off: () => void;
 
   constructor(
     private readonly broker: ApprovalBroker,
+    private readonly forms: FormBroker,
     private readonly chatVisible: () => boolean,
   ) {
-    this.off = broker.onChange(() => this.update());
+    const a = broker.onChange(() => this.update());
+    const f = forms.onChange(() => this.update());
+    this.off = () => {
+      a();
+      f();
+    };
   }
 
   /** update shows, changes or closes the notification. */
   update(): void {
     const waiting = this.broker.waiting();
-    const show = waiting.some((a) => a.plan.kind === "edit") || (waiting.length > 0 && !this.chatVisible());
+    const questions = this.forms.waiting();
+    const hidden = !this.chatVisible();
+    const show = waiting.some((a) => a.plan.kind === "edit") || ((waiting.length > 0 || questions.length > 0) && hidden);
     if (!show) {
       this.close();
       return;
     }
     const first = waiting.find((a) => a.plan.kind === "edit") ?? waiting[0];
-    const message = messageFor(first, waiting.length);
+    const message = first ? messageFor(first, waiting.length) : questionMessage(questions[0], questions.length);
     if (this.active) {
       if (this.active.about !== message) {
         // A progress notification's text cannot be replaced, only added to: start a new one.

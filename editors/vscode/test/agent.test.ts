@@ -14,6 +14,7 @@ import { renderItem } from "../src/core/render";
 import { AgentConnection, checkBinary, initializeParams, LaunchError, type ClientHost } from "../src/core/connection";
 import { restoreSession } from "../src/core/sessions";
 import { DiagnosticsStore, type EditorDiagnostic } from "../src/core/diagnostics";
+import { FormBroker } from "../src/core/forms";
 import { FsService } from "../src/core/fsService";
 import { outcomeFor, planPermission, type EditDecision, type PermissionPlan } from "../src/core/permissions";
 import { AgentSupervisor } from "../src/core/supervisor";
@@ -55,8 +56,10 @@ function editor(decision: EditDecision) {
     deleted: [] as string[],
     chat: new ChatState(),
     log: [] as string[],
+    forms: new FormBroker(),
   };
   const host: ClientHost = {
+    elicit: (req, signal) => rec.forms.request(req, signal),
     async requestPermission(req: acp.RequestPermissionRequest) {
       const plan = planPermission(req);
       rec.plans.push(plan);
@@ -303,4 +306,10 @@ test("the extension asks for approvals without a timeout and for the lint diagno
   assert.deepEqual(p.clientCapabilities?._meta, { hermes: { diagnostics: true, waitForApprovals: true } });
   assert.equal(p.clientCapabilities?.auth?.terminal, true, "the setup method runs in a VS Code terminal");
   assert.equal(p.clientCapabilities?.terminal, true);
+});
+
+test("the extension opts in to questions as forms, session notices and compaction updates, and not to URL questions", () => {
+  const p = initializeParams();
+  assert.deepEqual(p.clientCapabilities?.elicitation, { form: {} }, "the chat shows forms; it does not open URLs for the agent");
+  assert.deepEqual(p.clientCapabilities?.session, { notices: {}, compaction: {} });
 });

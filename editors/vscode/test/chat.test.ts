@@ -7,7 +7,8 @@ import type * as acp from "@agentclientprotocol/sdk";
 import { ApprovalBroker } from "../src/core/approvals";
 import { ChatState, completeSlash, splitAttachments } from "../src/core/chat";
 import { renderMarkdown } from "../src/core/markdown";
-import { parseDelegation, renderItem, type RenderContext } from "../src/core/render";
+import { FormBroker } from "../src/core/forms";
+import { parseCommandResult, parseDelegation, renderBanner, renderItem, type RenderContext } from "../src/core/render";
 import type { TerminalView } from "../src/core/terminals";
 
 const text = (t: string): acp.ContentBlock => ({ type: "text", text: t });
@@ -139,6 +140,17 @@ test("an edit card shows the inline diff, its stats, the lint, and a button for 
   assert.match(html, /Lint: introduces 1 problem/);
   assert.match(html, /line 3<\/span> expected a value/);
   assert.match(html, /Wrote config\.json/);
+  // hermes-acp's result names the finding too: the card lists it once, in the lint box.
+  c.apply({
+    sessionUpdate: "tool_call_update",
+    toolCallId: "e1",
+    content: [{ type: "content", content: text("✅ write_file completed for `config.json` (40 bytes)\n\n⚠️ Lint: config.json:3:1: expected a value\n\n⚠️ The file was reformatted") }],
+  });
+  const again = renderItem(c.items[0], ctxOf(c));
+  assert.equal((again.match(/expected a value/g) ?? []).length, 1, again);
+  assert.match(again, /line 3<\/span> expected a value/);
+  assert.match(again, /write_file completed for <code class="inline nowrap">config\.json<\/code> \(40 bytes\)/);
+  assert.match(again, /The file was reformatted/, "other warnings stay");
 });
 
 test("todo calls are shown as the plan, in the place of the first one", () => {
@@ -281,4 +293,81 @@ test("a cancelled turn marks its unfinished calls cancelled; usage and commands 
   assert.deepEqual(completeSlash(c.commands, "/mo").map((x) => x.name), ["mode", "model"]);
   assert.deepEqual(completeSlash(c.commands, "/").length, 3);
   assert.deepEqual(completeSlash(c.commands, "/mode x"), []);
+});
+
+test("a command whose result came as text (a replayed session, a client without terminals) is shown as a terminal with its output and exit", () => {
+  const live = "```\n$ rm -rf build\n```\n\n```\nremoved build/out.o\n```\n\nExit code: 0";
+  const r = new ChatState();
+  r.apply({ sessionUpdate: "tool_call", toolCallId: "call_1", title: "terminal: rm -rf build", kind: "execute", status: "pending", rawInput: { command: "rm -rf build" } });
+  r.apply({ sessionUpdate: "tool_call_update", toolCallId: "call_1", status: "completed", content: [{ type: "content", content: text(live) }] });
+  const html = renderItem(r.items[0], ctxOf(r));
+  assert.match(html, /<div class="terminal"><div class="terminal-head"><code>\$ rm -rf build<\/code><span class="terminal-state ok">exit 0<\/span><\/div><pre class="terminal-output">removed build\/out\.o<\/pre><\/div>/);
+  assert.doesNotMatch(html, /Exit code|```|tool-result/, "the text is not shown a second time as Markdown");
+  assert.equal((html.match(/\$ rm -rf build/g) ?? []).length, 1, "the command is shown once");
+
+  const failed = parseCommandResult("⚠️ no network sandbox\n\nRan in docker container abc (image x)\n\n````\n$ grep -r x .\n````\n\nExit code: 1 (No matches found)");
+  assert.deepEqual(failed, { command: "grep -r x .", output: "", exitCode: 1, meaning: "No matches found", notes: ["⚠️ no network sandbox", "Ran in docker container abc (image x)"] });
+  const card = new ChatState();
+  card.apply({ sessionUpdate: "tool_call", toolCallId: "g", title: "terminal: grep", kind: "execute", status: "completed", rawInput: { command: "grep -r x ." }, content: [{ type: "content", content: text("```\n$ grep -r x .\n```\n\nExit code: 1 (No matches found)") }] });
+  assert.match(renderItem(card.items[0], ctxOf(card)), /<span class="terminal-state failed" title="No matches found">exit 1 · No matches found<\/span><\/div><div class="terminal-empty">No output\.<\/div>/);
+  assert.equal(parseCommandResult("Some **markdown**\n\nExit code: 0"), undefined, "text around the fences is not a command result");
+  assert.equal(parseCommandResult("no exit line"), undefined);
+});
+
+test("session notices are banners, not messages; they can be dismissed", () => {
+  const c = new ChatState();
+  assert.deepEqual(c.apply({ sessionUpdate: "notice", severity: "warning", title: "The sandbox is weaker here", description: "Landlock is **missing**" }), []);
+  c.apply({ sessionUpdate: "notice", severity: "_hermes_custom", title: "Hello" });
+  assert.equal(c.items.length, 0);
+  assert.equal(c.banners.length, 2);
+  const html = renderBanner(c.banners[0]);
+  assert.match(html, /<div class="banner warning" role="alert">.*<div class="banner-title">The sandbox is weaker here<\/div><div class="markdown"><p>Landlock is <strong>missing<\/strong><\/p>/s);
+  assert.match(html, /data-action="dismissBanner" data-key="banner1"/);
+  assert.match(renderBanner(c.banners[1]), /class="banner info" role="status"/, "an unknown severity is shown as information");
+  assert.equal(c.dismissBanner("banner1"), true);
+  assert.equal(c.dismissBanner("banner1"), false);
+  assert.deepEqual(c.banners.map((b) => b.title), ["Hello"]);
+});
+
+test("a compaction is one card: in progress, then completed with its summary and token counts, or failed with the reason", () => {
+  const c = new ChatState();
+  c.user("hi");
+  assert.deepEqual(c.apply({ sessionUpdate: "compaction_update", compactionId: "c1", status: "in_progress" }), [1]);
+  assert.match(renderItem(c.items[1]), /Compacting the conversation….*codicon-loading/s);
+  assert.deepEqual(c.apply({ sessionUpdate: "compaction_summary_chunk", compactionId: "c1", content: text("The user asked **hi**") }), [1]);
+  c.apply({ sessionUpdate: "compaction_summary_chunk", compactionId: "c1", content: text(" twice.") });
+  c.apply({ sessionUpdate: "compaction_update", compactionId: "c1", status: "completed", _meta: { hermes: { tokensBefore: 42000, tokensAfter: 8100 } } });
+  assert.equal(c.items.length, 2);
+  const done = renderItem(c.items[1]);
+  assert.match(done, /<details class="card compaction status-completed"[^>]*><summary class="card-head">.*Compacted the conversation<\/span><span class="card-meta">42k → 8\.1k tokens<\/span>/s);
+  assert.match(done, /The user asked <strong>hi<\/strong> twice\./);
+  // A summary in the final update replaces the streamed one; a failure says why and is open.
+  c.apply({ sessionUpdate: "compaction_update", compactionId: "c2", status: "failed", error: "the model timed out" });
+  const failed = renderItem(c.items[2]);
+  assert.match(failed, /status-failed" data-key="compaction\d+" open>/);
+  assert.match(failed, /Compacting the conversation failed.*the model timed out/s);
+  c.apply({ sessionUpdate: "compaction_update", compactionId: "c1", status: "completed", summary: [text("Short.")] });
+  assert.match(renderItem(c.items[1]), /<p>Short\.<\/p>/);
+  assert.doesNotMatch(renderItem(c.items[1]), /twice/);
+});
+
+test("a question of a tool call is part of its card, which waits; one of no call is an item of its own", async () => {
+  const forms = new FormBroker();
+  const c = new ChatState();
+  c.apply({ sessionUpdate: "tool_call", toolCallId: "call_1", title: "clarify", kind: "other", status: "in_progress" });
+  const pending = forms.request({ sessionId: "s1", toolCallId: "call_1", mode: "form", message: "Which one?", requestedSchema: { properties: { choice: { type: "string", enum: ["a", "b"] } }, required: ["choice"] } });
+  const ctx = ctxOf(c, { form: (id) => forms.latestFor("s1", id), formById: (id) => forms.get(id) });
+  let html = renderItem(c.items[0], ctx);
+  assert.match(html, /status-waiting/);
+  assert.match(html, /Waiting for you/);
+  assert.match(html, /<form class="elicitation waiting"/);
+  forms.submit("form_1", { choice: "b" });
+  assert.deepEqual(await pending, { action: "accept", content: { choice: "b" } });
+  html = renderItem(c.items[0], ctx);
+  assert.doesNotMatch(html, /Waiting for you/);
+  assert.match(html, /elicitation settled accepted/);
+
+  void forms.request({ sessionId: "s1", mode: "form", message: "Name?", requestedSchema: { properties: { name: { type: "string" } } } });
+  assert.deepEqual(c.form("form_2"), [1]);
+  assert.match(renderItem(c.items[1], ctx, 1), /<div class="card question status-waiting"><div class="card-body"><form class="elicitation waiting" data-form="form_2"/);
 });

@@ -23,6 +23,11 @@ test("each message the webview sends is accepted as it was sent", () => {
     { type: "openLink", href: "file:///ws/a.ts#L3" },
     { type: "copy", text: "x" },
     { type: "showTerminal", terminalId: "term_1" },
+    { type: "formAnswer", formId: "form_1", values: { choice: "pg", other: "", ok: true, tags: ["a", "b"] } },
+    { type: "formDecline", formId: "form_1" },
+    { type: "dismissBanner", key: "banner3" },
+    { type: "fork", messageId: "0123abcd" },
+    { type: "restore", turn: 2 },
   ];
   for (const m of good) assert.deepEqual(parseWebviewMessage(m), m, JSON.stringify(m));
 });
@@ -38,6 +43,12 @@ test("malformed messages are refused with what is wrong", () => {
     [{ type: "action", action: "rm -rf" }, /action/],
     [{ type: "openDiff", toolCallId: "c", index: -1 }, /index/],
     [{ type: "setOption", configId: "mode", value: 3 }, /value/],
+    [{ type: "formAnswer", formId: "form_1", values: { n: 3 } }, /values\.n/],
+    [{ type: "formAnswer", formId: "form_1" }, /values/],
+    [{ type: "formDecline", formId: "" }, /formId/],
+    [{ type: "restore", turn: 0 }, /turn/],
+    [{ type: "restore", turn: 1.5 }, /turn/],
+    [{ type: "fork" }, /messageId/],
   ];
   for (const [raw, why] of cases) {
     const r = parseWebviewMessage(raw);

@@ -21,6 +21,8 @@ export interface UserItem {
   key: string;
   text: string;
   attachments: AttachmentChip[];
+  /** The agent's id of the message (replayed messages carry one). */
+  messageId?: string;
 }
 
 export interface TextItem {
@@ -74,7 +76,37 @@ export interface NoticeItem {
   actions?: { id: ActionId; label: string }[];
 }
 
-export type ChatItem = UserItem | TextItem | ToolItem | PlanItem | NoticeItem;
+/** A question of the agent (elicitation) that belongs to no tool call's card. */
+export interface FormItem {
+  type: "form";
+  key: string;
+  formId: string;
+}
+
+/** A compaction of the conversation (compaction_update, compaction_summary_chunk). */
+export interface CompactionItem {
+  type: "compaction";
+  key: string;
+  id: string;
+  /** in_progress, completed, failed, cancelled (or a newer status). */
+  status: string;
+  /** The summary, as Markdown. */
+  summary: string;
+  error?: string;
+  /** Tokens in context before and after, when the agent says (_meta.hermes.tokensBefore/After). */
+  tokensBefore?: number;
+  tokensAfter?: number;
+}
+
+/** A session notice (the notice update), shown as a banner above the conversation until dismissed. */
+export interface Banner {
+  key: string;
+  severity: string;
+  title: string;
+  description?: string;
+}
+
+export type ChatItem = UserItem | TextItem | ToolItem | PlanItem | NoticeItem | FormItem | CompactionItem;
 
 /** The todo tool's calls are shown as the plan, not as cards of their own. */
 export function isTodoCall(t: ToolItem): boolean {
@@ -127,6 +159,9 @@ export class ChatState {
   private keys = 0;
   /** The calls that were unfinished when the user stopped the turn (cancelling). */
   private stopped = new Set<string>();
+  /** The session's notices not dismissed, oldest first. */
+  banners: Banner[] = [];
+  private readonly compactions = new Map<string, number>(); // compaction id → item index
 
   private key(prefix: string): string {
     return `${prefix}${++this.keys}`;
@@ -190,9 +225,57 @@ export class ChatState {
       case "usage_update":
         this.usage = { used: u.used, size: u.size, ...(u.cost ? { cost: { amount: u.cost.amount, currency: u.cost.currency } } : {}) };
         return [];
+      case "notice":
+        if (u.title) this.banners.push({ key: this.key("banner"), severity: u.severity, title: u.title, description: u.description ?? undefined });
+        return [];
+      case "compaction_update": {
+        const [i, c] = this.compaction(u.compactionId);
+        c.status = u.status;
+        if (u.summary) c.summary = u.summary.map(blockText).join("");
+        if (u.error) c.error = u.error;
+        const h = record(record(u._meta)?.hermes);
+        if (typeof h?.tokensBefore === "number") c.tokensBefore = h.tokensBefore;
+        if (typeof h?.tokensAfter === "number") c.tokensAfter = h.tokensAfter;
+        return [i];
+      }
+      case "compaction_summary_chunk": {
+        const [i, c] = this.compaction(u.compactionId);
+        c.summary += blockText(u.content);
+        return [i];
+      }
       default:
         return [];
     }
+  }
+
+  /** compaction returns the item of a compaction, adding it (in progress) when it is new. */
+  private compaction(id: string): [number, CompactionItem] {
+    const at = this.compactions.get(id);
+    if (at !== undefined) return [at, this.items[at] as CompactionItem];
+    const c: CompactionItem = { type: "compaction", key: this.key("compaction"), id, status: "in_progress", summary: "" };
+    const i = this.items.push(c) - 1;
+    this.compactions.set(id, i);
+    return [i, c];
+  }
+
+  /** dismissBanner removes a notice the user closed; false when there is none with that key. */
+  dismissBanner(key: string): boolean {
+    const n = this.banners.length;
+    this.banners = this.banners.filter((b) => b.key !== key);
+    return this.banners.length !== n;
+  }
+
+  /** form adds a question that belongs to no tool call's card. */
+  form(formId: string): number[] {
+    return [this.items.push({ type: "form", key: this.key("form"), formId }) - 1];
+  }
+
+  /** turnOf returns the 1-based number of the turn a user message starts (its place among the user messages). */
+  turnOf(index: number): number | undefined {
+    if (this.items[index]?.type !== "user") return undefined;
+    let n = 0;
+    for (let i = 0; i <= index; i++) if (this.items[i].type === "user") n++;
+    return n;
   }
 
   private toolCall(u: Extract<acp.SessionUpdate, { sessionUpdate: "tool_call" }>): number[] {
@@ -332,14 +415,14 @@ export class ChatState {
     const last = this.items.length - 1;
     const item = this.items[last];
     const text = blockText(content);
-    if (item && item.type === "user" && (messageId === undefined || (item as UserItem & { messageId?: string }).messageId === messageId)) {
+    if (item && item.type === "user" && (messageId === undefined || item.messageId === messageId)) {
       const joined = splitAttachments(item.text + text);
       item.text = joined.text;
       item.attachments = joined.attachments.length ? joined.attachments : item.attachments;
       return [last];
     }
     const split = splitAttachments(text);
-    const u: UserItem & { messageId?: string } = { type: "user", key: this.key("user"), text: split.text, attachments: split.attachments, messageId };
+    const u: UserItem = { type: "user", key: this.key("user"), text: split.text, attachments: split.attachments, messageId };
     return [this.items.push(u) - 1];
   }
 

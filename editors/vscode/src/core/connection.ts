@@ -24,6 +24,8 @@ export interface LaunchOptions {
 export interface ClientHost {
   /** signal aborts when the agent withdraws the request ($/cancel_request). */
   requestPermission(req: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse>;
+  /** elicit asks the user the agent's question (elicitation/create, form mode); signal as for requestPermission. */
+  elicit(req: acp.CreateElicitationRequest, signal: AbortSignal): Promise<acp.CreateElicitationResponse>;
   fs: FsService;
   terminals: TerminalManager;
   diagnostics: DiagnosticsStore;
@@ -45,7 +47,9 @@ export const clientInfo = { name: "hermes-acp-vscode", title: "Hermes for VS Cod
 /**
  * The capabilities the extension advertises: the editor's file system and
  * terminals, terminal authentication (the agent's setup method runs in a
- * VS Code terminal), and two hermes extensions: the lint diagnostics
+ * VS Code terminal), questions as forms in the chat (form elicitation),
+ * session notices (banners) and compaction updates (a card in the
+ * conversation), and two hermes extensions: the lint diagnostics
  * (_hermes/publishDiagnostics) and approvals that wait for the user (every
  * request stays in the chat until answered, so the agent need not time
  * out).
@@ -54,8 +58,13 @@ export const clientCapabilities: acp.ClientCapabilities = {
   fs: { readTextFile: true, writeTextFile: true },
   terminal: true,
   auth: { terminal: true },
+  elicitation: { form: {} },
+  session: { notices: {}, compaction: {} },
   _meta: { hermes: { diagnostics: true, waitForApprovals: true } },
 };
+
+/** The methods of hermes-acp's checkpoints extension (agentCapabilities._meta.hermes.rewind). */
+export const rewindMethods = { list: "_hermes/rewind/list", apply: "_hermes/rewind/apply" } as const;
 
 /** The binary could not be started or is too old; message says how to fix it. */
 export class LaunchError extends Error {
@@ -223,6 +232,27 @@ export class AgentConnection {
     return this.agent.request(acp.methods.agent.session.setConfigOption, params);
   }
 
+  /** canFork: the agent copies sessions (unstable session/fork, sessionCapabilities.fork). */
+  get canFork(): boolean {
+    return !!(this.init.agentCapabilities?.sessionCapabilities as { fork?: unknown } | undefined)?.fork;
+  }
+
+  /** forkSession copies a session up to and including the message messageId (_meta.hermes.forkAt); the copy is a new session. */
+  forkSession(sessionId: string, cwd: string, dirs: string[], messageId?: string): Promise<acp.NewSessionResponse> {
+    return this.agent.request<acp.NewSessionResponse>("session/fork", { sessionId, cwd, mcpServers: [], ...this.roots(dirs), ...(messageId ? { _meta: { hermes: { forkAt: messageId } } } : {}) });
+  }
+
+  /** canRewind: the agent keeps checkpoints and offers _hermes/rewind/* (agentCapabilities._meta.hermes.rewind). */
+  get canRewind(): boolean {
+    const m = this.init.agentCapabilities?._meta as { hermes?: { rewind?: unknown } } | undefined;
+    return !!m?.hermes?.rewind;
+  }
+
+  /** rewind calls one of the checkpoints extension's methods; the answer is checked by core/rewind.ts. */
+  rewind(method: keyof typeof rewindMethods, params: Record<string, unknown>): Promise<unknown> {
+    return this.agent.request<unknown>(rewindMethods[method], params);
+  }
+
   async closeSession(sessionId: string): Promise<void> {
     if (this.init.agentCapabilities?.sessionCapabilities?.close) {
       await this.agent.request(acp.methods.agent.session.close, { sessionId });
@@ -258,6 +288,7 @@ function clientApp(host: ClientHost): acp.ClientApp {
   return acp
     .client({ name: "hermes-acp-vscode" })
     .onRequest(acp.methods.client.session.requestPermission, ({ params, signal }) => host.requestPermission(params, signal))
+    .onRequest(acp.methods.client.elicitation.create, ({ params, signal }) => host.elicit(params, signal))
     .onRequest(acp.methods.client.fs.readTextFile, async ({ params }) => {
       try {
         return await host.fs.read(params);

@@ -38,6 +38,14 @@ const webviewMessage = z.discriminatedUnion("type", [
   z.object({ type: z.literal("openLink"), href: z.string().min(1).max(4000) }),
   z.object({ type: z.literal("copy"), text: z.string().max(10_000_000) }),
   z.object({ type: z.literal("showTerminal"), terminalId: z.string().min(1) }),
+  // The user's answer to a question of the agent (elicitation/create): the values of its fields, checked against its schema by the host.
+  z.object({ type: z.literal("formAnswer"), formId: z.string().min(1), values: z.record(z.string(), z.union([z.string().max(100_000), z.boolean(), z.array(z.string().max(10_000)).max(200)])) }),
+  z.object({ type: z.literal("formDecline"), formId: z.string().min(1) }),
+  z.object({ type: z.literal("dismissBanner"), key: z.string().min(1) }),
+  // session/fork at an agent message (its messageId).
+  z.object({ type: z.literal("fork"), messageId: z.string().min(1) }),
+  // Restore the workspace to before a turn (1-based, the user's n-th message): _hermes/rewind.
+  z.object({ type: z.literal("restore"), turn: z.number().int().min(1) }),
 ]);
 
 /** A message the webview posts to the host. */
@@ -84,8 +92,12 @@ export interface ViewState {
   commands: { name: string; description: string; hint?: string }[];
   /** The agent takes images in prompts (promptCapabilities.image). */
   images: boolean;
-  /** How many permission requests wait for the user. */
+  /** How many permission requests and questions wait for the user. */
   waiting: number;
+  /** The session's notices, as banners above the conversation. */
+  banners: RenderedItem[];
+  /** The session is in plan mode: the agent only reads until the user approves a plan. */
+  planMode: boolean;
 }
 
 /** A workspace file offered by @ completion. */

@@ -3,7 +3,8 @@
 // messages (protocol.ts). Everything the agent or the model wrote is
 // escaped or goes through renderMarkdown.
 import { describeAnswer, type Approval } from "./approvals";
-import { isTodoCall, type AttachmentChip, type ChatItem, type DiffContent, type ToolItem } from "./chat";
+import { isTodoCall, type AttachmentChip, type Banner, type ChatItem, type CompactionItem, type DiffContent, type ToolItem, type UserItem } from "./chat";
+import { describeContent, isQuestion, type FieldPlan, type FormPlan, type FormRequest } from "./forms";
 import { diffStats, renderDiff } from "./diffview";
 import { codeBlock, escapeHtml, inlineCode, renderMarkdown } from "./markdown";
 import type { LintSummary } from "./permissions";
@@ -16,6 +17,21 @@ export interface RenderContext {
   approval(toolCallId: string): Approval | undefined;
   terminal(id: string): TerminalView | undefined;
   children(toolCallId: string): ToolItem[];
+  /** The newest question (elicitation) of a tool call. */
+  form?(toolCallId: string): FormRequest | undefined;
+  /** A question by id (one that belongs to no tool call). */
+  formById?(id: string): FormRequest | undefined;
+  /** The agent message (by item index) ends a turn and the session can be forked there (session/fork with _meta.hermes.forkAt). */
+  forkable?(index: number): boolean;
+  /** The checkpoint before the turn a user message (its item index) starts, when the agent has one. */
+  restorePoint?(index: number): RestorePoint | undefined;
+}
+
+/** A turn the agent can restore the workspace to the state before (_hermes/rewind). */
+export interface RestorePoint {
+  turn: number;
+  /** e.g. "2 files: a.go, b.txt" */
+  detail: string;
 }
 
 export const noContext: RenderContext = { approval: () => undefined, terminal: () => undefined, children: () => [] };
@@ -68,16 +84,28 @@ function basename(p: string): string {
 
 /** renderItems renders a transcript. */
 export function renderItems(items: ChatItem[], ctx: RenderContext = noContext): RenderedItem[] {
-  return items.map((i) => ({ key: i.key, html: renderItem(i, ctx) }));
+  return items.map((it, i) => ({ key: it.key, html: renderItem(it, ctx, i) }));
 }
 
-/** renderItem renders one transcript item as the HTML the webview shows. */
-export function renderItem(item: ChatItem, ctx: RenderContext = noContext): string {
+/** renderItem renders one transcript item (the index-th) as the HTML the webview shows. */
+export function renderItem(item: ChatItem, ctx: RenderContext = noContext, index = -1): string {
   switch (item.type) {
     case "user":
-      return `<div class="msg user">${chips(item.attachments)}<div class="user-text">${escapeHtml(item.text)}</div></div>`;
-    case "agent":
-      return `<div class="msg agent markdown">${renderMarkdown(item.text)}</div>`;
+      return `<div class="msg user">${userActions(item, ctx, index)}${chips(item.attachments)}<div class="user-text">${escapeHtml(item.text)}</div></div>`;
+    case "agent": {
+      const fork =
+        item.messageId && index >= 0 && ctx.forkable?.(index)
+          ? `<div class="msg-actions"><button class="icon-button" data-action="fork" data-message="${escapeHtml(item.messageId)}" title="Fork: a new session with the conversation up to here" aria-label="Fork from here">${icon("repo-forked")}</button></div>`
+          : "";
+      return `<div class="msg agent markdown">${fork}${renderMarkdown(item.text)}</div>`;
+    }
+    case "form": {
+      const f = ctx.formById?.(item.formId);
+      if (!f) return "";
+      return `<div class="card question${f.state === "waiting" ? " status-waiting" : ""}"><div class="card-body">${renderForm(f)}</div></div>`;
+    }
+    case "compaction":
+      return renderCompaction(item);
     case "thought":
       return `<details class="msg thought" data-key="${escapeHtml(item.key)}"><summary>${icon("lightbulb")} Thinking</summary><div class="markdown">${renderMarkdown(item.text)}</div></details>`;
     case "tool":
@@ -102,6 +130,110 @@ export function renderItem(item: ChatItem, ctx: RenderContext = noContext): stri
   }
 }
 
+function userActions(item: UserItem, ctx: RenderContext, index: number): string {
+  const p = index >= 0 ? ctx.restorePoint?.(index) : undefined;
+  if (!p) return "";
+  return (
+    `<div class="msg-actions"><button class="icon-button restore" data-action="restore" data-turn="${p.turn}" data-key="${escapeHtml(item.key)}" ` +
+    `title="${escapeHtml(`Restore to here: put the files back as they were before this turn (${p.detail})`)}" aria-label="Restore to before this turn">${icon("discard")}</button></div>`
+  );
+}
+
+const k = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(n >= 10000 ? 0 : 1)}k` : String(n));
+
+function renderCompaction(c: CompactionItem): string {
+  const titles: Record<string, string> = {
+    in_progress: "Compacting the conversation…",
+    completed: "Compacted the conversation",
+    failed: "Compacting the conversation failed",
+    cancelled: "Compacting the conversation was cancelled",
+  };
+  const title = titles[c.status] ?? `Compaction: ${c.status}`;
+  const tokens = c.tokensBefore !== undefined && c.tokensAfter !== undefined ? `<span class="card-meta">${k(c.tokensBefore)} → ${k(c.tokensAfter)} tokens</span>` : "";
+  const st = c.status === "in_progress" ? icon("loading", "codicon-modifier-spin") : c.status === "completed" ? icon("pass-filled") : c.status === "failed" ? icon("error") : icon("circle-slash");
+  const body: string[] = [];
+  if (c.error) body.push(`<div class="tool-result failed">${escapeHtml(c.error)}</div>`);
+  if (c.summary) body.push(`<div class="compaction-summary markdown">${renderMarkdown(c.summary)}</div>`);
+  return (
+    `<details class="card compaction status-${escapeHtml(c.status)}" data-key="${escapeHtml(c.key)}"${c.status === "failed" ? " open" : ""}>` +
+    `<summary class="card-head">${icon("fold")}<span class="card-title">${escapeHtml(title)}</span>${tokens}<span class="tool-status">${st}</span></summary>` +
+    (body.length ? `<div class="card-body">${body.join("")}</div>` : "") +
+    `</details>`
+  );
+}
+
+/** renderBanner renders a session notice as the banner above the conversation. */
+export function renderBanner(b: Banner): string {
+  const sev = b.severity === "error" || b.severity === "warning" ? b.severity : "info";
+  return (
+    `<div class="banner ${sev}" role="${sev === "info" ? "status" : "alert"}">${icon(sev === "info" ? "info" : sev)}` +
+    `<div class="banner-body"><div class="banner-title">${escapeHtml(b.title)}</div>${b.description ? `<div class="markdown">${renderMarkdown(b.description)}</div>` : ""}</div>` +
+    `<button class="icon-button" data-action="dismissBanner" data-key="${escapeHtml(b.key)}" title="Dismiss" aria-label="Dismiss">${icon("close")}</button></div>`
+  );
+}
+
+/** renderForm renders a question: its fields and Answer/Decline while it waits, else what became of it. */
+export function renderForm(f: FormRequest): string {
+  const p = f.plan;
+  const id = escapeHtml(f.id);
+  if (f.state !== "waiting") {
+    const text = f.state === "accepted" ? describeContent(p, f.content ?? {}) : f.state === "declined" ? "You declined to answer." : (f.reason ?? "Cancelled.");
+    return (
+      `<div class="elicitation settled ${f.state}" data-form="${id}">${icon(f.state === "accepted" ? "check" : "circle-slash")}` +
+      `<span class="elicitation-q">${escapeHtml(p.title ?? firstLine(p.message))}</span><span class="elicitation-a">${escapeHtml(text)}</span></div>`
+    );
+  }
+  const fields = p.fields.map((x) => renderField(p, x, f.errors?.[x.name])).join("");
+  return (
+    `<form class="elicitation waiting" data-form="${id}" novalidate>` +
+    `<div class="approval-why">${icon("question")}<span>${escapeHtml(p.title ?? "Hermes asks")}</span></div>` +
+    `<div class="elicitation-message markdown">${renderMarkdown(p.message)}</div>` +
+    (p.description ? `<div class="approval-note">${escapeHtml(p.description)}</div>` : "") +
+    fields +
+    `<div class="buttons"><button type="submit" class="primary" data-form="${id}">Answer</button>` +
+    `<button type="button" class="secondary" data-action="declineForm" data-form="${id}">Decline</button></div></form>`
+  );
+}
+
+function firstLine(s: string): string {
+  const l = s.trim().split("\n")[0];
+  return l.length > 120 ? l.slice(0, 119) + "…" : l;
+}
+
+function renderField(plan: FormPlan, f: FieldPlan, error: string | undefined): string {
+  const name = escapeHtml(f.name);
+  const label = `<span class="field-label">${escapeHtml(f.label)}${f.required ? ` <span class="required" title="Required">*</span>` : ""}</span>`;
+  const desc = f.description ? `<span class="field-detail">${escapeHtml(f.description)}</span>` : "";
+  const err = error ? `<div class="field-error">${icon("error")}${escapeHtml(error)}</div>` : "";
+  const legend = !isQuestion(plan, f) || f.description !== undefined;
+  const head = `<div class="field-head">${isQuestion(plan, f) ? "" : label}${desc}</div>`;
+  const wrap = (inner: string, withHead = legend) => `<div class="field${error ? " invalid" : ""}" data-field="${name}" data-kind="${f.kind}">${withHead ? head : ""}${inner}${err}</div>`;
+  const option = (type: "radio" | "checkbox", value: string, text: string, detail: string | undefined, checked: boolean) =>
+    `<label class="option"><input type="${type}" name="${name}" value="${escapeHtml(value)}"${checked ? " checked" : ""}><span>${escapeHtml(text)}</span>${detail ? `<span class="option-detail">${escapeHtml(detail)}</span>` : ""}</label>`;
+  switch (f.kind) {
+    case "choice":
+      if (f.options.length > 8) {
+        const opts = f.options.map((o) => `<option value="${escapeHtml(o.value)}"${o.value === f.default ? " selected" : ""}>${escapeHtml(o.label)}</option>`).join("");
+        return wrap(`<select name="${name}" aria-label="${escapeHtml(f.label)}"><option value="">—</option>${opts}</select>`);
+      }
+      return wrap(`<div class="options">${f.options.map((o) => option("radio", o.value, o.label, o.description, o.value === f.default)).join("")}</div>`);
+    case "multi":
+      return wrap(`<div class="options">${f.options.map((o) => option("checkbox", o.value, o.label, o.description, f.default?.includes(o.value) ?? false)).join("")}</div>`);
+    case "boolean":
+      return wrap(`<div class="options">${option("checkbox", "true", f.label, f.description, f.default ?? false)}</div>`, false);
+    case "number":
+      return wrap(
+        `<input type="number" name="${name}" aria-label="${escapeHtml(f.label)}" step="${f.integer ? "1" : "any"}"${f.minimum !== undefined ? ` min="${f.minimum}"` : ""}${f.maximum !== undefined ? ` max="${f.maximum}"` : ""}${f.default !== undefined ? ` value="${f.default}"` : ""}>`,
+      );
+    case "text": {
+      const attrs = `name="${name}" aria-label="${escapeHtml(f.label)}"${f.maxLength !== undefined ? ` maxlength="${f.maxLength}"` : ""}`;
+      if (f.maxLength !== undefined && f.maxLength > 500) return wrap(`<textarea ${attrs} rows="3">${escapeHtml(f.default ?? "")}</textarea>`);
+      const type = f.format === "email" ? "email" : f.format === "uri" ? "url" : f.format === "date" ? "date" : "text";
+      return wrap(`<input type="${type}" ${attrs}${f.default ? ` value="${escapeHtml(f.default)}"` : ""}>`);
+    }
+  }
+}
+
 function chips(list: AttachmentChip[]): string {
   if (list.length === 0) return "";
   const ic = { file: "file", image: "file-media", selection: "selection" } as const;
@@ -110,23 +242,43 @@ function chips(list: AttachmentChip[]): string {
 
 function renderTool(t: ToolItem, ctx: RenderContext): string {
   const approval = ctx.approval(t.id);
-  const waiting = approval?.state === "waiting";
+  const form = ctx.form?.(t.id);
+  const waiting = approval?.state === "waiting" || form?.state === "waiting";
   const children = ctx.children(t.id);
   const body: string[] = [];
   if (approval) body.push(renderApproval(approval));
+  if (form) body.push(renderForm(form));
   const isCommand = t.kind === "execute" || t.command !== undefined || t.terminals.length > 0;
+  // A command whose output came as text (no editor terminal, or a replayed session): shown as a terminal too.
+  let ran: CommandResult | undefined;
+  let ranText = "";
+  if (isCommand && t.terminals.length === 0) {
+    for (const x of t.texts) {
+      ran = parseCommandResult(x, t.command);
+      if (ran) {
+        ranText = x;
+        break;
+      }
+    }
+  }
   if (t.terminals.length > 0) {
     for (const id of t.terminals) body.push(renderTerminal(id, t, ctx.terminal(id)));
-  } else if (isCommand && t.command && !(waiting && approval?.plan.kind === "command")) {
+  } else if (ran) {
+    body.push(renderRan(t.command ?? ran.command, ran));
+  } else if (isCommand && t.command && !(approval?.state === "waiting" && approval.plan.kind === "command")) {
     body.push(`<div class="terminal"><div class="terminal-head"><code>$ ${escapeHtml(t.command)}</code></div></div>`);
   }
-  if (!(waiting && approval?.plan.kind === "edit")) {
+  if (!(approval?.state === "waiting" && approval.plan.kind === "edit")) {
     t.diffs.forEach((d, i) => body.push(renderEdit(t, d, i)));
   }
-  if (t.lint && !(waiting && approval?.plan.lint)) body.push(renderLint(t.lint));
+  if (t.lint && !(approval?.state === "waiting" && approval.plan.lint)) body.push(renderLint(t.lint));
   if (children.length > 0 || /^delegate\b/.test(t.title)) body.push(renderDelegation(t, children, ctx));
   else {
-    const texts = t.texts.filter((x) => !(isCommand && t.command && x.trim() === `$ ${t.command}`));
+    // The lint box lists the findings: the result's own "⚠️ Lint: …" paragraph would say them twice.
+    const listed = t.lint !== undefined && t.lint.diagnostics.some((f) => f.items.length > 0);
+    const texts = t.texts
+      .map((x) => (listed ? withoutLintParagraph(x) : x))
+      .filter((x) => x.trim() !== "" && x !== ranText && !(isCommand && t.command && x.trim() === `$ ${t.command}`));
     if (texts.length > 0) {
       const cls = t.status === "failed" ? "tool-result failed" : "tool-result";
       body.push(`<div class="${cls} markdown">${texts.map(renderMarkdown).join("")}</div>`);
@@ -136,7 +288,7 @@ function renderTool(t: ToolItem, ctx: RenderContext): string {
     }
   }
   // Open by default: what needs the user, what failed, and what shows a command or an edit.
-  const childWaiting = children.some((c) => ctx.approval(c.id)?.state === "waiting");
+  const childWaiting = children.some((c) => ctx.approval(c.id)?.state === "waiting" || ctx.form?.(c.id)?.state === "waiting");
   const open = waiting || childWaiting || t.status === "failed" || isCommand || t.diffs.length > 0 || children.length > 0;
   const status = waiting || childWaiting ? "waiting" : t.status;
   const badge = waiting || childWaiting
@@ -149,6 +301,14 @@ function renderTool(t: ToolItem, ctx: RenderContext): string {
     (body.length ? `<div class="card-body">${body.join("")}</div>` : "") +
     `</details>`
   );
+}
+
+/** withoutLintParagraph drops the "⚠️ Lint: …" paragraphs hermes-acp's edit results end with. */
+function withoutLintParagraph(text: string): string {
+  return text
+    .split(/\n{2,}/)
+    .filter((p) => !/^⚠️ Lint: /.test(p))
+    .join("\n\n");
 }
 
 function diffBadge(d: DiffContent): string {
@@ -215,6 +375,56 @@ function renderLint(l: LintSummary): string {
     .join("");
   const head = text || (bad ? `introduces ${l.introduced} problem${l.introduced === 1 ? "" : "s"}` : "no new problems");
   return `<div class="lint ${bad ? "bad" : "good"}"><div class="lint-head">${icon(bad ? "warning" : "pass")}<span>Lint: ${escapeHtml(head)}</span></div>${list ? `<ul>${list}</ul>` : ""}</div>`;
+}
+
+/** What the agent's text rendering of a finished command says (hermes-acp's terminal result). */
+export interface CommandResult {
+  command: string;
+  output: string;
+  exitCode: number;
+  /** e.g. "No matches found" for grep's 1 */
+  meaning?: string;
+  /** Lines before the command: the sandbox warning, the backend it ran in. */
+  notes: string[];
+}
+
+/**
+ * parseCommandResult reads hermes-acp's text rendering of a finished
+ * command: optional notes ("⚠️ …", "Ran in …"), the command in a fence as
+ * "$ command", the output in a fence, then "Exit code: N (meaning)". It is
+ * what a client without editor terminals sees live and what every client
+ * sees in a replayed session. undefined when text is something else.
+ */
+export function parseCommandResult(text: string, command?: string): CommandResult | undefined {
+  const exit = /(?:^|\n)Exit code: (-?\d+)(?: \((.*)\))?\s*$/.exec(text);
+  if (!exit) return undefined;
+  const rest = text.slice(0, exit.index);
+  const fences: string[] = [];
+  const fence = /(`{3,})[^\n]*\n([\s\S]*?)\n\1(?:\n|$)/g;
+  let last = 0;
+  const notes: string[] = [];
+  for (let m = fence.exec(rest); m; m = fence.exec(rest)) {
+    for (const n of rest.slice(last, m.index).split("\n")) if (n.trim()) notes.push(n.trim());
+    fences.push(m[2]);
+    last = m.index + m[0].length;
+  }
+  if (rest.slice(last).trim() !== "") return undefined;
+  let cmd = command ?? "";
+  let output = "";
+  if (fences.length > 0 && fences[0].startsWith("$ ")) {
+    cmd = fences[0].slice(2);
+    output = fences[1] ?? "";
+    if (fences.length > 2) return undefined;
+  } else if (fences.length === 1) output = fences[0];
+  else if (fences.length > 1) return undefined;
+  return { command: cmd, output, exitCode: Number(exit[1]), meaning: exit[2], notes };
+}
+
+function renderRan(command: string, r: CommandResult): string {
+  const state = `<span class="terminal-state ${r.exitCode === 0 ? "ok" : "failed"}"${r.meaning ? ` title="${escapeHtml(r.meaning)}"` : ""}>exit ${r.exitCode}${r.meaning ? ` · ${escapeHtml(r.meaning)}` : ""}</span>`;
+  const notes = r.notes.map((n) => `<div class="terminal-note">${escapeHtml(n)}</div>`).join("");
+  const output = r.output ? `<pre class="terminal-output">${escapeHtml(stripAnsi(r.output))}</pre>` : `<div class="terminal-empty">No output.</div>`;
+  return `<div class="terminal">${notes}<div class="terminal-head"><code>$ ${escapeHtml(command)}</code>${state}</div>${output}</div>`;
 }
 
 function renderTerminal(id: string, t: ToolItem, v: TerminalView | undefined): string {

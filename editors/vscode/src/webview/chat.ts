@@ -25,6 +25,8 @@ declare function acquireVsCodeApi(): { postMessage(m: unknown): void; getState()
   const contextRow = byId<HTMLElement>("context");
   const waiting = byId<HTMLElement>("waiting");
   const waitingText = byId<HTMLElement>("waiting-text");
+  const banners = byId<HTMLElement>("banners");
+  const planMode = byId<HTMLElement>("plan-mode");
 
   let state: ViewState | undefined;
   let commands: SlashCommand[] = [];
@@ -59,6 +61,12 @@ declare function acquireVsCodeApi(): { postMessage(m: unknown): void; getState()
   }
 
   function fill(el: HTMLElement, item: RenderedItem) {
+    // What the user typed into a waiting question survives the card being redrawn.
+    const drafts = new Map<string, { values: FormValues; focus?: string }>();
+    for (const f of el.querySelectorAll<HTMLFormElement>("form[data-form]")) {
+      const active = document.activeElement as HTMLInputElement | null;
+      drafts.set(f.dataset.form!, { values: formValues(f), focus: active && f.contains(active) ? active.name : undefined });
+    }
     el.dataset.key = item.key;
     el.innerHTML = item.html;
     el.hidden = item.html === "";
@@ -66,7 +74,70 @@ declare function acquireVsCodeApi(): { postMessage(m: unknown): void; getState()
       const open = toggled.get(d.dataset.key!);
       if (open !== undefined) d.open = open;
     }
+    for (const f of el.querySelectorAll<HTMLFormElement>("form[data-form]")) {
+      const d = drafts.get(f.dataset.form!);
+      if (d) restoreValues(f, d.values, d.focus);
+    }
   }
+
+  // --- questions (forms) ---
+
+  type FormValues = Extract<WebviewMessage, { type: "formAnswer" }>["values"];
+
+  /** formValues collects a question's fields as the host expects them. */
+  function formValues(form: HTMLFormElement): FormValues {
+    const out: FormValues = {};
+    for (const field of form.querySelectorAll<HTMLElement>("[data-field]")) {
+      const name = field.dataset.field!;
+      const inputs = [...field.querySelectorAll<HTMLInputElement>("input")];
+      switch (field.dataset.kind) {
+        case "boolean":
+          out[name] = inputs[0]?.checked ?? false;
+          break;
+        case "multi":
+          out[name] = inputs.filter((i) => i.checked).map((i) => i.value);
+          break;
+        case "choice":
+          out[name] = inputs.find((i) => i.checked)?.value ?? field.querySelector("select")?.value ?? "";
+          break;
+        default:
+          out[name] = (field.querySelector<HTMLInputElement | HTMLTextAreaElement>("input, textarea")?.value ?? "");
+      }
+    }
+    return out;
+  }
+
+  function restoreValues(form: HTMLFormElement, values: FormValues, focus?: string) {
+    for (const field of form.querySelectorAll<HTMLElement>("[data-field]")) {
+      const v = values[field.dataset.field!];
+      if (v === undefined) continue;
+      for (const i of field.querySelectorAll<HTMLInputElement>("input")) {
+        if (i.type === "checkbox") i.checked = typeof v === "boolean" ? v : Array.isArray(v) && v.includes(i.value);
+        else if (i.type === "radio") i.checked = i.value === v;
+        else if (typeof v === "string") i.value = v;
+      }
+      const other = field.querySelector<HTMLTextAreaElement | HTMLSelectElement>("textarea, select");
+      if (other && typeof v === "string") other.value = v;
+    }
+    if (focus) form.querySelector<HTMLElement>(`[name="${CSS.escape(focus)}"]`)?.focus();
+  }
+
+  // Typing a free answer picks the choice it belongs to ("Other …", as hermes's clarify offers it).
+  document.addEventListener("input", (e) => {
+    const input = e.target as HTMLInputElement;
+    const form = input instanceof HTMLInputElement ? input.closest<HTMLFormElement>("form[data-form]") : null;
+    if (!form || input.type !== "text" || input.value === "") return;
+    const other = [...form.querySelectorAll<HTMLInputElement>('[data-kind="choice"] input[type="radio"]')].find((r) => /^other\b/i.test(r.value));
+    if (other) other.checked = true;
+  });
+
+  document.addEventListener("submit", (e) => {
+    const form = (e.target as HTMLElement).closest<HTMLFormElement>("form[data-form]");
+    if (!form) return;
+    e.preventDefault();
+    form.classList.add("answering");
+    send({ type: "formAnswer", formId: form.dataset.form!, values: formValues(form) });
+  });
 
   function setItem(index: number, item: RenderedItem) {
     const stick = nearBottom();
@@ -136,11 +207,25 @@ declare function acquireVsCodeApi(): { postMessage(m: unknown): void; getState()
       case "scrollToWaiting":
         scrollToWaiting();
         break;
+      case "declineForm":
+        el.closest("form")?.classList.add("answering");
+        send({ type: "formDecline", formId: d.form! });
+        break;
+      case "dismissBanner":
+        el.closest(".banner")?.remove();
+        send({ type: "dismissBanner", key: d.key! });
+        break;
+      case "fork":
+        send({ type: "fork", messageId: d.message! });
+        break;
+      case "restore":
+        send({ type: "restore", turn: Number(d.turn) });
+        break;
     }
   });
 
   function scrollToWaiting() {
-    const card = log.querySelector(".approval.waiting");
+    const card = log.querySelector(".approval.waiting, .elicitation.waiting");
     if (card) {
       card.scrollIntoView({ block: "center", behavior: "smooth" });
       card.classList.add("flash");
@@ -229,6 +314,9 @@ declare function acquireVsCodeApi(): { postMessage(m: unknown): void; getState()
     renderEmpty(s.empty);
     renderPickers(s.pickers);
     renderUsage(s.usage);
+    banners.innerHTML = s.banners.map((b) => b.html).join("");
+    banners.hidden = s.banners.length === 0;
+    planMode.hidden = !s.planMode;
     waiting.hidden = s.waiting === 0;
     waiting.dataset.action = "scrollToWaiting";
     waitingText.textContent = s.waiting === 1 ? "Hermes is waiting for your answer" : `Hermes is waiting for ${s.waiting} answers`;
@@ -497,7 +585,9 @@ declare function acquireVsCodeApi(): { postMessage(m: unknown): void; getState()
         const el = m.toolCallKey ? log.querySelector(`[data-key="${CSS.escape(m.toolCallKey)}"]`) : null;
         if (el) {
           el.scrollIntoView({ block: "nearest", behavior: "smooth" });
-          const card = el.querySelector(".approval.waiting") ?? el;
+          const card = el.querySelector(".approval.waiting, .elicitation.waiting") ?? el;
+          // A question takes the keyboard: its first field.
+          el.querySelector<HTMLElement>(".elicitation.waiting input, .elicitation.waiting textarea, .elicitation.waiting select")?.focus({ preventScroll: true });
           card.classList.add("flash");
           setTimeout(() => card.classList.remove("flash"), 1200);
         } else prompt.focus();
