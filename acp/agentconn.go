@@ -36,6 +36,12 @@ type Agent interface {
 	Cancel(sessionID string)
 }
 
+// Forker is an [Agent] that serves the unstable session/fork (advertised
+// in sessionCapabilities.fork); the result has session/new's shape.
+type Forker interface {
+	ForkSession(ctx context.Context, req *ForkSessionRequest) (*NewSessionResponse, error)
+}
+
 // ConnOptions configures an [AgentConn] or a [ClientConn].
 type ConnOptions struct {
 	Stream StreamOptions
@@ -276,6 +282,10 @@ func (a *AgentConn) route(ctx context.Context, req *jsonrpc2.Request) (any, erro
 		h = agentMethod(a.agent.SetSessionConfigOption, false)
 	case "session/prompt":
 		h = agentMethod(a.agent.Prompt, false)
+	case "session/fork":
+		if f, ok := a.agent.(Forker); ok {
+			h = agentMethod(f.ForkSession, false)
+		}
 	case MethodRewindList, MethodRewindApply: // our extension (acp/rewind.go)
 		if ra, ok := a.agent.(RewindAgent); ok {
 			if req.Method == MethodRewindList {

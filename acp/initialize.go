@@ -34,7 +34,9 @@ type ClientSessionCapabilities struct {
 	ConfigOptions *struct {
 		Boolean *struct{} `json:"boolean,omitempty"`
 	} `json:"configOptions,omitempty"`
-	Meta Meta `json:"_meta,omitempty"`
+	// Notices: the client presents "notice" session updates.
+	Notices *Marker `json:"notices,omitempty"`
+	Meta    Meta    `json:"_meta,omitempty"`
 }
 
 // ClientCapabilities are what the client advertised in initialize. Omitted
@@ -144,6 +146,7 @@ type Marker struct{}
 // SessionCapabilities are the optional session methods the agent supports.
 type SessionCapabilities struct {
 	List                  *Marker `json:"list,omitempty"`
+	Fork                  *Marker `json:"fork,omitempty"` // unstable session/fork
 	Delete                *Marker `json:"delete,omitempty"`
 	AdditionalDirectories *Marker `json:"additionalDirectories,omitempty"`
 	Resume                *Marker `json:"resume,omitempty"`

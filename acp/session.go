@@ -222,6 +222,24 @@ func (r *ResumeSessionRequest) Validate() error {
 	return validateRoots(r.Cwd, r.AdditionalDirectories)
 }
 
+// ForkSessionRequest is the params of the unstable session/fork: copy
+// session SessionID into a new session on Cwd.
+type ForkSessionRequest struct {
+	SessionID             string      `json:"sessionId"`
+	Cwd                   string      `json:"cwd"`
+	AdditionalDirectories []string    `json:"additionalDirectories,omitempty"`
+	McpServers            []McpServer `json:"mcpServers,omitempty"`
+	Meta                  Meta        `json:"_meta,omitempty"`
+}
+
+// Validate checks required members.
+func (r *ForkSessionRequest) Validate() error {
+	if r.SessionID == "" {
+		return &FieldError{Field: "sessionId", Problem: "required"}
+	}
+	return validateRoots(r.Cwd, r.AdditionalDirectories)
+}
+
 // ListSessionsRequest is the params of session/list.
 type ListSessionsRequest struct {
 	Cwd    *string `json:"cwd,omitempty"`

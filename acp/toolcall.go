@@ -40,10 +40,13 @@ type ToolCallLocation struct {
 	Meta Meta   `json:"_meta,omitempty"`
 }
 
-// ToolCall announces a new tool call (session update "tool_call").
+// ToolCall announces a new tool call (session update "tool_call"). Name is
+// the tool's programmatic name (its registry name; an MCP tool's full
+// name), by which editors group and filter calls.
 type ToolCall struct {
 	ToolCallID string             `json:"toolCallId"`
 	Title      string             `json:"title"`
+	Name       string             `json:"name,omitempty"`
 	Kind       ToolKind           `json:"kind,omitempty"`
 	Status     ToolCallStatus     `json:"status,omitempty"`
 	Content    []ToolCallContent  `json:"content,omitempty"`

@@ -85,6 +85,23 @@ type UsageUpdate struct {
 	Meta Meta   `json:"_meta,omitempty"`
 }
 
+// Notice severities; values starting with "_" are free for extensions.
+const (
+	NoticeInfo    = "info"
+	NoticeWarning = "warning"
+	NoticeError   = "error"
+)
+
+// Notice is information for the user that is not part of the session's
+// history (session update "notice"). It may be sent only to a client that
+// advertised clientCapabilities.session.notices.
+type Notice struct {
+	Severity    string  `json:"severity"`
+	Title       string  `json:"title"` // non-empty plain text that stands alone
+	Description *string `json:"description,omitempty"`
+	Meta        Meta    `json:"_meta,omitempty"`
+}
+
 // SessionUpdate is the session/update union (discriminator "sessionUpdate").
 // Exactly one variant is set.
 type SessionUpdate struct {
@@ -99,6 +116,7 @@ type SessionUpdate struct {
 	ConfigOptionUpdate      *ConfigOptionUpdate
 	SessionInfoUpdate       *SessionInfoUpdate
 	UsageUpdate             *UsageUpdate
+	Notice                  *Notice
 }
 
 // Kind returns the "sessionUpdate" value of the set variant.
@@ -126,6 +144,8 @@ func (u SessionUpdate) Kind() string {
 		return "session_info_update"
 	case u.UsageUpdate != nil:
 		return "usage_update"
+	case u.Notice != nil:
+		return "notice"
 	}
 	return ""
 }
@@ -154,6 +174,8 @@ func (u SessionUpdate) variant() any {
 		return u.SessionInfoUpdate
 	case u.UsageUpdate != nil:
 		return u.UsageUpdate
+	case u.Notice != nil:
+		return u.Notice
 	}
 	return nil
 }
@@ -213,6 +235,9 @@ func (u *SessionUpdate) UnmarshalJSON(b []byte) error {
 	case "usage_update":
 		u.UsageUpdate = new(UsageUpdate)
 		v, req = u.UsageUpdate, []string{"used", "size"}
+	case "notice":
+		u.Notice = new(Notice)
+		v, req = u.Notice, []string{"severity", "title"}
 	default:
 		return &FieldError{Field: "sessionUpdate", Problem: fmt.Sprintf("unknown session update %q", tag)}
 	}

@@ -161,9 +161,9 @@ type Options struct {
 	// _hermes/rewind/* methods; nil turns checkpoints off.
 	Checkpoints *checkpoint.Manager
 	// Notices are start-up problems (e.g. of the configuration file) shown
-	// in the chat once, at the first session/prompt of the process, before
-	// the turn's output.
-	Notices []string
+	// once, at the first session/prompt of the process, before the turn's
+	// output (agent/notices.go).
+	Notices []Notice
 	// MCPServers are the MCP servers of the configuration file (enabled
 	// ones only); every session connects them plus the servers its request
 	// names, the request's server winning on a name clash.
@@ -217,7 +217,7 @@ type Agent struct {
 	clientInfo *acp.Implementation
 	clientCaps acp.ClientCapabilities
 	closed     bool
-	notices    []string  // shown in the chat at the next prompt (agent/notices.go)
+	notices    []Notice  // shown at the next prompt (agent/notices.go)
 	allow      allowlist // command_allowlist (agent/shell.go)
 
 	store *store.Store // opened on first use; safe for concurrent use
@@ -261,7 +261,7 @@ func New(opts Options) *Agent {
 	a.notices = append(a.notices, opts.Notices...)
 	a.allow = allowlist{entries: slices.Clone(opts.CommandAllowlist), save: opts.SaveAllowlist, remove: opts.RemoveAllowlist}
 	if opts.HermesHome != "" {
-		a.store = store.New(opts.HermesHome, opts.Log, a.notice)
+		a.store = store.New(opts.HermesHome, opts.Log, a.storeNotice)
 	}
 	a.safety = sync.OnceValue(func() *workspace.Safety {
 		return workspace.NewSafety(workspace.Options{HermesHome: opts.HermesHome})

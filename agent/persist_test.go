@@ -61,7 +61,7 @@ func TestSessionPersistenceAndReplay(t *testing.T) {
 	if ups[0].Update.UserMessageChunk.Content.Text.Text != "Remember this conversation\nsecond line" {
 		t.Errorf("replayed user text = %q", ups[0].Update.UserMessageChunk.Content.Text.Text)
 	}
-	if tc := ups[2].Update.ToolCall; tc.ToolCallID != "call_9" || tc.Title != "echo" {
+	if tc := ups[2].Update.ToolCall; tc.ToolCallID != "call_9" || tc.Title != "echo" || tc.Name != "echo" {
 		t.Errorf("replayed tool call = %+v", tc)
 	}
 	if tu := ups[3].Update.ToolCallUpdate; tu.Status != acp.StatusCompleted {
@@ -255,7 +255,7 @@ func TestNoticesOnceAtFirstPrompt(t *testing.T) {
 		return textReply("model says hi", emit), nil
 	}}
 	configNotice := "Problems in the configuration file /h/config.yaml:\n- approvals.timeout: \"abc\" is not a whole number; this setting is ignored"
-	h := newHarness(t, fm, harnessOptions{home: home, opts: agent.Options{Notices: []string{configNotice}}})
+	h := newHarness(t, fm, harnessOptions{home: home, opts: agent.Options{Notices: []agent.Notice{{Severity: acp.NoticeWarning, Title: "Configuration problems", Text: configNotice}}}})
 	sid := h.newSession("")
 	if stop := h.prompt(sid, "hello"); stop != acp.StopEndTurn {
 		t.Errorf("first prompt stopped with %s", stop)

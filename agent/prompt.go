@@ -47,6 +47,7 @@ func (a *Agent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.Prompt
 	// Later messages (cancel, mode changes, further prompts) may proceed
 	// while this turn runs.
 	acp.Release(ctx)
+	s.showSessionNotices(ctx)
 	if ahead > 0 {
 		s.sendText(fmt.Sprintf("Queued for the next turn. (%d queued)", ahead))
 		select {

@@ -219,7 +219,7 @@ func (s *Session) genericCard(c model.ToolCall, m model.Message) []acp.SessionUp
 	}
 	args := parseArgsLenient(c.Arguments)
 	call := acp.SessionUpdate{ToolCall: &acp.ToolCall{
-		ToolCallID: c.ID, Title: t.title(args), Kind: t.kind(), Status: acp.StatusPending,
+		ToolCallID: c.ID, Title: t.title(args), Name: c.Name, Kind: t.kind(), Status: acp.StatusPending,
 		Locations: t.pathLocations(args), RawInput: rawInput(args, c.Arguments),
 	}}
 	out := registry.Outcome{Content: m.Content, Failed: m.IsError}

@@ -72,6 +72,7 @@ type Session struct {
 	planGen     int                         // plans sent so far: a call that ran while it grew showed one (agent/replay.go)
 	memory      string                      // the memory as the session opened, for its system prompt (agent/memorytool.go)
 	skillsIndex *pendingText                // the skill index as the session opened (Options.SkillsIndex), for its system prompt
+	ownNotices  sessionNotices              // the session's own notices, until its first prompt shows them (agent/notices.go)
 	trackers    map[string]*toolCallTracker // calls of the running batch, by id
 	comp        compress.State              // the summary the model sees instead of the middle of history (agent/compress.go)
 	ctxTokens   int                         // tokens of the last model call, as the provider reported them; 0: unknown
@@ -131,6 +132,7 @@ func (a *Agent) openSession(ctx context.Context, id, cwd string, dirs []string, 
 		// path, and the session's first system prompt waits for it.
 		s.skillsIndex = startPending(a.log, func() string { return a.opts.SkillsIndex(s.env) })
 	}
+	s.ownNotices.skills = s.startSkillNotices()
 	s.mcp = a.newMCP(s, mcpServers)
 	a.mu.Lock()
 	if a.closed {

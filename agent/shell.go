@@ -402,7 +402,8 @@ func (a *Agent) addToAllowlist(entry string) {
 	}
 	if err := save(entry); err != nil {
 		a.log.Warn("could not save the command allowlist; the approval holds until the agent exits", "entry", entry, "error", err)
-		a.notice(fmt.Sprintf("Could not save %q to command_allowlist in the configuration file (%v): the approval holds until the agent exits.", entry, err))
+		a.notice(Notice{Severity: acp.NoticeWarning, Title: titleAllowlist,
+			Text: fmt.Sprintf("Could not save %q to command_allowlist in the configuration file (%v): the approval holds until the agent exits.", entry, err)})
 	}
 }
 

@@ -112,6 +112,7 @@ func (t *toolCallTracker) announce(status acp.ToolCallStatus, content []acp.Tool
 	tc := &acp.ToolCall{
 		ToolCallID: t.id,
 		Title:      t.label + t.title(args),
+		Name:       t.name,
 		Kind:       t.kind(),
 		Status:     status,
 		Locations:  locations,

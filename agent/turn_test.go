@@ -54,8 +54,8 @@ func TestTurnTextToolText(t *testing.T) {
 			done = u.Update.ToolCallUpdate
 		}
 	}
-	if call == nil || call.ToolCallID != "call_1" || call.Title != "echo" || call.Status != acp.StatusInProgress {
-		t.Fatalf("tool_call = %+v, want call_1 in progress", call)
+	if call == nil || call.ToolCallID != "call_1" || call.Title != "echo" || call.Name != "echo" || call.Status != acp.StatusInProgress {
+		t.Fatalf("tool_call = %+v, want call_1 of echo in progress", call)
 	}
 	if done == nil || done.ToolCallID != "call_1" {
 		t.Fatalf("no completed tool_call_update for call_1; kinds %v", h.kinds(sid))

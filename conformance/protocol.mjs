@@ -8,6 +8,7 @@
 //           same server, and replies "big: RESULT1 | echo: RESULT2". The
 //           oversized result must be refused with a clear message and the
 //           server must stay usable: the echo works, no "stopped" message.
+//           Both tool_calls carry the MCP tools' full names.
 //   [read]  calls read_file on a file while this editor's fs/read_text_file
 //           handler never answers; with fs.timeout set to 1 s the turn must
 //           end normally and the model be told the editor did not answer.
@@ -80,6 +81,11 @@ async function main() {
           check(!text.includes("stopped"), `big: the chat says a server stopped: ${show(text.slice(0, 600))}`);
           check(update(big.finalUpdate("call_big"))?.status === "failed", `big: call_big ended ${show(update(big.finalUpdate("call_big"))?.status)}, want "failed"`);
           check(update(big.finalUpdate("call_echo"))?.status === "completed", `big: call_echo ended ${show(update(big.finalUpdate("call_echo"))?.status)}, want "completed"`);
+          // An MCP tool's tool_call carries its full name.
+          for (const [id, name] of [["call_big", "mcp_test_big"], ["call_echo", "mcp_test_echo"]]) {
+            const got = update(big.toolCall(id))?.name;
+            check(got === name, `big: the tool_call of ${id} is named ${show(got)}, want ${show(name)}`);
+          }
           note(`big: a 20 MiB MCP result was refused (${show(text.slice(text.indexOf("big: "), text.indexOf("big: ") + 90))}…) and the next call on the server worked`);
 
           const read = await playTurn(session, agentProc.wire, "read", "[read] read a.txt");

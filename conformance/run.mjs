@@ -14,9 +14,10 @@
 // (default 20000) bounds each step.
 //
 // The scenario: initialize → session/new → a prompt answered with text, a
-// `todo` tool call and more text (end_turn, the text, the tool call and its
-// completion, a plan) → a prompt the model holds open, cancelled with
-// session/cancel after the first chunk (cancelled) → a plain prompt
+// `todo` tool call and more text (end_turn, the text, the tool call, which
+// names its tool, and its completion, a plan) → a prompt the model holds
+// open, cancelled with session/cancel after the first chunk (cancelled) → a
+// plain prompt
 // (end_turn). The SDK validates every message from the agent with zod and
 // reports a rejected one through console.error; any such report fails the
 // run. Exit status: 0 on success, 1 on any failure, 2 for usage errors.
@@ -52,6 +53,8 @@ function checkToolTurn(sc, { stopReason, updates }) {
   );
   if (check(callIdx >= 0, `tool prompt: no tool_call with toolCallId ${show(sc.toolCallId)} (got ${kinds(updates)})`)) {
     check(typeof updates[callIdx].title === "string" && updates[callIdx].title !== "", "tool prompt: the tool_call has no title");
+    // Editors group and filter tool calls by their programmatic name.
+    check(updates[callIdx].name === sc.toolName, `tool prompt: the tool_call's name is ${show(updates[callIdx].name)}, want ${show(sc.toolName)}`);
   }
   check(doneIdx >= 0, `tool prompt: no tool_call_update with status "completed" for ${show(sc.toolCallId)}`);
   if (callIdx >= 0 && doneIdx >= 0) {

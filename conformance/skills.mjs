@@ -34,8 +34,10 @@
 //       the skill's body.
 //   poisoned phase (issue 25; the Go test has written a project skill
 //   "helper" whose description is a prompt injection, as any command could):
-//     "skill poisoned": skill_view of helper (call_skill_poisoned), which
-//       fails naming the pattern, then "poisoned done".
+//     "skill poisoned": the reply starts with the notice (as ⚠️ text: this
+//       editor takes no notice updates) that helper was left out, then
+//       skill_view of helper (call_skill_poisoned), which fails naming the
+//       pattern, then "poisoned done".
 //     "skill inject": skill_manage create of sneaky whose description is an
 //       injection (call_skill_inject): refused before any permission
 //       request, naming the pattern; then "inject done".
@@ -130,6 +132,13 @@ async function main() {
           note("skill reject: the rejected create ended failed");
         } else if (phase === "poisoned") {
           let turn = await runTurn(session, "skill poisoned", "skill poisoned");
+          // The session's first prompt says, in the chat (this editor takes
+          // no notice updates), which skill the threat scan refused.
+          const said = agentText(turn.updates);
+          const noticeAt = said.indexOf("⚠️ 1 skill was left out of this session");
+          check(noticeAt >= 0 && noticeAt < said.indexOf("poisoned done") && said.includes("`helper`") && said.includes("prompt_injection"),
+            `skill poisoned: the first reply does not begin with the refused skill's notice: ${show(said.slice(0, 400))}`);
+          check(!turn.updates.some((u) => u.sessionUpdate === "notice"), "skill poisoned: a notice update to an editor that did not opt in");
           const view = checkCall("skill poisoned", turn.updates, "call_skill_poisoned", { kind: "read", title: "skill view (helper)", status: "failed" });
           check(show(view.end?.content ?? []).includes("prompt_injection"), `skill poisoned: the failed view does not name the pattern: ${show(view.end?.content)}`);
           check(agentText(turn.updates).includes("poisoned done"), `skill poisoned: agent text ${show(agentText(turn.updates))}`);

@@ -24,7 +24,9 @@
 // first prompt's reply starts with the two notices (the damaged database,
 // the bad configuration value) before the model's answer, the second reply
 // has no notice, session/list is empty, and the agent exits cleanly (the Go
-// test checks the file is byte for byte unchanged).
+// test checks the file is byte for byte unchanged). Then an editor that
+// advertises session.notices gets the same two problems as notice updates
+// before the answer, and no notice text.
 //
 // Exit status: 0 on success, 1 on any failure, 2 for usage errors.
 
@@ -36,8 +38,9 @@ import { check, fail, failWith, note, report, sdkVersion, show, startAgent, step
 // Window is one agent process with an editor connected to it: it records
 // every session/update by session, in arrival order.
 class Window {
-  constructor(label) {
+  constructor(label, session) {
     this.label = label;
+    this.session = session; // clientCapabilities.session, if any
     this.updates = new Map(); // sessionId → [update]
   }
 
@@ -58,7 +61,7 @@ class Window {
           `${this.label}: initialize`,
           agent.request(acp.methods.agent.initialize, {
             protocolVersion: acp.PROTOCOL_VERSION,
-            clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+            clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false, ...(this.session ? { session: this.session } : {}) },
             clientInfo: { name: "hermes-acp-store", version: sdkVersion },
           }),
         );
@@ -174,6 +177,27 @@ async function damagedDatabase(command, args, ws, home) {
     const listed = await w.list();
     check(listed.length === 0, `damaged: session/list = ${show(listed)}, want none (persistence is off)`);
     note("damaged sessions.db and a bad config value: both named once, before the first answer; prompting works; nothing listed");
+  });
+  const n = new Window("damaged-notices", { notices: {} });
+  await n.open(command, args, env, async () => {
+    const res = await step("damaged-notices: session/new", n.agent.request(acp.methods.agent.session.new, { cwd: ws, mcpServers: [] }));
+    const sid = res.sessionId;
+    const first = await n.prompt(sid, "hello");
+    check(first === "answer to: hello", `damaged-notices: the first reply is ${show(first)}, want the answer alone (the problems go as notice updates)`);
+    const updates = n.of(sid);
+    const notices = updates.filter((u) => u.sessionUpdate === "notice");
+    const answerAt = updates.findIndex((u) => u.sessionUpdate === "agent_message_chunk");
+    const lastNoticeAt = updates.findLastIndex((u) => u.sessionUpdate === "notice");
+    const titled = (title, text) => notices.find((u) => u.title === title && u.description?.includes(text));
+    check(titled("Configuration problems", "approvals.timeout: \"abc\" is not a whole number")?.severity === "warning",
+      `damaged-notices: no warning notice for the bad approvals.timeout in ${show(notices)}`);
+    check(titled("Session database problem", "sessions.db is damaged")?.severity === "error",
+      `damaged-notices: no error notice for the damaged database in ${show(notices)}`);
+    check(notices.length === 2 && lastNoticeAt < answerAt, `damaged-notices: ${notices.length} notices (want 2), the last at update ${lastNoticeAt}, the answer at ${answerAt}`);
+    const second = await n.prompt(sid, "again");
+    check(second === "answer to: again" && n.of(sid).filter((u) => u.sessionUpdate === "notice").length === 2,
+      `damaged-notices: the second prompt repeated a notice or changed the answer (${show(second)})`);
+    note(`an editor that takes notices: ${notices.map((u) => `${u.severity} notice ${show(u.title)}`).join(" and ")} before the first answer, no notice text`);
   });
 }
 

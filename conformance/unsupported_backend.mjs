@@ -10,7 +10,9 @@
 // nothing runs on this machine instead (the marker files stay absent). The
 // session offers the Terminal option with modal current; switching it to
 // local runs the next command here (local-ran appears), so the refusals
-// came from the backend and nothing else.
+// came from the backend and nothing else. The editor advertises
+// session.notices: the first prompt starts with notice updates, one saying
+// the backend is unavailable, and no notice text in the chat.
 //
 // Usage:
 //   node conformance/unsupported_backend.mjs AGENT [ARGS...]
@@ -21,7 +23,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { check, failWith, finalOf, note, report, resultOf, runTurn, sdkVersion, show, startAgent, step, stopAgent } from "./lib.mjs";
+import { agentText, check, failWith, finalOf, note, report, resultOf, runTurn, sdkVersion, show, startAgent, step, stopAgent } from "./lib.mjs";
 
 const [command, ...args] = process.argv.slice(2);
 if (!command) {
@@ -51,7 +53,7 @@ try {
         "initialize",
         agent.request(acp.methods.agent.initialize, {
           protocolVersion: acp.PROTOCOL_VERSION,
-          clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: true },
+          clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: true, session: { notices: {} } },
           clientInfo: { name: "hermes-acp-unsupported-backend", version: sdkVersion },
         }),
       );
@@ -66,8 +68,22 @@ try {
         ["bg", "terminal", { command: "touch bg-ran", background: true }, "bg-ran"],
         ["py", "execute_code", { code: "open('py-ran', 'w').write('ran here')\nprint('wrote py-ran')" }, "py-ran"],
       ];
-      for (const [id, tool, a, marker] of attempts) {
+      for (const [i, [id, tool, a, marker]] of attempts.entries()) {
         const turn = await runTurn(session, id, prompt(id, tool, a));
+        const notices = turn.updates.filter((u) => u.sessionUpdate === "notice");
+        if (i === 0) {
+          // The configuration notice names modal too (once per process);
+          // the session's own says its backend is unavailable.
+          const lastNoticeAt = turn.updates.findLastIndex((u) => u.sessionUpdate === "notice");
+          const callAt = turn.updates.findIndex((u) => u.sessionUpdate === "tool_call");
+          const backend = notices.find((u) => u.title === "Terminal backend unavailable");
+          check(backend?.severity === "error" && backend.description?.includes("`modal` is unavailable") && lastNoticeAt < callAt,
+            `${id}: the first prompt's notices ${show(notices)}, want an error notice before the tool call saying modal is unavailable`);
+          check(!agentText(turn.updates).includes("⚠️"), `${id}: notice text in the chat of a client that takes notice updates: ${show(agentText(turn.updates))}`);
+          note(`the first prompt began with the notices ${show(notices.map((u) => u.title))}: ${show(backend?.description)}`);
+        } else {
+          check(notices.length === 0, `${id}: notices again: ${show(notices)}`);
+        }
         const r = resultOf(turn, id);
         const said = String(r?.error ?? "");
         check(said.includes('"modal"') && said.includes("refused") && said.includes("terminal.backend to local, docker or ssh"),

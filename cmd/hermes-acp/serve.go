@@ -148,7 +148,7 @@ func serve(ctx context.Context, o serveOptions, stdin io.Reader, stderr io.Write
 		TerminalBackends: agent.TerminalBackends{Names: termBackends.Names(), Default: termBackends.Default(),
 			Check: termBackends.Check, Describe: termBackends.Describe}, // terminal backends (issue 18)
 		SandboxStatus: func() string { return termCfg.Sandbox.Confinement().Summary() },
-		Notices:       append(startNotices(cfg, setup), nonEmpty(sandboxNotice)...),
+		Notices:       startNotices(cfg, setup, sandboxNotice),
 		Log:           log,
 	})
 	// perf: collect the start-up garbage (the packages' initialisers, the
@@ -236,14 +236,19 @@ func nonEmpty(s string) []string {
 	return []string{s}
 }
 
-// startNotices are the configuration problems to show in the chat once.
-// Without a model they are already part of the explanation every prompt
-// gets (setup.Problem), so they are not repeated.
-func startNotices(cfg config.Config, setup agent.ModelSetup) []string {
+// startNotices are the start-up problems to show once: the configuration
+// file's and the sandbox's (sandbox, "" if none). Without a model the
+// configuration's are already part of the explanation every prompt gets
+// (setup.Problem), so they are not repeated.
+func startNotices(cfg config.Config, setup agent.ModelSetup, sandbox string) []agent.Notice {
+	var out []agent.Notice
 	if n := cfg.Notice(); n != "" && setup.Provider != nil {
-		return []string{n}
+		out = append(out, agent.Notice{Severity: acp.NoticeWarning, Title: "Configuration problems", Text: n})
 	}
-	return nil
+	if sandbox != "" {
+		out = append(out, agent.Notice{Severity: acp.NoticeWarning, Title: "Weaker command sandbox", Text: sandbox})
+	}
+	return out
 }
 
 // sessionBackend adapts a session's backend choice to the terminal tool's

@@ -31,7 +31,7 @@ func TestTypeScriptSDKStore(t *testing.T) {
 	r := sdkRun{script: filepath.Join("conformance", "store.mjs"), workdir: t.TempDir(), transcript: filepath.Join(t.TempDir(), "transcript.jsonl")}
 	r.exec(t, 90*time.Second, append(modelEnv(srv), "STORE_DAMAGED_HOME="+damaged)...)
 	conns := r.transcriptOf(t) // every agent line validates against the schema
-	for _, c := range []string{"window1", "window2", "window3", "damaged"} {
+	for _, c := range []string{"window1", "window2", "window3", "damaged", "damaged-notices"} {
 		if len(conns[c]) == 0 {
 			t.Errorf("no %s connection in the transcript", c)
 		}

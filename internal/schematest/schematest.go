@@ -1,6 +1,8 @@
 // Package schematest checks, in tests, that every message an agent sends is
 // valid ACP v1: requests and notifications against the schema type named by
 // their method, responses against the result type of the request they answer.
+// A method the stable schema lacks (session/fork) is checked against the
+// unstable schema the same SDK bundles.
 package schematest
 
 import (
@@ -19,6 +21,9 @@ import (
 //go:embed schema/acp-v1.json
 var acpSchema []byte
 
+//go:embed schema/acp-v1-unstable.json
+var acpUnstableSchema []byte
+
 //go:embed schema/hermes-diagnostics.json
 var diagSchema []byte
 
@@ -26,8 +31,11 @@ var diagSchema []byte
 var rewindSchema []byte
 
 const (
-	acpURL  = "https://agentclientprotocol.com/schema/v1.json"
-	diagURL = "https://hermes-acp.dev/schema/publish-diagnostics.json"
+	acpURL = "https://agentclientprotocol.com/schema/v1.json"
+	// acpUnstableURL is the unstable schema: the stable one plus the
+	// methods not yet stabilised.
+	acpUnstableURL = "https://agentclientprotocol.com/schema/v1.unstable.json"
+	diagURL        = "https://hermes-acp.dev/schema/publish-diagnostics.json"
 	// rewindURL: our rewind extension's results (issue 29).
 	rewindURL = "https://hermes-acp.dev/schema/rewind.json"
 )
@@ -37,6 +45,7 @@ const (
 type Checker struct {
 	compiler *jsonschema.Compiler
 	defs     map[string]map[string]any // $defs by name
+	unstable map[string]map[string]any // the unstable schema's $defs by name
 
 	mu      sync.Mutex        // guards the fields below
 	pending map[string]string // "c:<id>" / "a:<id>" → method of an unanswered request
@@ -62,6 +71,13 @@ func New() (*Checker, error) {
 	if err := c.AddResource(diagURL, ddoc); err != nil {
 		return nil, err
 	}
+	udoc, err := jsonschema.UnmarshalJSON(bytes.NewReader(acpUnstableSchema))
+	if err != nil {
+		return nil, fmt.Errorf("parse unstable acp schema: %w", err)
+	}
+	if err := c.AddResource(acpUnstableURL, udoc); err != nil {
+		return nil, err
+	}
 	rdoc, err := jsonschema.UnmarshalJSON(bytes.NewReader(rewindSchema))
 	if err != nil {
 		return nil, fmt.Errorf("parse rewind schema: %w", err)
@@ -69,21 +85,31 @@ func New() (*Checker, error) {
 	if err := c.AddResource(rewindURL, rdoc); err != nil {
 		return nil, err
 	}
-	var raw struct {
+	var raw, uraw struct {
 		Defs map[string]map[string]any `json:"$defs"`
 	}
 	if err := json.Unmarshal(acpSchema, &raw); err != nil {
 		return nil, err
 	}
-	return &Checker{compiler: c, defs: raw.Defs, pending: map[string]string{}, schemas: map[string]*jsonschema.Schema{}}, nil
+	if err := json.Unmarshal(acpUnstableSchema, &uraw); err != nil {
+		return nil, err
+	}
+	return &Checker{compiler: c, defs: raw.Defs, unstable: uraw.Defs, pending: map[string]string{}, schemas: map[string]*jsonschema.Schema{}}, nil
 }
 
-// defFor returns the $defs name for method with the given x-side and suffix
-// ("Request", "Response" or "Notification").
+// defFor returns the schema location ("URL#/$defs/Name") of the type for
+// method with the given x-side and suffix ("Request", "Response" or
+// "Notification"): the stable schema's, else the unstable one's; "" when
+// neither has it.
 func (c *Checker) defFor(method, xside, suffix string) string {
-	for name, d := range c.defs {
-		if d["x-method"] == method && d["x-side"] == xside && strings.HasSuffix(name, suffix) {
-			return name
+	for _, schema := range []struct {
+		url  string
+		defs map[string]map[string]any
+	}{{acpURL, c.defs}, {acpUnstableURL, c.unstable}} {
+		for name, d := range schema.defs {
+			if d["x-method"] == method && d["x-side"] == xside && strings.HasSuffix(name, suffix) {
+				return schema.url + "#/$defs/" + name
+			}
 		}
 	}
 	return ""
@@ -178,7 +204,7 @@ func (c *Checker) line(fromAgent bool, line []byte) error {
 		if def == "" {
 			return fmt.Errorf("agent sent request for unknown client method %q", *e.Method)
 		}
-		return c.check(def, e.Params)
+		return c.checkAt(def, e.Params)
 	case e.Method != nil: // notification
 		switch m := *e.Method; {
 		case m == "session/update":
@@ -221,16 +247,23 @@ func (c *Checker) line(fromAgent bool, line []byte) error {
 		if len(e.Result) == 0 {
 			return fmt.Errorf("response to %s has neither result nor error", method)
 		}
-		return c.check(def, e.Result)
+		return c.checkAt(def, e.Result)
 	}
 	return fmt.Errorf("agent sent a message that is neither request, notification nor response")
 }
 
+// check validates v against the stable schema's type def.
 func (c *Checker) check(def string, v json.RawMessage) error {
+	return c.checkAt(acpURL+"#/$defs/"+def, v)
+}
+
+// checkAt validates v against the type at loc (defFor's result).
+func (c *Checker) checkAt(loc string, v json.RawMessage) error {
 	if len(v) == 0 {
 		v = json.RawMessage("null")
 	}
-	if err := c.validate(acpURL+"#/$defs/"+def, v); err != nil {
+	if err := c.validate(loc, v); err != nil {
+		_, def, _ := strings.Cut(loc, "#/$defs/")
 		return fmt.Errorf("%s: %v", def, err)
 	}
 	return nil

@@ -29,6 +29,20 @@ func TestChecker(t *testing.T) {
 			{"a", `{"jsonrpc":"2.0","id":2,"result":null}`},
 		}, 1},
 		{"unknown notification", [][2]string{{"a", `{"jsonrpc":"2.0","method":"_x/y","params":{}}`}}, 1},
+		{"notice update", [][2]string{
+			{"a", `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"notice","severity":"warning","title":"T","description":"D"}}}`},
+		}, 0},
+		{"notice without title", [][2]string{
+			{"a", `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"notice","severity":"warning","title":""}}}`},
+		}, 1},
+		{"unstable session/fork result", [][2]string{
+			{"c", `{"jsonrpc":"2.0","id":3,"method":"session/fork","params":{"sessionId":"s","cwd":"/w"}}`},
+			{"a", `{"jsonrpc":"2.0","id":3,"result":{"sessionId":"s2"}}`},
+		}, 0},
+		{"session/fork result without sessionId", [][2]string{
+			{"c", `{"jsonrpc":"2.0","id":4,"method":"session/fork","params":{"sessionId":"s","cwd":"/w"}}`},
+			{"a", `{"jsonrpc":"2.0","id":4,"result":{}}`},
+		}, 1},
 		{"tool call without title", [][2]string{
 			{"a", `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"c"}}}`},
 		}, 1},
@@ -72,5 +86,12 @@ func TestSchemaIsTheSDKs(t *testing.T) {
 	}
 	if !bytes.Equal(bundled, acpSchema) {
 		t.Errorf("internal/schematest/schema/acp-v1.json differs from the schema @agentclientprotocol/sdk %s bundles: copy %s/schema/v1/schema.json there", meta.Version, sdk)
+	}
+	unstable, err := os.ReadFile(filepath.Join(sdk, "schema", "v1", "schema.unstable.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(unstable, acpUnstableSchema) {
+		t.Errorf("internal/schematest/schema/acp-v1-unstable.json differs from the schema @agentclientprotocol/sdk %s bundles: copy %s/schema/v1/schema.unstable.json there", meta.Version, sdk)
 	}
 }
