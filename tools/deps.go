@@ -313,3 +313,44 @@ func (v services) RecordWrite(abs string, content []byte) {
 
 // WebTools is the session's web configuration (Deps.Web; nil: defaults).
 func (v services) WebTools() *Web { return v.s.Web }
+
+// Workspace is the session's workspace (Deps.Workspace).
+func (v services) Workspace() *workspace.Workspace { return v.s.Workspace }
+
+// Files is the session's file access (Deps.Files).
+func (v services) Files() *workspace.Files { return v.s.Files }
+
+// State is the session's read/write state (Deps.State).
+func (v services) State() *workspace.State { return v.s.State }
+
+// Reads is read_file's per-session dedup and loop guard.
+func (v services) Reads() *readFileTracker { return v.s.reads }
+
+// PatchFailures is patch's per-session count of consecutive failures.
+func (v services) PatchFailures() *patchFailures { return v.s.patches }
+
+// ReportLint hands the lint of a written file to the session (Deps.Lint).
+func (v services) ReportLint(callID string, p workspace.Path, content []byte, res lint.Result) {
+	v.s.Lint.ReportLint(callID, p, content, res)
+}
+
+// LearnLint lets the session's linter learn a file just read (Deps.Lint).
+func (v services) LearnLint(p workspace.Path, content []byte) { v.s.Lint.LearnLint(p, content) }
+
+// Linter is the shared linter (Deps.Linter).
+func (v services) Linter() *lint.Linter { return v.s.Linter }
+
+// RefuseNewLintErrors is lint.on_new_errors: refuse (Deps.RefuseNewLintErrors).
+func (v services) RefuseNewLintErrors() bool { return v.s.RefuseNewLintErrors }
+
+// TypeChecker is the Go type check of edits (Deps.Types; nil: none).
+func (v services) TypeChecker() TypeChecker { return v.s.Types }
+
+// SavedResult reports whether path is a result this session's budget saved
+// (Deps.SavedResult; nil: none).
+func (v services) SavedResult(path string) (string, bool) {
+	if v.s.SavedResult == nil {
+		return "", false
+	}
+	return v.s.SavedResult(path)
+}
