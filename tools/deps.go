@@ -240,7 +240,11 @@ func newSession(d Deps) *session {
 	if d.Browsers != nil {
 		s.browserCheck = registry.NewCheck(d.Browsers.Available) // one for all the browser tools
 	}
-	s.procs = terminal.NewTable(terminal.TableOptions{OnExit: s.announceExit})
+	s.procs = terminal.NewTable(terminal.TableOptions{OnExit: func(snap terminal.Snapshot) {
+		if d.Announce != nil {
+			d.Announce(processExitMessage(snap))
+		}
+	}})
 	if d.Terminal.Sandbox != nil && d.Workspace != nil {
 		s.sandbox = d.Terminal.Sandbox.NewSession(d.Workspace.Roots())
 	}
@@ -354,3 +358,30 @@ func (v services) SavedResult(path string) (string, bool) {
 	}
 	return v.s.SavedResult(path)
 }
+
+// TerminalSettings are the terminal tools' settings (Deps.Terminal).
+func (v services) TerminalSettings() TerminalConfig { return v.s.Terminal }
+
+// Sandbox is the session's sandbox on this machine (nil: none).
+func (v services) Sandbox() *terminal.SandboxSession { return v.s.sandbox }
+
+// Backend is the session's current terminal backend (Deps.TerminalBackend;
+// nil: this machine).
+func (v services) Backend() (TerminalBackend, error) {
+	if v.s.TerminalBackend == nil {
+		return nil, nil
+	}
+	return v.s.TerminalBackend()
+}
+
+// Commands approves commands (Deps.Commands; nil refuses them).
+func (v services) Commands() CommandApprover { return v.s.Commands }
+
+// EditorTerminals are the editor's terminals (Deps.Terminals; nil: none).
+func (v services) EditorTerminals() EditorTerminals { return v.s.Terminals }
+
+// CommandOutput shows the output of commands (Deps.Output; nil: none).
+func (v services) CommandOutput() OutputSink { return v.s.Output }
+
+// Processes is the session's table of background processes.
+func (v services) Processes() *terminal.Table { return v.s.procs }
