@@ -281,7 +281,7 @@ func runExecuteCode(ctx context.Context, s *session, call *registry.Call, p *exe
 	// The script is approved like a command: every command it runs is
 	// danger-checked, one it hides asks, and the session's policy for
 	// scripts applies (the default mode asks for each).
-	d := s.Scripts.ApproveScript(ctx, call.ID, ScriptRequest{Code: code, Commands: scriptCommands(code), Workdir: s.Workspace.Cwd(), Where: describe(backend), Confines: s.confines(backend)})
+	d := s.Scripts.ApproveScript(ctx, call.ID, ScriptRequest{Code: code, Commands: scriptCommands(code), Workdir: s.Workspace.Cwd(), Where: describe(backend), Confines: confines(s.services(), backend)})
 	if !d.Allowed {
 		msg := d.Message
 		if msg == "" {
