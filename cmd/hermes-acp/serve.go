@@ -228,14 +228,6 @@ func terminalSettings(cfg config.Config, exe func() (string, error)) (tools.Term
 	}, notice
 }
 
-// nonEmpty returns s as a list, empty when s is "".
-func nonEmpty(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return []string{s}
-}
-
 // startNotices are the start-up problems to show once: the configuration
 // file's and the sandbox's (sandbox, "" if none). Without a model the
 // configuration's are already part of the explanation every prompt gets
