@@ -103,3 +103,7 @@ require (
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 )
+
+// The npm packages the conformance suite and the VS Code extension install
+// (some ship Go files, e.g. flatted) are not part of this module.
+ignore node_modules

@@ -240,7 +240,11 @@ func newSession(d Deps) *session {
 	if d.Browsers != nil {
 		s.browserCheck = registry.NewCheck(d.Browsers.Available) // one for all the browser tools
 	}
-	s.procs = terminal.NewTable(terminal.TableOptions{OnExit: s.announceExit})
+	s.procs = terminal.NewTable(terminal.TableOptions{OnExit: func(snap terminal.Snapshot) {
+		if d.Announce != nil {
+			d.Announce(processExitMessage(snap))
+		}
+	}})
 	if d.Terminal.Sandbox != nil && d.Workspace != nil {
 		s.sandbox = d.Terminal.Sandbox.NewSession(d.Workspace.Roots())
 	}
@@ -313,3 +317,83 @@ func (v services) RecordWrite(abs string, content []byte) {
 
 // WebTools is the session's web configuration (Deps.Web; nil: defaults).
 func (v services) WebTools() *Web { return v.s.Web }
+
+// Workspace is the session's workspace (Deps.Workspace).
+func (v services) Workspace() *workspace.Workspace { return v.s.Workspace }
+
+// Files is the session's file access (Deps.Files).
+func (v services) Files() *workspace.Files { return v.s.Files }
+
+// State is the session's read/write state (Deps.State).
+func (v services) State() *workspace.State { return v.s.State }
+
+// Reads is read_file's per-session dedup and loop guard.
+func (v services) Reads() *readFileTracker { return v.s.reads }
+
+// PatchFailures is patch's per-session count of consecutive failures.
+func (v services) PatchFailures() *patchFailures { return v.s.patches }
+
+// ReportLint hands the lint of a written file to the session (Deps.Lint).
+func (v services) ReportLint(callID string, p workspace.Path, content []byte, res lint.Result) {
+	v.s.Lint.ReportLint(callID, p, content, res)
+}
+
+// LearnLint lets the session's linter learn a file just read (Deps.Lint).
+func (v services) LearnLint(p workspace.Path, content []byte) { v.s.Lint.LearnLint(p, content) }
+
+// Linter is the shared linter (Deps.Linter).
+func (v services) Linter() *lint.Linter { return v.s.Linter }
+
+// RefuseNewLintErrors is lint.on_new_errors: refuse (Deps.RefuseNewLintErrors).
+func (v services) RefuseNewLintErrors() bool { return v.s.RefuseNewLintErrors }
+
+// TypeChecker is the Go type check of edits (Deps.Types; nil: none).
+func (v services) TypeChecker() TypeChecker { return v.s.Types }
+
+// SavedResult reports whether path is a result this session's budget saved
+// (Deps.SavedResult; nil: none).
+func (v services) SavedResult(path string) (string, bool) {
+	if v.s.SavedResult == nil {
+		return "", false
+	}
+	return v.s.SavedResult(path)
+}
+
+// TerminalSettings are the terminal tools' settings (Deps.Terminal).
+func (v services) TerminalSettings() TerminalConfig { return v.s.Terminal }
+
+// Sandbox is the session's sandbox on this machine (nil: none).
+func (v services) Sandbox() *terminal.SandboxSession { return v.s.sandbox }
+
+// Backend is the session's current terminal backend (Deps.TerminalBackend;
+// nil: this machine).
+func (v services) Backend() (TerminalBackend, error) {
+	if v.s.TerminalBackend == nil {
+		return nil, nil
+	}
+	return v.s.TerminalBackend()
+}
+
+// Commands approves commands (Deps.Commands; nil refuses them).
+func (v services) Commands() CommandApprover { return v.s.Commands }
+
+// EditorTerminals are the editor's terminals (Deps.Terminals; nil: none).
+func (v services) EditorTerminals() EditorTerminals { return v.s.Terminals }
+
+// CommandOutput shows the output of commands (Deps.Output; nil: none).
+func (v services) CommandOutput() OutputSink { return v.s.Output }
+
+// Processes is the session's table of background processes.
+func (v services) Processes() *terminal.Table { return v.s.procs }
+
+// CodeExecution is the code_execution section (Deps.CodeExecution).
+func (v services) CodeExecution() CodeExecutionConfig { return v.s.CodeExecution }
+
+// Scripts approves execute_code scripts (Deps.Scripts; nil refuses them).
+func (v services) Scripts() ScriptApprover { return v.s.Scripts }
+
+// CallTool runs a script's tool calls (Deps.CallTool; nil: none).
+func (v services) CallTool() CallToolFunc { return v.s.CallTool }
+
+// Usable reports whether the session offers tool and can run it.
+func (v services) Usable(tool string) bool { return v.s.usable(tool) }

@@ -20,12 +20,12 @@ import (
 // guards for verb ("Write", "Delete" or "Move"). On failure it returns the
 // message for the model (hermes's wording, from the workspace package):
 // a path outside the workspace, a sensitive system path, a credential file.
-func editTarget(env *session, raw, verb string) (workspace.Path, string) {
-	p, err := env.Workspace.Resolve(raw)
+func editTarget(env fileDeps, raw, verb string) (workspace.Path, string) {
+	p, err := env.Workspace().Resolve(raw)
 	if err != nil {
 		return workspace.Path{}, err.Error()
 	}
-	if err := env.Workspace.CheckWrite(p, verb); err != nil {
+	if err := env.Workspace().CheckWrite(p, verb); err != nil {
 		return workspace.Path{}, err.Error()
 	}
 	return p, ""
@@ -34,8 +34,8 @@ func editTarget(env *session, raw, verb string) (workspace.Path, string) {
 // editRead returns the current content of p through the session's files
 // (the editor's buffer when it can serve it, else the disk). A missing file
 // is not an error: it reports exists false.
-func editRead(ctx context.Context, env *session, p workspace.Path) (content []byte, exists bool, err error) {
-	b, err := env.Files.Read(ctx, p)
+func editRead(ctx context.Context, env fileDeps, p workspace.Path) (content []byte, exists bool, err error) {
+	b, err := env.Files().Read(ctx, p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
@@ -51,13 +51,13 @@ func editRead(ctx context.Context, env *session, p workspace.Path) (content []by
 // editLint is the delta lint, by env's linter, of an edit of p from old
 // (nil for a new file) to new. When ctx is done it stops and returns a
 // skipped Result; the caller must then look at ctx before going on.
-func editLint(ctx context.Context, env *session, p workspace.Path, old []byte, exists bool, new []byte) lint.Result {
+func editLint(ctx context.Context, env editDeps, p workspace.Path, old []byte, exists bool, new []byte) lint.Result {
 	if !exists {
 		old = nil
 	} else if old == nil {
 		old = []byte{}
 	}
-	r, err := env.Linter.DeltaFileContext(ctx, p.Abs(), old, new)
+	r, err := env.Linter().DeltaFileContext(ctx, p.Abs(), old, new)
 	if err != nil {
 		return lint.Result{Language: lint.LanguageFor(p.Abs()), Skipped: true, SkipReason: "lint cancelled"}
 	}
@@ -68,8 +68,8 @@ func editLint(ctx context.Context, env *session, p workspace.Path, old []byte, e
 // refuse. It returns hermes's refusal message when the session refuses new
 // lint errors and res introduces syntax errors into a JSON, YAML or TOML
 // file, and "" otherwise.
-func editGate(env *session, p workspace.Path, res lint.Result) string {
-	if !env.RefuseNewLintErrors {
+func editGate(env editDeps, p workspace.Path, res lint.Result) string {
+	if !env.RefuseNewLintErrors() {
 		return ""
 	}
 	if err := res.Gate(); err != nil {
@@ -81,9 +81,9 @@ func editGate(env *session, p workspace.Path, res lint.Result) string {
 // editTypes starts the type check of a call's changes (lints: their
 // syntax lints). The caller must call Done on what it returns, which is
 // never nil.
-func editTypes(env *session, callID string, changes []workspace.Change, lints []lint.Result) TypeCheck {
-	if env.Types != nil {
-		if tc := env.Types.CheckTypes(callID, changes, lints); tc != nil {
+func editTypes(env editDeps, callID string, changes []workspace.Change, lints []lint.Result) TypeCheck {
+	if env.TypeChecker() != nil {
+		if tc := env.TypeChecker().CheckTypes(callID, changes, lints); tc != nil {
 			return tc
 		}
 	}
@@ -128,9 +128,9 @@ func editWriteMessage(prefix string, err error) string {
 // actually written differs (the file changed between the proposal and the
 // write, so its conventions did), the lint is recomputed. Lints see
 // decoded text. It returns the lint of what was written.
-func editWritten(env *session, callID string, p workspace.Path, info workspace.WriteInfo, planned []byte, res lint.Result, types TypeCheck) lint.Result {
-	env.State.RecordWrite(p, info.After)
-	env.reads.forget(p)
+func editWritten(env editDeps, callID string, p workspace.Path, info workspace.WriteInfo, planned []byte, res lint.Result, types TypeCheck) lint.Result {
+	env.State().RecordWrite(p, info.After)
+	env.Reads().forget(p)
 	after := []byte(editText(p, info.After))
 	if !bytes.Equal(info.After, planned) {
 		var before []byte
@@ -142,7 +142,7 @@ func editWritten(env *session, callID string, p workspace.Path, info workspace.W
 		res = editLint(context.Background(), env, p, before, !info.Created, after)
 	}
 	res = types.Wrote(p, after, res)
-	env.Lint.ReportLint(callID, p, after, res)
+	env.ReportLint(callID, p, after, res)
 	return res
 }
 
@@ -177,4 +177,31 @@ func denialMessage(d workspace.Decision) string {
 		return fmt.Sprintf("Edit approval denied: the editor answered with an unknown option %q.%s", d.Detail, notModified)
 	}
 	return "Edit approval denied." + notModified
+}
+
+// fileDeps is what the file tools use of their session: its workspace
+// (roots and path rules), file access through the editor or the disk,
+// the read/write state for staleness checks, read_file's dedup and loop
+// guard, and the tools it offers (hints name only those).
+type fileDeps interface {
+	Workspace() *workspace.Workspace
+	Files() *workspace.Files
+	State() *workspace.State
+	Reads() *readFileTracker
+	Enabled(tool string) bool
+}
+
+// editDeps is what the editing tools (write_file, patch) use besides: the
+// user's approval of each change, the lint of what they write (the shared
+// linter, lint.on_new_errors: refuse, the Go type check) and its report
+// to the editor.
+type editDeps interface {
+	fileDeps
+	EditApprover
+	LintSink
+	Linter() *lint.Linter
+	RefuseNewLintErrors() bool
+	// TypeChecker type-checks the Go files of edits; nil: they get the
+	// syntax lint only.
+	TypeChecker() TypeChecker
 }

@@ -246,7 +246,7 @@ func TestEditTarget(t *testing.T) {
 		{"ssh move", ".ssh/known_hosts", "Move", "Move denied: '"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, msg := editTarget(env.session, tc.path, tc.verb)
+			p, msg := editTarget(env.services(), tc.path, tc.verb)
 			if tc.want == "" {
 				if msg != "" || p.IsZero() {
 					t.Fatalf("editTarget(%q) = %v, %q; want accepted", tc.path, p, msg)
@@ -279,7 +279,7 @@ func TestEditRead(t *testing.T) {
 		{"dir", "", false, true},
 	} {
 		p := env.target(t, tc.path)
-		got, exists, err := editRead(t.Context(), env.session, p)
+		got, exists, err := editRead(t.Context(), env.services(), p)
 		if string(got) != tc.want || exists != tc.wantExists || (err != nil) != tc.wantErr {
 			t.Errorf("editRead(%q) = %q, %v, %v; want %q, %v, error %v", tc.path, got, exists, err, tc.want, tc.wantExists, tc.wantErr)
 		}

@@ -25,7 +25,7 @@ func editBinaryMessage(raw string) string {
 // files returned it, for editing. When the file is binary, cannot be
 // re-encoded byte for byte, or the editor served a lossy decoding of a file
 // that is not UTF-8 on disk, it returns the refusal for the model instead.
-func editDecode(ctx context.Context, env *session, raw string, p workspace.Path, content []byte) (workspace.FileText, string) {
+func editDecode(ctx context.Context, env fileDeps, raw string, p workspace.Path, content []byte) (workspace.FileText, string) {
 	ft, err := workspace.DecodeFile(p.Base(), content)
 	switch {
 	case errors.Is(err, workspace.ErrBinary):
@@ -52,11 +52,11 @@ func editLossyMessage(raw string, enc workspace.Encoding) string {
 // editorLossy reports whether text, served by the editor for p, is a lossy
 // decoding: it holds U+FFFD while the file on disk is not valid UTF-8. It
 // then also returns the disk's encoding.
-func editorLossy(ctx context.Context, env *session, p workspace.Path, text string) (bool, workspace.Encoding) {
-	if !env.Files.ReadsFromEditor() || !strings.ContainsRune(text, '\ufffd') || ctx.Err() != nil {
+func editorLossy(ctx context.Context, env fileDeps, p workspace.Path, text string) (bool, workspace.Encoding) {
+	if !env.Files().ReadsFromEditor() || !strings.ContainsRune(text, '\ufffd') || ctx.Err() != nil {
 		return false, workspace.Encoding{}
 	}
-	disk, err := env.Workspace.ReadFile(p)
+	disk, err := env.Workspace().ReadFile(p)
 	if err != nil {
 		return false, workspace.Encoding{}
 	}

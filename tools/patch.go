@@ -24,52 +24,26 @@ import (
 // [v4a.Apply]) only after every operation has validated. Either way the
 // complete proposed change is linted and shown to the user for approval
 // before anything is written.
-var _ = register(registry.Entry{
-	Name:        "patch",
-	Toolset:     "file",
-	Emoji:       "🔧",
-	Description: patchDescription,
-	Schema: map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"mode": map[string]any{
-				"type":        "string",
-				"enum":        []any{"replace", "patch"},
-				"description": "Edit mode. 'replace' (default): requires path + old_string + new_string. 'patch': requires patch content only.",
-				"default":     "replace",
-			},
-			"path": map[string]any{
-				"type":        "string",
-				"description": "REQUIRED when mode='replace'. File path to edit.",
-			},
-			"old_string": map[string]any{
-				"type":        "string",
-				"description": "REQUIRED when mode='replace'. Exact text to find and replace. Must be unique in the file unless replace_all=true. Include surrounding context lines to ensure uniqueness.",
-			},
-			"new_string": map[string]any{
-				"type":        "string",
-				"description": "REQUIRED when mode='replace'. Replacement text. Pass empty string '' to delete the matched text.",
-			},
-			"replace_all": map[string]any{
-				"type":        "boolean",
-				"description": "Replace all occurrences instead of requiring a unique match (default: false)",
-				"default":     false,
-			},
-			"patch": map[string]any{
-				"type":        "string",
-				"description": "REQUIRED when mode='patch'. V4A format patch content. Format:\n*** Begin Patch\n*** Update File: path/to/file\n@@ context hint @@\n context line\n-removed line\n+added line\n*** End Patch",
-			},
-		},
-		"required": []any{"mode"},
+var _ = declare(registry.Tool[patchDeps]{
+	Spec: registry.Spec{Entry: registry.Entry{
+		Name:           "patch",
+		Toolset:        "file",
+		Emoji:          "🔧",
+		Description:    patchDescription,
+		MaxResultChars: 100_000,
+		Kind:           registry.KindEdit,
+		ChangesFiles:   true, // checkpointed first (issue 29)
+		PathArg:        "path",
+		Title:          patchTitle,
+		Preview:        editPreview("patch"),
+		Render:         editRender("patch"),
+	}, Params: patchParams{}},
+	New: func(d patchDeps) registry.Handler {
+		return registry.Typed(func(ctx context.Context, call *registry.Call, p *patchParams) (registry.Result, error) {
+			return patchTool(ctx, d, call, p)
+		})
 	},
-	MaxResultChars: 100_000,
-	Kind:           registry.KindEdit,
-	ChangesFiles:   true, // checkpointed first (issue 29)
-	PathArg:        "path",
-	Title:          patchTitle,
-	Preview:        editPreview("patch"),
-	Render:         editRender("patch"),
-}, handle(patchTool))
+})
 
 //go:embed patch.md
 var patchDescription string
@@ -77,12 +51,12 @@ var patchDescription string
 // patchParams are patch's arguments. Mode is any: hermes answers a mode
 // that is not a string with "Unknown mode".
 type patchParams struct {
-	Mode       any     `json:"mode"`
-	Path       string  `json:"path"`
-	OldString  *string `json:"old_string"`
-	NewString  *string `json:"new_string"`
-	ReplaceAll bool    `json:"replace_all"`
-	Patch      string  `json:"patch"`
+	Mode       any     `json:"mode" schema:"required,type=string,default=replace" enum:"replace,patch" desc:"Edit mode. 'replace' (default): requires path + old_string + new_string. 'patch': requires patch content only."`
+	Path       string  `json:"path" desc:"REQUIRED when mode='replace'. File path to edit."`
+	OldString  *string `json:"old_string" desc:"REQUIRED when mode='replace'. Exact text to find and replace. Must be unique in the file unless replace_all=true. Include surrounding context lines to ensure uniqueness."`
+	NewString  *string `json:"new_string" desc:"REQUIRED when mode='replace'. Replacement text. Pass empty string '' to delete the matched text."`
+	ReplaceAll bool    `json:"replace_all" schema:"default=false" desc:"Replace all occurrences instead of requiring a unique match (default: false)"`
+	Patch      string  `json:"patch" desc:"REQUIRED when mode='patch'. V4A format patch content. Format:\n*** Begin Patch\n*** Update File: path/to/file\n@@ context hint @@\n context line\n-removed line\n+added line\n*** End Patch"`
 }
 
 // patchTitle is "patch (<mode>): <path>".
@@ -153,7 +127,7 @@ type patchV4AResult struct {
 }
 
 // patchTool is patch's handler: it picks the mode.
-func patchTool(ctx context.Context, env *session, call *registry.Call, p *patchParams) (registry.Result, error) {
+func patchTool(ctx context.Context, env patchDeps, call *registry.Call, p *patchParams) (registry.Result, error) {
 	mode := "replace"
 	if p.Mode != nil {
 		s, ok := p.Mode.(string)
@@ -172,7 +146,7 @@ func patchTool(ctx context.Context, env *session, call *registry.Call, p *patchP
 }
 
 // patchReplace is replace mode: one fuzzy find-and-replace in one file.
-func patchReplace(ctx context.Context, env *session, call *registry.Call, params *patchParams) (registry.Result, error) {
+func patchReplace(ctx context.Context, env patchDeps, call *registry.Call, params *patchParams) (registry.Result, error) {
 	rawPath := params.Path
 	if rawPath == "" {
 		return registry.Error("path required"), nil
@@ -186,7 +160,7 @@ func patchReplace(ctx context.Context, env *session, call *registry.Call, params
 	if msg != "" {
 		return registry.Error(msg), nil
 	}
-	warning := env.State.CheckStale(p)
+	warning := env.State().CheckStale(p)
 	fail := func(msg string) registry.Result {
 		return patchFailed(env, rawPath, p, msg, warning, true)
 	}
@@ -232,14 +206,14 @@ func patchReplace(ctx context.Context, env *session, call *registry.Call, params
 	change := editChange(p, oldText, true, plan.text)
 	types := editTypes(env, call.ID, []workspace.Change{change}, []lint.Result{res})
 	defer types.Done()
-	if d := env.Approver.ApproveEdit(ctx, call.ID, []workspace.Change{change}, []lint.Result{res}); !d.Approved {
+	if d := env.ApproveEdit(ctx, call.ID, []workspace.Change{change}, []lint.Result{res}); !d.Approved {
 		if cerr := editCancelled(ctx, "patch", p); cerr != nil {
 			return registry.Result{}, cerr
 		}
 		return registry.Error(denialMessage(d)), nil
 	}
 
-	info, err := env.Files.Write(ctx, p, []byte(newContent))
+	info, err := env.Files().Write(ctx, p, []byte(newContent))
 	if err != nil {
 		if cerr := editCancelled(ctx, "patch", p); cerr != nil {
 			return registry.Result{}, cerr
@@ -253,7 +227,7 @@ func patchReplace(ctx context.Context, env *session, call *registry.Call, params
 		return fail(msg), nil
 	}
 	res = editWritten(env, call.ID, p, info, plan.planned, res, types)
-	env.patches.reset(p.Abs())
+	env.PatchFailures().reset(p.Abs())
 	return registry.OK(patchReplaceResult{
 		Success:       true,
 		Diff:          pathDiff(p.Rel(), content, bomless(plan.text)),
@@ -269,12 +243,12 @@ func patchReplace(ctx context.Context, env *session, call *registry.Call, params
 // session's consecutive failures on p are counted and from the third on the
 // hint escalates; otherwise the plain hint is given unless msg already
 // offers "Did you mean" sections.
-func patchFailed(env *session, rawPath string, p workspace.Path, msg, warning string, count bool) registry.Result {
+func patchFailed(env patchDeps, rawPath string, p workspace.Path, msg, warning string, count bool) registry.Result {
 	out := patchFailureResult{Error: msg, Warning: warning}
 	if strings.Contains(msg, "Could not find") {
 		n := 0
 		if count {
-			n = env.patches.record(p.Abs())
+			n = env.PatchFailures().record(p.Abs())
 		}
 		switch {
 		case n >= patchEscalateAfter:
@@ -295,8 +269,8 @@ func patchFailed(env *session, rawPath string, p workspace.Path, msg, warning st
 // compares it with what was meant to be written, line endings and BOM aside
 // (hermes's post-write verification). It returns the failure message, or
 // "". A write through an editor that cannot read is not verified.
-func patchVerify(ctx context.Context, env *session, info workspace.WriteInfo, intended string) string {
-	b, ok, err := env.Files.ReadBack(ctx, info)
+func patchVerify(ctx context.Context, env patchDeps, info workspace.WriteInfo, intended string) string {
+	b, ok, err := env.Files().ReadBack(ctx, info)
 	if err != nil {
 		return "Post-write verification failed: could not re-read " + info.Path.Abs()
 	}
@@ -336,7 +310,7 @@ func newPatchFailures() *patchFailures {
 
 // patchHintNotFound is hermes's hint after old_string was not found; it
 // names only the tools the session enables.
-func patchHintNotFound(env *session) string {
+func patchHintNotFound(env patchDeps) string {
 	read, search := env.Enabled(readFileName), env.Enabled(searchFilesName)
 	switch {
 	case read && search:
@@ -385,7 +359,7 @@ func (f *patchFailures) reset(paths ...string) {
 
 // patchV4A is patch mode: a V4A patch, validated as a whole, approved as a
 // whole and then applied operation by operation.
-func patchV4A(ctx context.Context, env *session, call *registry.Call, params *patchParams) (registry.Result, error) {
+func patchV4A(ctx context.Context, env patchDeps, call *registry.Call, params *patchParams) (registry.Result, error) {
 	text := params.Patch
 	if text == "" {
 		return registry.Error("patch content required"), nil
@@ -439,7 +413,7 @@ func patchV4A(ctx context.Context, env *session, call *registry.Call, params *pa
 	}
 	var warnings []string
 	for _, p := range touched {
-		if w := env.State.CheckStale(p); w != "" {
+		if w := env.State().CheckStale(p); w != "" {
 			warnings = append(warnings, w)
 		}
 	}
@@ -478,7 +452,7 @@ func patchV4A(ctx context.Context, env *session, call *registry.Call, params *pa
 	}
 	types := editTypes(env, call.ID, proposal, lints)
 	defer types.Done()
-	if d := env.Approver.ApproveEdit(ctx, call.ID, proposal, lints); !d.Approved {
+	if d := env.ApproveEdit(ctx, call.ID, proposal, lints); !d.Approved {
 		if cerr := ctx.Err(); cerr != nil {
 			return registry.Result{}, fmt.Errorf("patch: %w", cerr)
 		}
@@ -498,7 +472,7 @@ func patchV4A(ctx context.Context, env *session, call *registry.Call, params *pa
 		if len(abs) == 1 {
 			out.ResolvedPath = abs[0]
 		}
-		env.patches.reset(abs...)
+		env.PatchFailures().reset(abs...)
 	}
 	return registry.Result{Value: out, IsError: !out.Success}, nil
 }
@@ -523,7 +497,7 @@ type patchStep struct {
 // a delete followed by an add), and applies each file's conventions to what
 // will be written. It also returns the refusals of updates whose new text
 // the file's encoding cannot hold.
-func patchPlan(ctx context.Context, env *session, fsys *patchFS, changes []v4a.Change) ([]patchStep, []string) {
+func patchPlan(ctx context.Context, env patchDeps, fsys *patchFS, changes []v4a.Change) ([]patchStep, []string) {
 	var refusals []string
 	type state struct {
 		content []byte
@@ -587,7 +561,7 @@ func patchPlan(ctx context.Context, env *session, fsys *patchFS, changes []v4a.C
 // so a file changed meanwhile is reported instead of overwritten. A failed
 // step does not stop the later ones, as in hermes; the result then carries
 // hermes's "state may be inconsistent" error.
-func patchApply(ctx context.Context, env *session, callID string, plan []patchStep, types TypeCheck) patchV4AResult {
+func patchApply(ctx context.Context, env patchDeps, callID string, plan []patchStep, types TypeCheck) patchV4AResult {
 	out := patchV4AResult{Success: true}
 	var diffs, errs []string
 	for _, s := range plan {
@@ -662,7 +636,7 @@ func patchMatch(ctx context.Context, content, search, replace string) (string, e
 
 // patchApplyWrite applies an add or an update and returns the lint of what
 // it wrote, or why it failed.
-func patchApplyWrite(ctx context.Context, env *session, callID string, s patchStep, types TypeCheck) (lint.Result, string) {
+func patchApplyWrite(ctx context.Context, env patchDeps, callID string, s patchStep, types TypeCheck) (lint.Result, string) {
 	cur, exists, err := editRead(ctx, env, s.path)
 	switch {
 	case err != nil && s.fc.Kind == v4a.Add:
@@ -676,7 +650,7 @@ func patchApplyWrite(ctx context.Context, env *session, callID string, s patchSt
 	case s.fc.Kind == v4a.Update && s.fc.OldText != nil && !patchSameText(editText(s.path, cur), *s.fc.OldText):
 		return lint.Result{}, s.fc.Path + ": file changed after the patch was validated; re-read it and retry"
 	}
-	info, err := env.Files.Write(ctx, s.path, []byte(s.fc.NewText))
+	info, err := env.Files().Write(ctx, s.path, []byte(s.fc.NewText))
 	if err != nil {
 		return lint.Result{}, editWriteMessage("", err)
 	}
@@ -691,21 +665,21 @@ func patchSameText(cur, validated string) bool {
 }
 
 // patchApplyDelete removes a file from disk.
-func patchApplyDelete(ctx context.Context, env *session, s patchStep, types TypeCheck) string {
+func patchApplyDelete(ctx context.Context, env patchDeps, s patchStep, types TypeCheck) string {
 	if _, exists, err := editRead(ctx, env, s.path); err != nil || !exists {
 		return "Cannot delete " + s.fc.Path + ": file not found"
 	}
-	if err := env.Workspace.Remove(s.path); err != nil {
+	if err := env.Workspace().Remove(s.path); err != nil {
 		return editWriteMessage("", err)
 	}
-	env.State.Forget(s.path)
-	env.reads.forget(s.path)
+	env.State().Forget(s.path)
+	env.Reads().forget(s.path)
 	types.Removed(s.path)
 	return ""
 }
 
 // patchApplyMove moves a file; see [patchApply].
-func patchApplyMove(ctx context.Context, env *session, callID string, s patchStep, types TypeCheck) string {
+func patchApplyMove(ctx context.Context, env patchDeps, callID string, s patchStep, types TypeCheck) string {
 	_, exists, err := editRead(ctx, env, s.to)
 	switch {
 	case err != nil:
@@ -713,18 +687,18 @@ func patchApplyMove(ctx context.Context, env *session, callID string, s patchSte
 	case exists:
 		return s.fc.MoveTo + ": destination already exists — move would overwrite"
 	}
-	disk, diskErr := env.Workspace.ReadFile(s.path)
+	disk, diskErr := env.Workspace().ReadFile(s.path)
 	var info workspace.WriteInfo
 	if diskErr == nil && bytes.Equal(disk, s.planned) {
-		if info, err = env.Workspace.Rename(s.path, s.to); err != nil {
+		if info, err = env.Workspace().Rename(s.path, s.to); err != nil {
 			return editWriteMessage("", err)
 		}
 	} else {
-		if info, err = env.Files.Write(ctx, s.to, s.planned); err != nil {
+		if info, err = env.Files().Write(ctx, s.to, s.planned); err != nil {
 			return editWriteMessage("", err)
 		}
 		if diskErr == nil {
-			if err := env.Workspace.Remove(s.path); err != nil {
+			if err := env.Workspace().Remove(s.path); err != nil {
 				return editWriteMessage("", err)
 			}
 		}
@@ -732,8 +706,8 @@ func patchApplyMove(ctx context.Context, env *session, callID string, s patchSte
 	if info.After == nil {
 		info.After = s.planned // a rename moved exactly the approved bytes
 	}
-	env.State.Forget(s.path)
-	env.reads.forget(s.path)
+	env.State().Forget(s.path)
+	env.Reads().forget(s.path)
 	types.Removed(s.path)
 	editWritten(env, callID, s.to, info, s.planned, editLint(context.WithoutCancel(ctx), env, s.to, s.planned, true, s.planned), types)
 	return ""
@@ -752,7 +726,7 @@ type patchRead struct {
 // checked. Each file is read once; the raw bytes are kept for the
 // proposals. It is used by one goroutine, within one call of the handler.
 type patchFS struct {
-	env     *session
+	env     patchDeps
 	targets map[string]workspace.Path // by the path as written in the patch
 	reads   map[string]patchRead      // by absolute path
 }
@@ -815,4 +789,11 @@ func (f *patchFS) refusal(ctx context.Context, op v4a.Op) string {
 		return editLossyMessage(op.Path, enc)
 	}
 	return ""
+}
+
+// patchDeps is what patch uses of its session: the editing tools'
+// services and its count of consecutive failures per file.
+type patchDeps interface {
+	editDeps
+	PatchFailures() *patchFailures
 }

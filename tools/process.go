@@ -16,49 +16,24 @@ import (
 // hermes-agent's tool does: list, poll, log, wait, kill, write, submit and
 // close, over the session's table (at most 64 processes, 200 000
 // characters of rolling output each, finished ones kept 30 minutes).
-var _ = register(registry.Entry{
-	Name:        processName,
-	Toolset:     "terminal",
-	Emoji:       "⚙️",
-	Description: processDescription,
-	Schema: map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"action": map[string]any{
-				"type": "string",
-				"enum": []any{"list", "poll", "log", "wait", "kill", "write", "submit", "close"},
-			},
-			"session_id": map[string]any{
-				"type":        "string",
-				"description": "From the background start's output; any unique prefix works ('4dae' for proc_4dae56ca81f6). Required except for 'list'.",
-			},
-			"data": map[string]any{
-				"type":        "string",
-				"description": "Stdin text for write/submit.",
-			},
-			"timeout": map[string]any{
-				"type":        "integer",
-				"description": "Max seconds for 'wait'.",
-				"minimum":     1,
-			},
-			"offset": map[string]any{
-				"type":        "integer",
-				"description": "Log line offset (default: last 200).",
-			},
-			"limit": map[string]any{
-				"type":        "integer",
-				"description": "Max log lines.",
-				"minimum":     1,
-			},
-		},
-		"required": []any{"action"},
+var _ = declare(registry.Tool[processDeps]{
+	Spec: registry.Spec{Entry: registry.Entry{
+		Name:         processName,
+		Toolset:      "terminal",
+		Emoji:        "⚙️",
+		Description:  processDescription,
+		Kind:         registry.KindExecute,
+		ChangesFiles: true, // checkpointed first (issue 29)
+		Title:        processTitle,
+		Preview:      func(map[string]any) string { return "" },
+		Render:       processRender,
+	}, Params: processParams{}},
+	New: func(d processDeps) registry.Handler {
+		return registry.Typed(func(ctx context.Context, call *registry.Call, p *processParams) (registry.Result, error) {
+			return runProcess(ctx, d, call, p)
+		})
 	},
-	Kind:         registry.KindExecute,
-	ChangesFiles: true, // checkpointed first (issue 29)
-	Title:        processTitle,
-	Preview:      func(map[string]any) string { return "" },
-	Render:       processRender,
-}, handle(runProcess))
+})
 
 //go:embed process.md
 var processDescription string
@@ -76,12 +51,12 @@ const (
 // processParams are process's arguments. SessionID is any: models send
 // numbers too.
 type processParams struct {
-	Action    string `json:"action"`
-	SessionID any    `json:"session_id"`
-	Data      string `json:"data"`
-	Timeout   *int   `json:"timeout"`
-	Offset    *int   `json:"offset"`
-	Limit     *int   `json:"limit"`
+	Action    string `json:"action" schema:"required" enum:"list,poll,log,wait,kill,write,submit,close"`
+	SessionID any    `json:"session_id" schema:"type=string" desc:"From the background start's output; any unique prefix works ('4dae' for proc_4dae56ca81f6). Required except for 'list'."`
+	Data      string `json:"data" desc:"Stdin text for write/submit."`
+	Timeout   *int   `json:"timeout" schema:"minimum=1" desc:"Max seconds for 'wait'."`
+	Offset    *int   `json:"offset" desc:"Log line offset (default: last 200)."`
+	Limit     *int   `json:"limit" schema:"minimum=1" desc:"Max log lines."`
 }
 
 // processInfo is a process as list and poll show it.
@@ -131,12 +106,12 @@ type processStatus struct {
 	Message      string `json:"message,omitempty"`
 }
 
-func runProcess(ctx context.Context, s *session, _ *registry.Call, p *processParams) (registry.Result, error) {
+func runProcess(ctx context.Context, s processDeps, _ *registry.Call, p *processParams) (registry.Result, error) {
 	id := sessionIDArg(p.SessionID)
 	switch p.Action {
 	case "list":
 		out := processList{Processes: []processInfo{}}
-		for _, snap := range s.procs.List() {
+		for _, snap := range s.Processes().List() {
 			out.Processes = append(out.Processes, processInfoOf(snap, 200))
 		}
 		return registry.OK(out), nil
@@ -147,7 +122,7 @@ func runProcess(ctx context.Context, s *session, _ *registry.Call, p *processPar
 	if id == "" {
 		return registry.Errorf("session_id is required for %s", p.Action), nil
 	}
-	b := s.procs.Get(id)
+	b := s.Processes().Get(id)
 	if b == nil {
 		return registry.Failed(processStatus{Status: "not_found", Error: "No process with ID " + id}), nil
 	}
@@ -157,7 +132,7 @@ func runProcess(ctx context.Context, s *session, _ *registry.Call, p *processPar
 	case "log":
 		return registry.OK(processLogOf(b.Snapshot(), p.Offset, p.Limit)), nil
 	case "wait":
-		return s.processWait(ctx, b, p.Timeout), nil
+		return processWait(ctx, s.TerminalSettings(), b, p.Timeout), nil
 	case "kill":
 		killed := b.Kill()
 		snap := b.Snapshot()
@@ -193,9 +168,9 @@ func runProcess(ctx context.Context, s *session, _ *registry.Call, p *processPar
 }
 
 // processWait blocks until b exits, the turn is cancelled or the timeout
-// (at most terminal.timeout) passes.
-func (s *session) processWait(ctx context.Context, b *terminal.Background, timeoutArg *int) registry.Result {
-	limit := s.Terminal.defaultTimeout()
+// (at most cfg's terminal.timeout) passes.
+func processWait(ctx context.Context, cfg TerminalConfig, b *terminal.Background, timeoutArg *int) registry.Result {
+	limit := cfg.defaultTimeout()
 	maxS := int(limit / time.Second)
 	wait, note := limit, ""
 	if timeoutArg != nil {
@@ -332,4 +307,12 @@ func processRender(_ map[string]any, r registry.Result) string {
 	out := clipRunes(output, renderOutputChars)
 	f := fence(out)
 	return fmt.Sprintf("Status: %s\n\n%s\n%s\n%s", status, f, out, f)
+}
+
+// processDeps is what process uses of its session: the background
+// processes the terminal tool started, and terminal.timeout (the longest
+// wait).
+type processDeps interface {
+	Processes() *terminal.Table
+	TerminalSettings() TerminalConfig
 }

@@ -35,45 +35,30 @@ import (
 // than readFileStreamBytes that the editor does not serve are streamed from
 // the disk, so the first page of a huge file costs one pass of newline
 // counting, not a full read.
-var _ = register(registry.Entry{
-	Name:        readFileName,
-	Toolset:     "file",
-	Emoji:       "📖",
-	Description: readFileDescription,
-	Schema: map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"path": map[string]any{
-				"type":        "string",
-				"description": "Path to the file to read (absolute, relative, or ~/path)",
-			},
-			"offset": map[string]any{
-				"type":        "integer",
-				"description": "Line number to start reading from (1-indexed, default: 1)",
-				"default":     1,
-				"minimum":     1,
-			},
-			"limit": map[string]any{
-				"type":        "integer",
-				"description": "Maximum number of lines to read (default: 500, max: 2000)",
-				"default":     500,
-				"maximum":     2000,
-			},
-		},
-		"required": []any{"path"},
+var _ = declare(registry.Tool[readFileDeps]{
+	Spec: registry.Spec{Entry: registry.Entry{
+		Name:              readFileName,
+		Toolset:           "file",
+		Emoji:             "📖",
+		Description:       readFileDescription,
+		MaxResultChars:    registry.Unlimited,
+		Kind:              registry.KindRead,
+		ReadOnly:          true,
+		Idempotent:        true,
+		ParallelSafe:      true,
+		PathArg:           "path",
+		LineArgs:          []string{"offset"},
+		ReadsSavedResults: true,
+		Title:             readFileTitle,
+		Preview:           func(map[string]any) string { return "" },
+		Render:            readFileRender,
+	}, Params: readFileParams{}},
+	New: func(d readFileDeps) registry.Handler {
+		return registry.Typed(func(ctx context.Context, call *registry.Call, p *readFileParams) (registry.Result, error) {
+			return readFile(ctx, d, call, p)
+		})
 	},
-	MaxResultChars:    registry.Unlimited,
-	Kind:              registry.KindRead,
-	ReadOnly:          true,
-	Idempotent:        true,
-	ParallelSafe:      true,
-	PathArg:           "path",
-	LineArgs:          []string{"offset"},
-	ReadsSavedResults: true,
-	Title:             readFileTitle,
-	Preview:           func(map[string]any) string { return "" },
-	Render:            readFileRender,
-}, handle(readFile))
+})
 
 //go:embed read_file.md
 var readFileDescription string
@@ -84,9 +69,9 @@ const readFileName = "read_file"
 // readFileParams are read_file's arguments. Offset and limit are any:
 // hermes takes "20" as 20 and anything unusable as the default.
 type readFileParams struct {
-	Path   string `json:"path"`
-	Offset any    `json:"offset"`
-	Limit  any    `json:"limit"`
+	Path   string `json:"path" schema:"required" desc:"Path to the file to read (absolute, relative, or ~/path)"`
+	Offset any    `json:"offset" schema:"type=integer,default=1,minimum=1" desc:"Line number to start reading from (1-indexed, default: 1)"`
+	Limit  any    `json:"limit" schema:"type=integer,default=500,maximum=2000" desc:"Maximum number of lines to read (default: 500, max: 2000)"`
 }
 
 // Limits, hermes-agent's defaults.
@@ -141,17 +126,15 @@ type readFileResult struct {
 	EncodingNote string `json:"encoding_note,omitempty"`
 }
 
-func readFile(ctx context.Context, env *session, _ *registry.Call, params *readFileParams) (registry.Result, error) {
+func readFile(ctx context.Context, env readFileDeps, _ *registry.Call, params *readFileParams) (registry.Result, error) {
 	raw := params.Path
 	offset, limit := readFilePagination(params.Offset, params.Limit)
-	ws := env.Workspace
+	ws := env.Workspace()
 
 	// A result the session's budget saved lies outside the workspace; its
 	// note tells the model to page through it with read_file.
-	if env.SavedResult != nil {
-		if real, ok := env.SavedResult(raw); ok {
-			return readSavedResult(ctx, raw, real, offset, limit)
-		}
+	if real, ok := env.SavedResult(raw); ok {
+		return readSavedResult(ctx, raw, real, offset, limit)
 	}
 
 	// Device guard, workspace confinement and path parsing, in one step.
@@ -200,7 +183,7 @@ func readFile(ctx context.Context, env *session, _ *registry.Call, params *readF
 	}
 	defer src.close()
 
-	tr := env.reads
+	tr := env.Reads()
 	key := readFileDedupKey{path: p.Abs(), offset: offset, limit: limit}
 	if out, hit := tr.dedupHit(key, src.stamp(tr.seed), raw); hit {
 		return out, nil
@@ -215,7 +198,7 @@ func readFile(ctx context.Context, env *session, _ *registry.Call, params *readF
 	}
 
 	count := tr.recordRead(key, src.stamp(tr.seed))
-	env.State.RecordRead(p, recorded, offset > 1 || res.Truncated)
+	env.State().RecordRead(p, recorded, offset > 1 || res.Truncated)
 	if src.raw != nil && !src.notebook {
 		// A file the model reads is a file it may edit next; the lint of
 		// an edit sees the decoded text.
@@ -223,7 +206,7 @@ func readFile(ctx context.Context, env *session, _ *registry.Call, params *readF
 		if src.encoding != "" {
 			learn = src.data
 		}
-		env.Lint.LearnLint(p, learn)
+		env.LearnLint(p, learn)
 	}
 	if count >= 4 {
 		return registry.Failed(struct {
@@ -331,13 +314,13 @@ func (s *readFileSource) stamp(seed maphash.Seed) readFileStamp {
 	return readFileStamp{size: s.size, sum: s.sum, hashed: true}
 }
 
-// readFileOpen gets the text of p: through env.Files (the editor's buffer
+// readFileOpen gets the text of p: through env.Files() (the editor's buffer
 // when it serves reads) for notebooks, editor-served files and files up to
 // readFileStreamBytes, else as a stream from the disk. On failure it
 // returns the result to show the model, or an error when ctx is done.
-func readFileOpen(ctx context.Context, env *session, raw string, p workspace.Path, notebook bool) (*readFileSource, registry.Result, error) {
-	ws := env.Workspace
-	files := env.Files
+func readFileOpen(ctx context.Context, env readFileDeps, raw string, p workspace.Path, notebook bool) (*readFileSource, registry.Result, error) {
+	ws := env.Workspace()
+	files := env.Files()
 	fi, statErr := ws.Stat(p)
 	var size int64
 	switch {
@@ -399,7 +382,7 @@ func readFileOpen(ctx context.Context, env *session, raw string, p workspace.Pat
 // A binary file is left alone for the scan to refuse. Text the editor
 // served is UTF-8 already; it is noted when the editor could not decode
 // the file (see editorLossy).
-func readFileEncoding(ctx context.Context, env *session, p workspace.Path, src *readFileSource) {
+func readFileEncoding(ctx context.Context, env readFileDeps, p workspace.Path, src *readFileSource) {
 	if lossy, enc := editorLossy(ctx, env, p, string(src.data)); lossy {
 		src.encoding = enc.String()
 		src.encNote = "The editor decoded this file as UTF-8 and shows \ufffd for the bytes it could not decode; on disk it is " +
@@ -965,7 +948,7 @@ func (t *readFileTracker) forget(p workspace.Path) {
 
 // readFileBinaryHint is what to do with a binary file instead, naming only
 // the tools the session enables.
-func readFileBinaryHint(env *session) string {
+func readFileBinaryHint(env fileDeps) string {
 	vision, term := env.Enabled("vision_analyze"), env.Enabled("terminal")
 	switch {
 	case vision && term:
@@ -980,7 +963,7 @@ func readFileBinaryHint(env *session) string {
 
 // readFileImageHint is hermes's answer for an image file; it names
 // vision_analyze only when the session enables it.
-func readFileImageHint(env *session) string {
+func readFileImageHint(env fileDeps) string {
 	if env.Enabled("vision_analyze") {
 		return "Image file detected. read_file cannot show images; use vision_analyze with this file path to inspect the image contents."
 	}
@@ -988,7 +971,7 @@ func readFileImageHint(env *session) string {
 }
 
 // readFileDirHint is how to list a directory instead.
-func readFileDirHint(env *session) string {
+func readFileDirHint(env fileDeps) string {
 	if env.Enabled(searchFilesName) {
 		return " Use search_files with target='files' to list its contents."
 	}
@@ -1080,4 +1063,16 @@ func unwrapOSError(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// readFileDeps is what read_file uses of its session besides the file
+// tools' services: teaching the linter what it read, and the results the
+// session's budget saved (which lie outside the workspace).
+type readFileDeps interface {
+	fileDeps
+	// LearnLint lets the linter learn content, the text of p just read.
+	LearnLint(p workspace.Path, content []byte)
+	// SavedResult reports whether path names exactly a file in which the
+	// session's result budget saved a result, and returns its real path.
+	SavedResult(path string) (real string, ok bool)
 }

@@ -25,66 +25,27 @@ import (
 // line; file names: newest first), paginated with offset and limit, and
 // cleaned of read-denied files. The whole search stops after 60 seconds
 // with what it found.
-var _ = register(registry.Entry{
-	Name:        searchFilesName,
-	Toolset:     "file",
-	Emoji:       "🔎",
-	Description: searchFilesDescription,
-	Schema: map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"pattern": map[string]any{
-				"type":        "string",
-				"description": "Regex pattern for content search, or glob pattern (e.g., '*.py') for file search",
-			},
-			"target": map[string]any{
-				"type":        "string",
-				"enum":        []any{"content", "files"},
-				"description": "'content' searches inside file contents, 'files' searches for files by name",
-				"default":     "content",
-			},
-			"path": map[string]any{
-				"type":        "string",
-				"description": "Directory or file to search in (default: current working directory)",
-				"default":     ".",
-			},
-			"file_glob": map[string]any{
-				"type":        "string",
-				"description": "Filter files by pattern in grep mode (e.g., '*.py' to only search Python files)",
-			},
-			"limit": map[string]any{
-				"type":        "integer",
-				"description": "Maximum number of results to return (default: 50)",
-				"default":     50,
-			},
-			"offset": map[string]any{
-				"type":        "integer",
-				"description": "Skip first N results for pagination (default: 0)",
-				"default":     0,
-			},
-			"output_mode": map[string]any{
-				"type":        "string",
-				"enum":        []any{"content", "files_only", "count"},
-				"description": "Output format for grep mode: 'content' shows matching lines with line numbers, 'files_only' lists file paths, 'count' shows match counts per file",
-				"default":     "content",
-			},
-			"context": map[string]any{
-				"type":        "integer",
-				"description": "Number of context lines before and after each match (grep mode only)",
-				"default":     0,
-			},
-		},
-		"required": []any{"pattern"},
+var _ = declare(registry.Tool[searchFilesDeps]{
+	Spec: registry.Spec{Entry: registry.Entry{
+		Name:           searchFilesName,
+		Toolset:        "file",
+		Emoji:          "🔎",
+		Description:    searchFilesDescription,
+		MaxResultChars: 100_000,
+		Kind:           registry.KindSearch,
+		ReadOnly:       true,
+		Idempotent:     true,
+		ParallelSafe:   true,
+		Title:          searchFilesTitle,
+		Preview:        searchFilesPreview,
+		Render:         searchFilesRender,
+	}, Params: searchFilesParams{}},
+	New: func(d searchFilesDeps) registry.Handler {
+		return registry.Typed(func(ctx context.Context, call *registry.Call, p *searchFilesParams) (registry.Result, error) {
+			return searchFiles(ctx, d, call, p)
+		})
 	},
-	MaxResultChars: 100_000,
-	Kind:           registry.KindSearch,
-	ReadOnly:       true,
-	Idempotent:     true,
-	ParallelSafe:   true,
-	Title:          searchFilesTitle,
-	Preview:        searchFilesPreview,
-	Render:         searchFilesRender,
-}, handle(searchFiles))
+})
 
 //go:embed search_files.md
 var searchFilesDescription string
@@ -95,14 +56,14 @@ const searchFilesName = "search_files"
 // searchFilesParams are search_files's arguments. The numbers are any:
 // hermes takes "20" as 20 and anything unusable as the default.
 type searchFilesParams struct {
-	Pattern    string `json:"pattern"`
-	Target     string `json:"target"`
-	Path       string `json:"path"`
-	FileGlob   string `json:"file_glob"`
-	OutputMode string `json:"output_mode"`
-	Limit      any    `json:"limit"`
-	Offset     any    `json:"offset"`
-	Context    any    `json:"context"`
+	Pattern    string `json:"pattern" schema:"required" desc:"Regex pattern for content search, or glob pattern (e.g., '*.py') for file search"`
+	Target     string `json:"target" schema:"default=content" enum:"content,files" desc:"'content' searches inside file contents, 'files' searches for files by name"`
+	Path       string `json:"path" schema:"default=." desc:"Directory or file to search in (default: current working directory)"`
+	FileGlob   string `json:"file_glob" desc:"Filter files by pattern in grep mode (e.g., '*.py' to only search Python files)"`
+	OutputMode string `json:"output_mode" schema:"default=content" enum:"content,files_only,count" desc:"Output format for grep mode: 'content' shows matching lines with line numbers, 'files_only' lists file paths, 'count' shows match counts per file"`
+	Limit      any    `json:"limit" schema:"type=integer,default=50" desc:"Maximum number of results to return (default: 50)"`
+	Offset     any    `json:"offset" schema:"type=integer,default=0" desc:"Skip first N results for pagination (default: 0)"`
+	Context    any    `json:"context" schema:"type=integer,default=0" desc:"Number of context lines before and after each match (grep mode only)"`
 }
 
 // Limits.
@@ -148,16 +109,16 @@ type searchMatchOut struct {
 	Content string `json:"content"`
 }
 
-func searchFiles(ctx context.Context, env *session, _ *registry.Call, p *searchFilesParams) (registry.Result, error) {
+func searchFiles(ctx context.Context, env searchFilesDeps, _ *registry.Call, p *searchFilesParams) (registry.Result, error) {
 	return searchFilesRun(ctx, env, p, search.Options{})
 }
 
 // searchFilesRun is searchFiles with the engine's options (tests change
 // them).
-func searchFilesRun(ctx context.Context, env *session, p *searchFilesParams, opts search.Options) (registry.Result, error) {
+func searchFilesRun(ctx context.Context, env searchFilesDeps, p *searchFilesParams, opts search.Options) (registry.Result, error) {
 	a := searchParseArgs(p)
 
-	tr := env.reads
+	tr := env.Reads()
 	count := tr.note(strings.Join([]string{"search", a.pattern, a.target, a.path, a.glob,
 		strconv.Itoa(a.limit), strconv.Itoa(a.offset)}, "\x00"))
 	if count >= 4 {
@@ -169,7 +130,7 @@ func searchFilesRun(ctx context.Context, env *session, p *searchFilesParams, opt
 			"You already have this information. STOP re-searching and proceed with your task.", count), a.pattern, count}), nil
 	}
 
-	ws := env.Workspace
+	ws := env.Workspace()
 	root, err := ws.Resolve(a.path)
 	if err != nil {
 		return registry.Error(err.Error()), nil
@@ -473,4 +434,12 @@ func searchNotFound(ws *workspace.Workspace, raw string, p workspace.Path) strin
 		msg += ". Similar paths: " + strings.Join(similar[:min(5, len(similar))], ", ")
 	}
 	return msg
+}
+
+// searchFilesDeps is what search_files uses of its session: the workspace
+// it searches and the loop guard it shares with read_file (the same
+// search repeated is blocked).
+type searchFilesDeps interface {
+	Workspace() *workspace.Workspace
+	Reads() *readFileTracker
 }

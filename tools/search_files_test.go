@@ -279,7 +279,7 @@ func TestSearchFilesTimeout(t *testing.T) {
 		// block until the 60-second deadline passes.
 		opts := search.Options{Workers: 2, BeforeFile: func(ctx context.Context) { <-ctx.Done() }}
 		start := time.Now()
-		out, err := searchFilesRun(t.Context(), env.session, &searchFilesParams{Pattern: "x"}, opts)
+		out, err := searchFilesRun(t.Context(), env.services(), &searchFilesParams{Pattern: "x"}, opts)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -22,70 +22,26 @@ import (
 // dangerous-command check), runs in its own process group that a timeout
 // or a cancel kills whole, and its output reaches the model capped (40 %
 // head, 60 % tail), without ANSI sequences and with secrets redacted.
-var _ = register(registry.Entry{
-	Name:        terminalName,
-	Toolset:     "terminal",
-	Emoji:       "💻",
-	Description: terminalDescription,
-	Schema: map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"command": map[string]any{
-				"type":        "string",
-				"description": "The command to execute on the VM",
-			},
-			"background": map[string]any{
-				"type": "boolean",
-				"description": "Run the command in the background. Two legitimate patterns: (1) Long-lived processes that never exit " +
-					"(servers, watchers, daemons). (2) Long-running bounded tasks (tests, builds, deploys, CI pollers, batch jobs); " +
-					"you are told when the process exits. For short commands, prefer foreground with a generous timeout instead.",
-				"default": false,
-			},
-			"timeout": map[string]any{
-				"type": "integer",
-				"description": "Max seconds to wait (default: 180, foreground max: 600). Returns INSTANTLY when command finishes — " +
-					"set high for long tasks, you won't wait unnecessarily. Foreground timeout above 600s is rejected; use " +
-					"background=true for longer commands.",
-				"minimum": 1,
-			},
-			"workdir": map[string]any{
-				"type":        "string",
-				"description": "Working directory for this command (absolute path, or relative to the workspace root; inside the workspace). Defaults to the workspace root.",
-			},
-			"pty": map[string]any{
-				"type":        "boolean",
-				"description": "Run in pseudo-terminal (PTY) mode for interactive CLI tools like Codex, Claude Code, or Python REPL. Default: false.",
-				"default":     false,
-			},
-			"network": map[string]any{
-				"type": "boolean",
-				"description": "Run with network access. Commands run in a sandbox without network (only a loopback of this session's own, " +
-					"shared by its commands); set true for installs, downloads, git fetch/push and the like — the user is asked. " +
-					"With it the command uses the machine's network and loopback instead. Default: false.",
-				"default": false,
-			},
-			"credentials": map[string]any{
-				"type": "boolean",
-				"description": "Run with the user's credential folders visible (~/.ssh, ~/.aws, ~/.config/gh, ~/.netrc …), which the sandbox hides; " +
-					"set true for git push over SSH, cloud CLIs and the like — the user is asked. Default: false.",
-				"default": false,
-			},
-			"notify_on_complete": map[string]any{
-				"type":        "boolean",
-				"description": "When true (and background=true), you'll be notified when the process finishes. Background processes that exit by themselves are always announced; this flag is kept for compatibility.",
-				"default":     false,
-			},
-		},
-		"required": []any{"command"},
+var _ = declare(registry.Tool[terminalDeps]{
+	Spec: registry.Spec{Entry: registry.Entry{
+		Name:           terminalName,
+		Toolset:        "terminal",
+		Emoji:          "💻",
+		Description:    terminalDescription,
+		MaxResultChars: 100_000,
+		Kind:           registry.KindExecute,
+		ChangesFiles:   true,      // checkpointed first (issue 29)
+		CommandArg:     "command", // plan mode runs the read-only commands
+		Title:          terminalTitle,
+		Preview:        terminalPreview,
+		Render:         terminalRender,
+	}, Params: terminalParams{}},
+	New: func(d terminalDeps) registry.Handler {
+		return registry.Typed(func(ctx context.Context, call *registry.Call, p *terminalParams) (registry.Result, error) {
+			return runTerminal(ctx, d, call, p)
+		})
 	},
-	MaxResultChars: 100_000,
-	Kind:           registry.KindExecute,
-	ChangesFiles:   true,      // checkpointed first (issue 29)
-	CommandArg:     "command", // plan mode runs the read-only commands
-	Title:          terminalTitle,
-	Preview:        terminalPreview,
-	Render:         terminalRender,
-}, handle(runTerminal))
+})
 
 //go:embed terminal.md
 var terminalDescription string
@@ -138,14 +94,14 @@ func (c TerminalConfig) maxChars() int {
 // terminalParams are terminal's arguments. Command is any: hermes answers
 // a command of another type with its own error.
 type terminalParams struct {
-	Command          any    `json:"command"`
-	Background       bool   `json:"background"`
-	Timeout          *int   `json:"timeout"`
-	Workdir          string `json:"workdir"`
-	PTY              bool   `json:"pty"`
-	NotifyOnComplete bool   `json:"notify_on_complete"`
-	Network          bool   `json:"network"`
-	Credentials      bool   `json:"credentials"`
+	Command          any    `json:"command" schema:"required,type=string" desc:"The command to execute on the VM"`
+	Background       bool   `json:"background" schema:"default=false" desc:"Run the command in the background. Two legitimate patterns: (1) Long-lived processes that never exit (servers, watchers, daemons). (2) Long-running bounded tasks (tests, builds, deploys, CI pollers, batch jobs); you are told when the process exits. For short commands, prefer foreground with a generous timeout instead."`
+	Timeout          *int   `json:"timeout" schema:"minimum=1" desc:"Max seconds to wait (default: 180, foreground max: 600). Returns INSTANTLY when command finishes — set high for long tasks, you won't wait unnecessarily. Foreground timeout above 600s is rejected; use background=true for longer commands."`
+	Workdir          string `json:"workdir" desc:"Working directory for this command (absolute path, or relative to the workspace root; inside the workspace). Defaults to the workspace root."`
+	PTY              bool   `json:"pty" schema:"default=false" desc:"Run in pseudo-terminal (PTY) mode for interactive CLI tools like Codex, Claude Code, or Python REPL. Default: false."`
+	NotifyOnComplete bool   `json:"notify_on_complete" schema:"default=false" desc:"When true (and background=true), you'll be notified when the process finishes. Background processes that exit by themselves are always announced; this flag is kept for compatibility."`
+	Network          bool   `json:"network" schema:"default=false" desc:"Run with network access. Commands run in a sandbox without network (only a loopback of this session's own, shared by its commands); set true for installs, downloads, git fetch/push and the like — the user is asked. With it the command uses the machine's network and loopback instead. Default: false."`
+	Credentials      bool   `json:"credentials" schema:"default=false" desc:"Run with the user's credential folders visible (~/.ssh, ~/.aws, ~/.config/gh, ~/.netrc …), which the sandbox hides; set true for git push over SSH, cloud CLIs and the like — the user is asked. Default: false."`
 }
 
 // terminalResult is terminal's answer for a command that ran (or was
@@ -193,12 +149,12 @@ func refused(status, msg string) registry.Result {
 	return registry.Failed(terminalResult{Output: "", ExitCode: -1, Error: msg, Status: status})
 }
 
-func runTerminal(ctx context.Context, s *session, call *registry.Call, p *terminalParams) (registry.Result, error) {
+func runTerminal(ctx context.Context, s terminalDeps, call *registry.Call, p *terminalParams) (registry.Result, error) {
 	command, ok := p.Command.(string)
 	if !ok {
 		return refused("error", fmt.Sprintf("Invalid command: expected string, got %s", pyfmt.TypeName(p.Command))), nil
 	}
-	cfg := s.Terminal
+	cfg := s.TerminalSettings()
 	timeout := cfg.defaultTimeout()
 	if p.Timeout != nil && *p.Timeout > 0 {
 		timeout = time.Duration(*p.Timeout) * time.Second
@@ -216,19 +172,20 @@ func runTerminal(ctx context.Context, s *session, call *registry.Call, p *termin
 	if msg := terminal.CheckWorkdir(p.Workdir); msg != "" {
 		return refused("blocked", msg), nil
 	}
-	dir, msg := s.commandDir(p.Workdir)
+	dir, msg := commandDir(s.Workspace(), p.Workdir)
 	if msg != "" {
 		return refused("blocked", msg), nil
 	}
-	if s.Commands == nil {
+	commands := s.Commands()
+	if commands == nil {
 		return refused("blocked", "Commands cannot run in this session: it has no command approval (the agent did not set one up)."), nil
 	}
-	env, backend, msg := s.terminalEnv(p.Background)
+	env, backend, msg := terminalEnv(s, p.Background)
 	if msg != "" {
 		return refused("error", msg), nil
 	}
-	d := s.Commands.ApproveCommand(ctx, call.ID, CommandRequest{Command: command, Workdir: dir, Background: p.Background,
-		Network: p.Network, Credentials: p.Credentials, Confines: s.confines(backend)})
+	d := commands.ApproveCommand(ctx, call.ID, CommandRequest{Command: command, Workdir: dir, Background: p.Background,
+		Network: p.Network, Credentials: p.Credentials, Confines: confines(s, backend)})
 	if !d.Allowed {
 		msg := d.Message
 		if msg == "" {
@@ -243,12 +200,12 @@ func runTerminal(ctx context.Context, s *session, call *registry.Call, p *termin
 	}
 	grants := grantsNote(d, backend, p.Network || p.Credentials)
 	if p.Background {
-		b, err := s.procs.Start(context.WithoutCancel(ctx), env, terminal.Spec{Command: command, Dir: dir, PTY: pty, Stdin: true,
+		b, err := s.Processes().Start(context.WithoutCancel(ctx), env, terminal.Spec{Command: command, Dir: dir, PTY: pty, Stdin: true,
 			Network: d.Network, Credentials: d.Credentials}, p.NotifyOnComplete)
 		if err != nil {
 			return registry.Failed(terminalResult{Output: "", ExitCode: -1, Error: "Failed to start background process: " + err.Error()}), nil
 		}
-		note := s.sandboxNote(backend)
+		note := sandboxNote(s, backend)
 		return registry.Result{Value: terminalBackgroundResult{
 			Output: "Background process started" + backendNote(backend), SessionID: b.ID, PID: b.PID, ExitCode: 0,
 			Approval: approval, PTYNote: ptyNote, NotifyOnComplete: p.NotifyOnComplete, Sandbox: note, Grants: grants,
@@ -260,7 +217,8 @@ func runTerminal(ctx context.Context, s *session, call *registry.Call, p *termin
 	spec := terminal.Spec{Command: command, Dir: dir, PTY: pty, Network: d.Network, Credentials: d.Credentials}
 	var editorArgv []string
 	release := func() {}
-	if local, ok := env.(*terminal.Local); ok && s.Terminals != nil && !pty {
+	terminals := s.EditorTerminals()
+	if local, ok := env.(*terminal.Local); ok && terminals != nil && !pty {
 		argv, rel, err := local.EditorArgv(spec)
 		switch {
 		case err == nil:
@@ -272,7 +230,7 @@ func runTerminal(ctx context.Context, s *session, call *registry.Call, p *termin
 		}
 	}
 	if editorArgv != nil {
-		out, err := s.Terminals.Run(ctx, call.ID, TerminalCommand{
+		out, err := terminals.Run(ctx, call.ID, TerminalCommand{
 			Argv: editorArgv, Dir: dir, OutputByteLimit: 4 * cfg.maxChars(), Timeout: timeout,
 		})
 		release()
@@ -283,8 +241,8 @@ func runTerminal(ctx context.Context, s *session, call *registry.Call, p *termin
 		output, code = terminal.Interrupted(terminal.Truncate(out.Output, cfg.maxChars()), code, out.TimedOut, out.Cancelled, timeout)
 	} else {
 		var sink func([]byte)
-		if s.Output != nil {
-			sink = func(chunk []byte) { s.Output.Output(call.ID, chunk) }
+		if output := s.CommandOutput(); output != nil {
+			sink = func(chunk []byte) { output.Output(call.ID, chunk) }
 		}
 		res, err := terminal.Run(ctx, env, spec, terminal.RunOptions{Timeout: timeout, MaxChars: cfg.maxChars(), Sink: sink})
 		if err != nil {
@@ -294,7 +252,7 @@ func runTerminal(ctx context.Context, s *session, call *registry.Call, p *termin
 	}
 	output = terminal.Redact(strings.TrimSpace(terminal.StripANSI(output)), command)
 	meaning := terminal.ExitMeaning(command, code)
-	note := s.sandboxNote(backend)
+	note := sandboxNote(s, backend)
 	r := terminalResult{Output: output, ExitCode: code, Approval: approval, ExitCodeMeaning: meaning, PTYNote: ptyNote, Sandbox: note, Grants: grants}
 	res := registry.Result{Value: r, IsError: code != 0 && !strings.Contains(meaning, "not an error"),
 		Data: terminalRenderData{Output: output, ExitCode: code, Backend: describe(backend), Sandbox: note}}
@@ -383,10 +341,9 @@ func editorExitCode(o TerminalOutcome) int {
 	return -1
 }
 
-// commandDir resolves workdir inside the workspace (the first root when
+// commandDir resolves workdir inside the workspace ws (the first root when
 // empty); msg says why it cannot be used.
-func (s *session) commandDir(workdir string) (dir, msg string) {
-	ws := s.Workspace
+func commandDir(ws *workspace.Workspace, workdir string) (dir, msg string) {
 	if strings.TrimSpace(workdir) == "" {
 		return ws.Cwd(), ""
 	}
@@ -412,8 +369,8 @@ func (s *session) commandDir(workdir string) (dir, msg string) {
 // argv of editor terminals). Background processes get a shorter grace
 // between SIGTERM and SIGKILL: they are all killed when the agent exits,
 // which waits less than a second.
-func (s *session) localEnv(background bool) *terminal.Local {
-	l := &terminal.Local{Sandbox: s.sandbox, Environ: s.Terminal.Environ}
+func localEnv(d commandDeps, background bool) *terminal.Local {
+	l := &terminal.Local{Sandbox: d.Sandbox(), Environ: d.TerminalSettings().Environ}
 	if background {
 		l.KillGrace = backgroundKillGrace
 	}
@@ -425,26 +382,25 @@ func (s *session) localEnv(background bool) *terminal.Local {
 // terminalEnv is the environment the next command runs in: the session's
 // backend when it has one, else this machine. msg says why the backend
 // cannot run it.
-func (s *session) terminalEnv(background bool) (env terminal.Environment, backend TerminalBackend, msg string) {
-	if s.TerminalBackend != nil {
-		b, err := s.TerminalBackend()
-		if err != nil {
-			return nil, nil, fmt.Sprintf("Command not run: the terminal backend is unavailable: %v", err)
-		}
-		if b != nil {
-			return b, b, ""
-		}
+func terminalEnv(d commandDeps, background bool) (env terminal.Environment, backend TerminalBackend, msg string) {
+	b, err := d.Backend()
+	if err != nil {
+		return nil, nil, fmt.Sprintf("Command not run: the terminal backend is unavailable: %v", err)
 	}
-	return s.localEnv(background), nil, ""
+	if b != nil {
+		return b, b, ""
+	}
+	return localEnv(d, background), nil, ""
 }
 
 // sandboxNote is, for the session's first command run here, what the
 // model and the user must know of a sandbox weaker than the namespace one.
-func (s *session) sandboxNote(backend TerminalBackend) string {
-	if backend != nil || s.sandbox == nil {
+func sandboxNote(d commandDeps, backend TerminalBackend) string {
+	sb := d.Sandbox()
+	if backend != nil || sb == nil {
 		return ""
 	}
-	return s.sandbox.Note()
+	return sb.Note()
 }
 
 // confines says what the sandbox withholds from a command that runs on
@@ -452,11 +408,12 @@ func (s *session) sandboxNote(backend TerminalBackend) string {
 // Docker or SSH backend or with the sandbox off; the network in every
 // sandbox here; the credentials where the sandbox hides them (not under
 // Landlock alone).
-func (s *session) confines(backend TerminalBackend) Confines {
-	if backend != nil || s.sandbox == nil {
+func confines(d commandDeps, backend TerminalBackend) Confines {
+	sb := d.Sandbox()
+	if backend != nil || sb == nil {
 		return Confines{}
 	}
-	switch s.sandbox.Confinement().Kind {
+	switch sb.Confinement().Kind {
 	case terminal.KindNamespaces, terminal.KindSeatbelt:
 		return Confines{Network: true, Credentials: true}
 	case terminal.KindLandlock:
@@ -484,12 +441,10 @@ func describe(b TerminalBackend) string {
 // between SIGTERM and SIGKILL.
 const backgroundKillGrace = 400 * time.Millisecond
 
-// announceExit tells the user and the model that a background process
-// ended by itself, in hermes's words, with the end of its output.
-func (s *session) announceExit(snap terminal.Snapshot) {
-	if s.Announce == nil {
-		return
-	}
+// processExitMessage is what the user and the model are told when a
+// background process ended by itself, in hermes's words, with the end of
+// its output.
+func processExitMessage(snap terminal.Snapshot) string {
 	status := "exited"
 	if snap.Exit.Code == 0 {
 		status = "completed normally"
@@ -499,8 +454,8 @@ func (s *session) announceExit(snap terminal.Snapshot) {
 		sig = ", SIGTERM"
 	}
 	out := terminal.Redact(terminal.StripANSI(tailChars(snap.Output, processCompletionChars)), snap.Command)
-	s.Announce(fmt.Sprintf("[IMPORTANT: Background process %s %s (exit code %d%s).\nCommand: %s\nOutput:\n%s]",
-		snap.ID, status, snap.Exit.Code, sig, terminal.Redact(snap.Command, ""), out))
+	return fmt.Sprintf("[IMPORTANT: Background process %s %s (exit code %d%s).\nCommand: %s\nOutput:\n%s]",
+		snap.ID, status, snap.Exit.Code, sig, terminal.Redact(snap.Command, ""), out)
 }
 
 // tailChars returns the last n characters of s.
@@ -591,3 +546,38 @@ func terminalRender(args map[string]any, r registry.Result) string {
 // renderOutputChars bounds the output shown in the editor's completed
 // call (hermes's ACP rendering keeps 5 000 characters).
 const renderOutputChars = 4000
+
+// commandDeps is what the tools that run commands (terminal, process,
+// execute_code) use of their session to know where commands run.
+type commandDeps interface {
+	// Workspace is the session's workspace: commands run inside it.
+	Workspace() *workspace.Workspace
+	// TerminalSettings are the terminal tools' settings (timeouts, the
+	// output cap, the sandbox, the commands' environment).
+	TerminalSettings() TerminalConfig
+	// Sandbox is the session's sandbox on this machine; nil: the
+	// configuration has none.
+	Sandbox() *terminal.SandboxSession
+	// Backend is the session's current terminal environment when it is
+	// not this machine (a Docker container, an SSH host); (nil, nil):
+	// this machine. An error says why the backend cannot run commands now.
+	Backend() (TerminalBackend, error)
+}
+
+// terminalDeps is what the terminal tool uses of its session besides:
+// the approval of each command, the editor's terminals and the stream of
+// the output of the commands it runs itself, and the table of background
+// processes it shares with process.
+type terminalDeps interface {
+	commandDeps
+	// Commands approves commands; nil refuses every command.
+	Commands() CommandApprover
+	// EditorTerminals runs foreground commands in editor terminals; nil
+	// when the client has none.
+	EditorTerminals() EditorTerminals
+	// CommandOutput shows the output of the commands the tool runs
+	// itself; nil shows nothing until they end.
+	CommandOutput() OutputSink
+	// Processes is the session's table of background processes.
+	Processes() *terminal.Table
+}

@@ -119,7 +119,7 @@ func TestPatchVerifyMismatch(t *testing.T) {
 				ed.buffers[env.abs("f.txt")] = tc.buffer
 			}
 			p := env.target(t, "f.txt")
-			got := patchVerify(t.Context(), env.session, workspace.WriteInfo{Path: p, ViaEditor: tc.viaEditor}, intended)
+			got := patchVerify(t.Context(), env.services(), workspace.WriteInfo{Path: p, ViaEditor: tc.viaEditor}, intended)
 			switch {
 			case tc.want == "" && got != "":
 				t.Errorf("patchVerify = %q, want verified", got)
@@ -139,7 +139,7 @@ func TestPatchVerifyEditorReadBackFails(t *testing.T) {
 	env.Files = workspace.NewFiles(env.Workspace, ed, true, true)
 	editWriteTree(t, env.root, map[string]string{"f.txt": "one\n2\nthree\n"})
 	p := env.target(t, "f.txt")
-	got := patchVerify(t.Context(), env.session, workspace.WriteInfo{Path: p, ViaEditor: true}, "one\n2\nthree\n")
+	got := patchVerify(t.Context(), env.services(), workspace.WriteInfo{Path: p, ViaEditor: true}, "one\n2\nthree\n")
 	if want := "Post-write verification failed: could not re-read " + p.Abs(); got != want {
 		t.Errorf("patchVerify = %q, want %q", got, want)
 	}

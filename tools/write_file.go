@@ -20,33 +20,26 @@ import (
 // approval of the diff, then an atomic write (through the editor when it
 // can) with the file's encoding, BOM and line endings kept, and a delta
 // lint. An existing binary file is refused as read_file refuses it.
-var _ = register(registry.Entry{
-	Name:        "write_file",
-	Toolset:     "file",
-	Emoji:       "✍️",
-	Description: writeFileDescription,
-	Schema: map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"path": map[string]any{
-				"type":        "string",
-				"description": "Path to the file to write (will be created if it doesn't exist, overwritten if it does)",
-			},
-			"content": map[string]any{
-				"type":        "string",
-				"description": "Complete content to write to the file",
-			},
-		},
-		"required": []any{"path", "content"},
+var _ = declare(registry.Tool[editDeps]{
+	Spec: registry.Spec{Entry: registry.Entry{
+		Name:           "write_file",
+		Toolset:        "file",
+		Emoji:          "✍️",
+		Description:    writeFileDescription,
+		MaxResultChars: 100_000,
+		Kind:           registry.KindEdit,
+		ChangesFiles:   true, // checkpointed first (issue 29)
+		PathArg:        "path",
+		Title:          func(args map[string]any) string { return titleWithArg("write: ", args, "path", "write_file") },
+		Preview:        editPreview("write_file"),
+		Render:         editRender("write_file"),
+	}, Params: writeFileParams{}},
+	New: func(d editDeps) registry.Handler {
+		return registry.Typed(func(ctx context.Context, call *registry.Call, p *writeFileParams) (registry.Result, error) {
+			return writeFile(ctx, d, call, p)
+		})
 	},
-	MaxResultChars: 100_000,
-	Kind:           registry.KindEdit,
-	ChangesFiles:   true, // checkpointed first (issue 29)
-	PathArg:        "path",
-	Title:          func(args map[string]any) string { return titleWithArg("write: ", args, "path", "write_file") },
-	Preview:        editPreview("write_file"),
-	Render:         editRender("write_file"),
-}, handle(writeFile))
+})
 
 //go:embed write_file.md
 var writeFileDescription string
@@ -55,8 +48,8 @@ var writeFileDescription string
 // missing content and a content of the wrong type get hermes's distinct
 // messages.
 type writeFileParams struct {
-	Path    string `json:"path"`
-	Content any    `json:"content"`
+	Path    string `json:"path" schema:"required" desc:"Path to the file to write (will be created if it doesn't exist, overwritten if it does)"`
+	Content any    `json:"content" schema:"required,type=string" desc:"Complete content to write to the file"`
 }
 
 // Messages the model reads verbatim; the wording is hermes-agent's.
@@ -82,7 +75,7 @@ type writeFileResult struct {
 }
 
 // writeFile is write_file's handler.
-func writeFile(ctx context.Context, env *session, call *registry.Call, params *writeFileParams) (registry.Result, error) {
+func writeFile(ctx context.Context, env editDeps, call *registry.Call, params *writeFileParams) (registry.Result, error) {
 	rawPath := params.Path
 	if rawPath == "" {
 		return registry.Error(writeFileMsgNoPath), nil
@@ -107,7 +100,7 @@ func writeFile(ctx context.Context, env *session, call *registry.Call, params *w
 	if writeFileIsDisplayText(content) {
 		return registry.Error(writeFileMsgDisplayText), nil
 	}
-	warning := env.State.CheckStale(p)
+	warning := env.State().CheckStale(p)
 
 	old, exists, err := editRead(ctx, env, p)
 	if err != nil {
@@ -137,14 +130,14 @@ func writeFile(ctx context.Context, env *session, call *registry.Call, params *w
 	change := editChange(p, oldText, exists, plan.text)
 	types := editTypes(env, call.ID, []workspace.Change{change}, []lint.Result{res})
 	defer types.Done()
-	if d := env.Approver.ApproveEdit(ctx, call.ID, []workspace.Change{change}, []lint.Result{res}); !d.Approved {
+	if d := env.ApproveEdit(ctx, call.ID, []workspace.Change{change}, []lint.Result{res}); !d.Approved {
 		if cerr := editCancelled(ctx, "write_file", p); cerr != nil {
 			return registry.Result{}, cerr
 		}
 		return registry.Error(denialMessage(d)), nil
 	}
 
-	info, err := env.Files.Write(ctx, p, []byte(content))
+	info, err := env.Files().Write(ctx, p, []byte(content))
 	if err != nil {
 		if cerr := editCancelled(ctx, "write_file", p); cerr != nil {
 			return registry.Result{}, cerr

@@ -143,7 +143,7 @@ func (e *editEnv) abs(rel string) string { return filepath.Join(e.root, filepath
 // target resolves rel for writing, failing the test when it is refused.
 func (e *editEnv) target(t testing.TB, rel string) workspace.Path {
 	t.Helper()
-	p, msg := editTarget(e.session, rel, "Write")
+	p, msg := editTarget(e.services(), rel, "Write")
 	if msg != "" {
 		t.Fatalf("editTarget(%q): %s", rel, msg)
 	}
