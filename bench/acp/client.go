@@ -70,9 +70,9 @@ type conn struct {
 	mu       sync.Mutex // guards nextID, pending, stats, readErr, lastLine
 	nextID   int64
 	lastLine time.Time // when the last line was read
-	pending map[int64]chan response
-	stats   connStats
-	readErr error
+	pending  map[int64]chan response
+	stats    connStats
+	readErr  error
 
 	// opts is fixed before the read goroutine starts.
 	opts connOptions
