@@ -18,6 +18,8 @@ import (
 // ("array" with items), structs and maps ("object"); pointers are their
 // element (optional, nullable in Go only). Tags add the rest:
 //
+//	schema:"-"               not in the schema: an argument the handler
+//	                         reads (a misuse it answers) but never offers
 //	desc:"…"                 the description
 //	enum:"a,b,c"             the allowed values (of the field's type)
 //	schema:"required,…"      required, and keywords: type=… (overrides the
@@ -51,7 +53,7 @@ func objectSchema(t reflect.Type, top bool) (map[string]any, error) {
 	required := []any{}
 	for f := range fieldsOf(t) {
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" || !f.IsExported() {
+		if name == "-" || !f.IsExported() || f.Tag.Get("schema") == "-" {
 			continue
 		}
 		if name == "" {

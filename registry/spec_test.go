@@ -25,6 +25,7 @@ type schemaParams struct {
 	Extra    any          `json:"extra" schema:"type=string"`
 	URLs     []any        `json:"urls" schema:"items=string"`
 	Skipped  string       `json:"-"`
+	Unlisted string       `json:"unlisted" schema:"-"`
 	internal string
 }
 

@@ -385,3 +385,15 @@ func (v services) CommandOutput() OutputSink { return v.s.Output }
 
 // Processes is the session's table of background processes.
 func (v services) Processes() *terminal.Table { return v.s.procs }
+
+// CodeExecution is the code_execution section (Deps.CodeExecution).
+func (v services) CodeExecution() CodeExecutionConfig { return v.s.CodeExecution }
+
+// Scripts approves execute_code scripts (Deps.Scripts; nil refuses them).
+func (v services) Scripts() ScriptApprover { return v.s.Scripts }
+
+// CallTool runs a script's tool calls (Deps.CallTool; nil: none).
+func (v services) CallTool() CallToolFunc { return v.s.CallTool }
+
+// Usable reports whether the session offers tool and can run it.
+func (v services) Usable(tool string) bool { return v.s.usable(tool) }

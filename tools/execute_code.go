@@ -26,35 +26,31 @@ import (
 // execute_code runs a Python script that calls the session's tools, as
 // hermes-agent's tool of the same name does: the script imports a
 // generated hermes_tools module whose functions send each call over a
-// private Unix socket back here, where Deps.CallTool runs it through the
+// private Unix socket back here, where the session's CallTool runs it through the
 // session's pipeline like a call of the model (workspace rules, file
 // safety, edit approval, lint). The script runs like a terminal command:
 // approved first, in its own process group, under the terminal's sandbox,
 // with an environment scrubbed of secrets, killed whole at the timeout or
 // on cancel.
-var _ = register(registry.Entry{
-	Name:        executeCodeName,
-	Toolset:     "code_execution",
-	Emoji:       "🐍",
-	Description: executeCodeDescription,
-	Schema: map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"code": map[string]any{
-				"type": "string",
-				"description": "Python code to execute. Import tools with `from hermes_tools import ...` (the functions listed above) " +
-					"and print your final result to stdout.",
-			},
-		},
-		"required": []any{"code"},
+var _ = declare(registry.Tool[executeCodeDeps]{
+	Spec: registry.Spec{Entry: registry.Entry{
+		Name:           executeCodeName,
+		Toolset:        "code_execution",
+		Emoji:          "🐍",
+		Description:    executeCodeDescription,
+		MaxResultChars: 100_000,
+		Kind:           registry.KindExecute,
+		ChangesFiles:   true, // checkpointed first (issue 29)
+		Title:          executeCodeTitle,
+		Preview:        executeCodePreview,
+		Render:         executeCodeRender,
+	}, Params: executeCodeParams{}},
+	New: func(d executeCodeDeps) registry.Handler {
+		return registry.Typed(func(ctx context.Context, call *registry.Call, p *executeCodeParams) (registry.Result, error) {
+			return runExecuteCode(ctx, d, call, p)
+		})
 	},
-	MaxResultChars: 100_000,
-	Kind:           registry.KindExecute,
-	ChangesFiles:   true, // checkpointed first (issue 29)
-	Title:          executeCodeTitle,
-	Preview:        executeCodePreview,
-	Render:         executeCodeRender,
-}, handle(runExecuteCode))
+})
 
 //go:embed execute_code.md
 var executeCodeDescription string
@@ -205,10 +201,10 @@ func hermesToolsModule(enabled []string) string {
 
 // scriptTools are the sandbox tools the session enables and can run
 // (web_search needs a backend).
-func (s *session) scriptTools() []string {
+func scriptTools(d executeCodeDeps) []string {
 	var out []string
 	for _, n := range sandboxTools {
-		if s.usable(n) {
+		if d.Usable(n) {
 			out = append(out, n)
 		}
 	}
@@ -216,8 +212,9 @@ func (s *session) scriptTools() []string {
 }
 
 type executeCodeParams struct {
-	Code    any `json:"code"`
-	Command any `json:"command"`
+	Code any "json:\"code\" schema:\"required,type=string\" desc:\"Python code to execute. Import tools with `from hermes_tools import ...` (the functions listed above) and print your final result to stdout.\""
+	// Command is not offered: a model that sends it is told to use code.
+	Command any `json:"command" schema:"-"`
 }
 
 // executeCodeResult is the tool's answer, in hermes's key order.
@@ -241,7 +238,7 @@ func codeError(msg string, calls int, dur float64) registry.Result {
 	return registry.Failed(executeCodeResult{Status: "error", Error: msg, ToolCallsMade: calls, DurationSeconds: dur})
 }
 
-func runExecuteCode(ctx context.Context, s *session, call *registry.Call, p *executeCodeParams) (registry.Result, error) {
+func runExecuteCode(ctx context.Context, s executeCodeDeps, call *registry.Call, p *executeCodeParams) (registry.Result, error) {
 	if p.Code == nil && p.Command != nil {
 		return registry.Error("execute_code received a 'command' parameter, but it requires Python source in 'code'. " +
 			"Use terminal(command=...) for shell commands; for Python, retry as execute_code(code=...)."), nil
@@ -255,33 +252,30 @@ func runExecuteCode(ctx context.Context, s *session, call *registry.Call, p *exe
 		return registry.Error("No code provided. execute_code requires a non-empty 'code' parameter containing Python source. " +
 			"To run shell commands, use terminal(command=...) instead."), nil
 	}
-	cfg := s.CodeExecution
+	cfg := s.CodeExecution()
 	// Scripts run where commands run: on the session's terminal backend
 	// when it has one; a backend that cannot run commands (an
 	// unsupported terminal.backend, an unreachable host) refuses the
 	// script rather than running it here.
-	var backend TerminalBackend
-	if s.TerminalBackend != nil {
-		b, err := s.TerminalBackend()
-		if err != nil {
-			return codeError("Script not run: the terminal backend is unavailable: "+err.Error(), 0, 0), nil
-		}
-		backend = b
+	backend, err := s.Backend()
+	if err != nil {
+		return codeError("Script not run: the terminal backend is unavailable: "+err.Error(), 0, 0), nil
 	}
 	var python string
 	if backend == nil {
 		var err error
-		if python, err = s.codePython(cfg); err != nil {
+		if python, err = codePython(s.Workspace().Cwd(), cfg); err != nil {
 			return codeError(err.Error(), 0, 0), nil
 		}
 	}
-	if s.Scripts == nil {
+	scripts := s.Scripts()
+	if scripts == nil {
 		return codeError("Scripts cannot run in this session: it has no script approval (the agent did not set one up).", 0, 0), nil
 	}
 	// The script is approved like a command: every command it runs is
 	// danger-checked, one it hides asks, and the session's policy for
 	// scripts applies (the default mode asks for each).
-	d := s.Scripts.ApproveScript(ctx, call.ID, ScriptRequest{Code: code, Commands: scriptCommands(code), Workdir: s.Workspace.Cwd(), Where: describe(backend), Confines: confines(s.services(), backend)})
+	d := scripts.ApproveScript(ctx, call.ID, ScriptRequest{Code: code, Commands: scriptCommands(code), Workdir: s.Workspace().Cwd(), Where: describe(backend), Confines: confines(s, backend)})
 	if !d.Allowed {
 		msg := d.Message
 		if msg == "" {
@@ -290,14 +284,13 @@ func runExecuteCode(ctx context.Context, s *session, call *registry.Call, p *exe
 		return codeError(msg, 0, 0), nil
 	}
 
-	job := scriptJob{code: code, tools: s.scriptTools(), token: randomToken(), parent: call.ID, timeout: cfg.timeout()}
+	job := scriptJob{code: code, tools: scriptTools(s), token: randomToken(), parent: call.ID, timeout: cfg.timeout()}
 	start := time.Now()
 	var run scriptRun
-	var err error
 	if backend != nil {
-		run, err = s.runRemoteScript(ctx, backend, job)
+		run, err = runRemoteScript(ctx, s, backend, job)
 	} else {
-		run, err = s.runLocalScript(ctx, python, job, d)
+		run, err = runLocalScript(ctx, s, python, job, d)
 	}
 	dur := math.Round(time.Since(start).Seconds()*100) / 100
 	if err != nil {
@@ -341,7 +334,7 @@ func runExecuteCode(ctx context.Context, s *session, call *registry.Call, p *exe
 		r.Output += "\n--- stderr ---\n" + stderr
 	}
 	out := registry.Result{Value: r, IsError: r.Status != "success", Data: r}
-	if r.Status != "success" && backend == nil && s.Terminal.Sandbox != nil {
+	if r.Status != "success" && backend == nil && s.TerminalSettings().Sandbox != nil {
 		switch {
 		case terminal.LooksRefused(stderr):
 			out.Hint = "[Hint: " + terminal.SandboxHint + "]"
@@ -379,14 +372,15 @@ type scriptRun struct {
 // terminal's sandbox: the script's folder (module, script, token file,
 // socket) is private to the user, and the socket serves only the script's
 // processes.
-func (s *session) runLocalScript(ctx context.Context, python string, job scriptJob, d CommandDecision) (scriptRun, error) {
+func runLocalScript(ctx context.Context, s executeCodeDeps, python string, job scriptJob, d CommandDecision) (scriptRun, error) {
 	// The script's folder: in the session's scratch folder when commands
 	// run in a sandbox (the one folder of this machine's temporary ones
 	// that the sandbox shows, at the same path).
 	parent := ""
-	if s.sandbox != nil {
+	sandbox := s.Sandbox()
+	if sandbox != nil {
 		var err error
-		if parent, err = s.sandbox.Scratch(); err != nil {
+		if parent, err = sandbox.Scratch(); err != nil {
 			return scriptRun{}, fmt.Errorf("could not prepare the sandbox: %w", err)
 		}
 	}
@@ -404,17 +398,18 @@ func (s *session) runLocalScript(ctx context.Context, python string, job scriptJ
 			return scriptRun{}, fmt.Errorf("could not write %s: %w", name, err)
 		}
 	}
-	srv, err := startRPC(ctx, filepath.Join(dir, "rpc.sock"), job.token, job.parent, job.tools, s.CodeExecution.maxToolCalls(), s.CallTool)
+	cfg := s.CodeExecution()
+	srv, err := startRPC(ctx, filepath.Join(dir, "rpc.sock"), job.token, job.parent, job.tools, cfg.maxToolCalls(), s.CallTool())
 	if err != nil {
 		return scriptRun{}, fmt.Errorf("could not open the tools socket: %w", err)
 	}
 	defer srv.close()
 
-	cwd := s.Workspace.Cwd()
-	if s.CodeExecution.Mode == "strict" {
+	cwd := s.Workspace().Cwd()
+	if cfg.Mode == "strict" {
 		cwd = dir
 	}
-	env := &terminal.Local{Sandbox: s.sandbox, Environ: scriptEnviron(s.Terminal.Environ, dir, srv.path)}
+	env := &terminal.Local{Sandbox: sandbox, Environ: scriptEnviron(s.TerminalSettings().Environ, dir, srv.path)}
 	command := "exec " + shellQuote(python) + " " + shellQuote(script) + " 2>" + shellQuote(stderrPath)
 	res, err := terminal.Run(ctx, scriptEnv{env, srv.set}, terminal.Spec{Command: command, Dir: cwd, Network: d.Network, Credentials: d.Credentials},
 		terminal.RunOptions{Timeout: job.timeout, MaxChars: maxCodeStdoutChars})
@@ -450,12 +445,13 @@ func lastLine(s string) string {
 	return s
 }
 
-// codePython is the interpreter: in project mode the workspace's
-// virtualenv python when it has one, else cfg.Python or python3 on PATH.
-func (s *session) codePython(cfg CodeExecutionConfig) (string, error) {
+// codePython is the interpreter: in project mode the virtualenv python
+// of the workspace folder cwd when it has one, else cfg.Python or python3
+// on PATH.
+func codePython(cwd string, cfg CodeExecutionConfig) (string, error) {
 	if cfg.Mode != "strict" {
 		for _, v := range []string{".venv", "venv"} {
-			p := filepath.Join(s.Workspace.Cwd(), v, "bin", "python")
+			p := filepath.Join(cwd, v, "bin", "python")
 			if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
 				return p, nil
 			}
@@ -617,4 +613,23 @@ func executeCodeRender(_ map[string]any, r registry.Result) string {
 		b.WriteString(" · " + v.Error)
 	}
 	return b.String()
+}
+
+// executeCodeDeps is what execute_code uses of its session: where
+// commands run (a script runs like one), the code_execution settings, the
+// approval of scripts, the session's pipeline that runs the scripts' tool
+// calls, and which of the tools a script may call the session can run.
+type executeCodeDeps interface {
+	commandDeps
+	// CodeExecution is the code_execution section of config.yaml.
+	CodeExecution() CodeExecutionConfig
+	// Scripts approves scripts; nil refuses every script.
+	Scripts() ScriptApprover
+	// CallTool runs a script's tool call through the session's pipeline;
+	// nil: scripts cannot call tools.
+	CallTool() CallToolFunc
+	// Usable reports whether the session offers tool and can run it (its
+	// availability rule passes): the scripts' module and execute_code's
+	// description name only those.
+	Usable(tool string) bool
 }

@@ -49,17 +49,18 @@ const relayEndWait = 15 * time.Second
 
 // runRemoteScript runs job on backend: the relay first (its folder ready),
 // then the script, then the relay's stderr and cleanup.
-func (s *session) runRemoteScript(ctx context.Context, backend TerminalBackend, job scriptJob) (scriptRun, error) {
+func runRemoteScript(ctx context.Context, s executeCodeDeps, backend TerminalBackend, job scriptJob) (scriptRun, error) {
+	cfg := s.CodeExecution()
 	sb, ok := backend.(helperStarter)
 	if !ok {
 		return scriptRun{}, fmt.Errorf("execute_code cannot run on %s: the backend runs no helper for the script's tool calls", backend.Describe())
 	}
-	calls := &rpcCalls{token: job.token, parent: job.parent, allowed: job.tools, max: s.CodeExecution.maxToolCalls(), callTool: s.CallTool}
+	calls := &rpcCalls{token: job.token, parent: job.parent, allowed: job.tools, max: cfg.maxToolCalls(), callTool: s.CallTool()}
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	calls.ctx = cctx
 	cmd := "command -v python3 >/dev/null 2>&1 || { echo " + noPython + "; exit 127; }; exec python3 -u -c " + shellQuote(relaySource) + " 2>/dev/null"
-	p, err := sb.StartHelper(ctx, terminal.Spec{Command: cmd, Dir: s.Workspace.Cwd(), Stdin: true})
+	p, err := sb.StartHelper(ctx, terminal.Spec{Command: cmd, Dir: s.Workspace().Cwd(), Stdin: true})
 	if err != nil {
 		return scriptRun{}, fmt.Errorf("could not start the script's relay in %s: %w", backend.Describe(), err)
 	}
@@ -84,17 +85,17 @@ func (s *session) runRemoteScript(ctx context.Context, backend TerminalBackend, 
 	// The script: the workspace's .venv python in project mode, else
 	// python3, with the module's folder first on its path.
 	var c strings.Builder
-	if s.CodeExecution.Mode == "strict" {
+	if cfg.Mode == "strict" {
 		fmt.Fprintf(&c, "cd %s || exit 126\n", shellQuote(dir))
 	}
 	fmt.Fprintf(&c, "export HERMES_RPC_SOCKET=%s PYTHONPATH=%s\"${PYTHONPATH:+:$PYTHONPATH}\" PYTHONDONTWRITEBYTECODE=1 PYTHONIOENCODING=utf-8 PYTHONUTF8=1\n",
 		shellQuote(dir+"/rpc.sock"), shellQuote(dir))
 	c.WriteString("p=python3\n")
-	if s.CodeExecution.Mode != "strict" {
+	if cfg.Mode != "strict" {
 		c.WriteString("for v in .venv/bin/python venv/bin/python; do if [ -x \"$v\" ]; then p=$v; break; fi; done\n")
 	}
 	fmt.Fprintf(&c, "exec \"$p\" %s 2>%s\n", shellQuote(dir+"/script.py"), shellQuote(dir+"/stderr.txt"))
-	res, err := terminal.Run(ctx, scriptEnv{backend, r.root}, terminal.Spec{Command: c.String(), Dir: s.Workspace.Cwd()},
+	res, err := terminal.Run(ctx, scriptEnv{backend, r.root}, terminal.Spec{Command: c.String(), Dir: s.Workspace().Cwd()},
 		terminal.RunOptions{Timeout: job.timeout, MaxChars: maxCodeStdoutChars})
 	cancel() // ends the calls still running
 	run := scriptRun{res: res}
