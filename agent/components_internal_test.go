@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/hermes-acp/hermes-acp/model"
 	"github.com/hermes-acp/hermes-acp/terminal/danger"
 )
 
@@ -69,5 +70,25 @@ func TestAnnouncementsTake(t *testing.T) {
 	}
 	if show, notes = n.take(true); show != nil || notes != nil {
 		t.Errorf("after the model read them: %q, %q; want nothing", show, notes)
+	}
+}
+
+// A running call's card is found without the session's lock (the output
+// stream looks it up for every chunk of a command's output), and forgotten
+// when the call ends.
+func TestCallTrackersNeedNoSessionLock(t *testing.T) {
+	t.Parallel()
+	s := &Session{id: "s"}
+	card := &toolCallTracker{s: s, id: "call_1"}
+	s.calls.add(card)
+	s.mu.Lock() // a turn holding the session's lock
+	got := s.tracker("call_1")
+	s.mu.Unlock()
+	if got != card {
+		t.Fatalf("tracker(call_1) = %v, want the running call's card", got)
+	}
+	s.dropTrackers([]model.ToolCall{{ID: "call_1"}})
+	if got := s.tracker("call_1"); got != nil {
+		t.Errorf("after the call ended, tracker(call_1) = %v, want nil", got)
 	}
 }

@@ -45,6 +45,7 @@ type Session struct {
 	out        *sender           // writes the session's updates, in order, and saves it (agent/sender.go)
 	allowed    sessionAllowances // what the user allowed for the session (agent/approvals.go)
 	notes      announcements     // for the user and the model (agent/terminals.go)
+	calls      callTrackers      // the running calls' cards, by id (agent/toolcall.go)
 
 	mu          sync.Mutex // guards the fields below
 	cwd         string
@@ -67,15 +68,14 @@ type Session struct {
 	lastPrompt  string // text of the running prompt, for /steer after a cancel
 	interrupted string // text of the last cancelled prompt
 	plan        []todoItem
-	planGen     int                         // plans sent so far: a call that ran while it grew showed one (agent/replay.go)
-	memory      string                      // the memory as the session opened, for its system prompt (agent/memorytool.go)
-	skillsIndex *pendingText                // the skill index as the session opened (Options.SkillsIndex), for its system prompt
-	ownNotices  sessionNotices              // the session's own notices, until its first prompt shows them (agent/notices.go)
-	trackers    map[string]*toolCallTracker // calls of the running batch, by id
-	comp        compress.State              // the summary the model sees instead of the middle of history (agent/compress.go)
-	ctxTokens   int                         // tokens of the last model call, as the provider reported them; 0: unknown
-	ctxAt       int                         // history length those tokens cover
-	compBackoff bool                        // automatic compression failed this turn: not again before the next
+	planGen     int            // plans sent so far: a call that ran while it grew showed one (agent/replay.go)
+	memory      string         // the memory as the session opened, for its system prompt (agent/memorytool.go)
+	skillsIndex *pendingText   // the skill index as the session opened (Options.SkillsIndex), for its system prompt
+	ownNotices  sessionNotices // the session's own notices, until its first prompt shows them (agent/notices.go)
+	comp        compress.State // the summary the model sees instead of the middle of history (agent/compress.go)
+	ctxTokens   int            // tokens of the last model call, as the provider reported them; 0: unknown
+	ctxAt       int            // history length those tokens cover
+	compBackoff bool           // automatic compression failed this turn: not again before the next
 }
 
 // openSession builds a live session and registers it; its MCP servers (the
