@@ -33,6 +33,7 @@ type config struct {
 	JSON    bool
 	Timeout time.Duration // per protocol step
 	ExitIn  time.Duration // limit for exiting after stdin closes
+	Settle  time.Duration // quiet time after session/new before RSS is read
 	Model   string        // HERMES_MODEL
 	Prompt  string        // text of the prompts
 }
@@ -80,6 +81,7 @@ func parseArgs(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&c.JSON, "json", false, "print JSON instead of Markdown")
 	fs.DurationVar(&c.Timeout, "timeout", 30*time.Second, "limit for each protocol step")
 	fs.DurationVar(&c.ExitIn, "exit-timeout", 5*time.Second, "limit for the agent to exit after its stdin closes")
+	fs.DurationVar(&c.Settle, "settle", 100*time.Millisecond, "read the RSS after session/new once the agent has sent nothing for this long (what it does after the reply counts; at most 10 times as long); 0: at once")
 	fs.StringVar(&c.Model, "model", "bench-model", "model name given to the agent as HERMES_MODEL")
 	fs.StringVar(&c.Prompt, "prompt", "Say hello.", "text of each prompt")
 	fs.StringVar(&c.Ours.Name, "name", "", "label of AGENT in the report (default: its file name)")

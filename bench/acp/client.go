@@ -67,11 +67,12 @@ type conn struct {
 	wmu sync.Mutex // guards writes to w
 	w   io.Writer
 
-	mu      sync.Mutex // guards nextID, pending, stats, readErr
-	nextID  int64
-	pending map[int64]chan response
-	stats   connStats
-	readErr error
+	mu       sync.Mutex // guards nextID, pending, stats, readErr, lastLine
+	nextID   int64
+	lastLine time.Time // when the last line was read
+	pending  map[int64]chan response
+	stats    connStats
+	readErr  error
 
 	// opts is fixed before the read goroutine starts.
 	opts connOptions
@@ -194,8 +195,30 @@ func (c *conn) readLoop(r io.Reader) {
 	}
 }
 
+// settle waits until the agent has sent nothing for quiet (work it does
+// after a reply, such as the updates that follow session/new, is done), but
+// at most 10×quiet.
+func (c *conn) settle(quiet time.Duration) {
+	if quiet <= 0 {
+		return
+	}
+	deadline := time.Now().Add(10 * quiet)
+	for {
+		c.mu.Lock()
+		since := time.Since(c.lastLine)
+		c.mu.Unlock()
+		if since >= quiet || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(min(quiet-since, time.Until(deadline)))
+	}
+}
+
 // handle routes one line read at time at.
 func (c *conn) handle(line []byte, at time.Time) {
+	c.mu.Lock()
+	c.lastLine = at
+	c.mu.Unlock()
 	// The common message, a session/update notification, can be megabytes
 	// long (a command's whole output): decode it in one pass that keeps no
 	// copy of it.

@@ -87,7 +87,7 @@ func TestParseArgs(t *testing.T) {
 		{
 			name: "defaults",
 			args: []string{"--", "/bin/agent", "--acp"},
-			want: config{Ours: agentSpec{Name: "agent", Argv: []string{"/bin/agent", "--acp"}}, Runs: 20, Warmup: 1, Timeout: 30 * time.Second, ExitIn: 5 * time.Second, Model: "bench-model", Prompt: "Say hello."},
+			want: config{Ours: agentSpec{Name: "agent", Argv: []string{"/bin/agent", "--acp"}}, Runs: 20, Warmup: 1, Timeout: 30 * time.Second, ExitIn: 5 * time.Second, Settle: 100 * time.Millisecond, Model: "bench-model", Prompt: "Say hello."},
 		},
 		{
 			name: "compare splits at the second separator",
@@ -95,7 +95,7 @@ func TestParseArgs(t *testing.T) {
 			want: config{
 				Ours:  agentSpec{Name: "ours", Argv: []string{"ours", "-v"}},
 				Other: &agentSpec{Name: "theirs", Argv: []string{"theirs", "--acp"}, Auth: "key", Env: []string{"HOME={home}"}, NoPrompt: true},
-				Runs:  20, Warmup: 1, Timeout: 30 * time.Second, ExitIn: 5 * time.Second, Model: "bench-model", Prompt: "Say hello.",
+				Runs:  20, Warmup: 1, Timeout: 30 * time.Second, ExitIn: 5 * time.Second, Settle: 100 * time.Millisecond, Model: "bench-model", Prompt: "Say hello.",
 			},
 		},
 		{
@@ -104,7 +104,7 @@ func TestParseArgs(t *testing.T) {
 			want: config{
 				Ours:  agentSpec{Name: "mine", Argv: []string{"ours", "--", "x"}},
 				Other: &agentSpec{Name: "node", Argv: []string{"node", "my agent.js"}},
-				Runs:  25, Warmup: 1, Timeout: 30 * time.Second, ExitIn: 5 * time.Second, Model: "bench-model", Prompt: "Say hello.",
+				Runs:  25, Warmup: 1, Timeout: 30 * time.Second, ExitIn: 5 * time.Second, Settle: 100 * time.Millisecond, Model: "bench-model", Prompt: "Say hello.",
 			},
 		},
 		{
@@ -113,13 +113,18 @@ func TestParseArgs(t *testing.T) {
 			want: config{
 				Ours:  agentSpec{Name: "agent", Argv: []string{"/a/agent"}},
 				Other: &agentSpec{Name: "agent (other)", Argv: []string{"/b/agent"}},
-				Runs:  20, Warmup: 1, Timeout: 30 * time.Second, ExitIn: 5 * time.Second, Model: "bench-model", Prompt: "Say hello.",
+				Runs:  20, Warmup: 1, Timeout: 30 * time.Second, ExitIn: 5 * time.Second, Settle: 100 * time.Millisecond, Model: "bench-model", Prompt: "Say hello.",
 			},
 		},
 		{
 			name: "quick allows few runs",
 			args: []string{"--quick", "--runs", "2", "--no-prompt", "--env", "A=b", "--", "x"},
-			want: config{Ours: agentSpec{Name: "x", Argv: []string{"x"}, Env: []string{"A=b"}, NoPrompt: true}, Runs: 2, Warmup: 1, Quick: true, Timeout: 30 * time.Second, ExitIn: 5 * time.Second, Model: "bench-model", Prompt: "Say hello."},
+			want: config{Ours: agentSpec{Name: "x", Argv: []string{"x"}, Env: []string{"A=b"}, NoPrompt: true}, Runs: 2, Warmup: 1, Quick: true, Timeout: 30 * time.Second, ExitIn: 5 * time.Second, Settle: 100 * time.Millisecond, Model: "bench-model", Prompt: "Say hello."},
+		},
+		{
+			name: "settle 0 reads the RSS at once",
+			args: []string{"--settle", "0", "--", "x"},
+			want: config{Ours: agentSpec{Name: "x", Argv: []string{"x"}}, Runs: 20, Warmup: 1, Timeout: 30 * time.Second, ExitIn: 5 * time.Second, Model: "bench-model", Prompt: "Say hello."},
 		},
 		{name: "no agent", args: []string{"--runs", "20"}, wantErr: "missing agent command"},
 		{name: "too few runs", args: []string{"--runs", "5", "--", "x"}, wantErr: "want at least 20"},

@@ -197,6 +197,7 @@ func (r *runner) runOnce(ctx context.Context, spec agentSpec, skip step) runResu
 		if skip <= stepRSS {
 			return
 		}
+		c.settle(r.cfg.Settle)
 		pid := p.cmd.Process.Pid
 		mem, err := readMem(pid)
 		if err != nil {

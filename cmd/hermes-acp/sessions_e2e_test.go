@@ -569,3 +569,50 @@ func TestReplayEditorTerminal(t *testing.T) {
 		t.Errorf("replayed tool call %+v, live %+v: want the same title and kind", r, l)
 	}
 }
+
+// TestUnpromptedSessionsSurviveKill: sessions made and changed but never
+// prompted (no database opened yet: their rows wait as small files, see
+// agent/internal/store/pending.go) survive kill -9; the next process loads
+// each with its mode, deletes one, and a third process finds only the
+// other.
+func TestUnpromptedSessionsSurviveKill(t *testing.T) {
+	t.Parallel()
+	env := baseEnv(t)
+	ws := t.TempDir()
+
+	a := startRaw(t, nil, env)
+	a.initialize(t)
+	var one, two sessionState
+	a.result(t, "session/new", map[string]any{"cwd": ws, "mcpServers": []any{}}, &one)
+	a.result(t, "session/new", map[string]any{"cwd": ws, "mcpServers": []any{}}, &two)
+	a.result(t, "session/set_mode", map[string]any{"sessionId": one.SessionID, "modeId": "accept_edits"}, nil)
+	a.result(t, "session/set_config_option", map[string]any{"sessionId": two.SessionID, "configId": "mode", "value": "dont_ask"}, nil)
+	kill9(t, a)
+
+	b := startRaw(t, nil, env)
+	b.initialize(t)
+	for _, c := range []struct{ id, mode string }{{one.SessionID, "accept_edits"}, {two.SessionID, "dont_ask"}} {
+		var loaded sessionState
+		b.result(t, "session/load", map[string]any{"sessionId": c.id, "cwd": ws, "mcpServers": []any{}}, &loaded)
+		if loaded.Modes.CurrentModeID != c.mode {
+			t.Errorf("session/load %s after kill -9: mode %q, want %q", c.id, loaded.Modes.CurrentModeID, c.mode)
+		}
+	}
+	b.result(t, "session/close", map[string]any{"sessionId": two.SessionID}, nil)
+	b.result(t, "session/delete", map[string]any{"sessionId": two.SessionID}, nil)
+	if _, err := b.waitExit(t); err != nil {
+		t.Fatalf("second agent: %v", err)
+	}
+
+	c := startRaw(t, nil, env)
+	c.initialize(t)
+	var resumed sessionState
+	c.result(t, "session/resume", map[string]any{"sessionId": one.SessionID, "cwd": ws, "mcpServers": []any{}}, &resumed)
+	if resumed.Modes.CurrentModeID != "accept_edits" {
+		t.Errorf("session/resume in a third process: mode %q, want accept_edits", resumed.Modes.CurrentModeID)
+	}
+	res, _ := c.call(t, "session/load", map[string]any{"sessionId": two.SessionID, "cwd": ws, "mcpServers": []any{}})
+	if res.Error == nil || res.Error.Code != -32002 {
+		t.Errorf("session/load of the deleted session = %s %+v, want error -32002", res.Result, res.Error)
+	}
+}

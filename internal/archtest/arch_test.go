@@ -56,7 +56,7 @@ var allowed = map[string][]string{
 	"tools/internal/pycmd": {},
 
 	// agent's internal packages (one concern each), below agent.
-	"agent/internal/store":       {"model"},
+	"agent/internal/store":       {"model", "internal/atomicfile"},
 	"agent/internal/diagnostics": {"acp", "lint", "workspace", "internal/diff", "lint/gotypes"},
 	"agent/internal/queue":       {},
 	"agent/internal/compress":    {"model"},

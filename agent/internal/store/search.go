@@ -337,6 +337,7 @@ func (st *Store) Session(ctx context.Context, id string) (Record, error) {
 	if err != nil {
 		return Record{}, err
 	}
+	st.lookUpPending(ctx, db, id)
 	rec, err := scanRecord(db.QueryRowContext(ctx, `SELECT `+recordColumns+` FROM sessions WHERE id = ? AND deleted = 0`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Record{}, ErrNoSession

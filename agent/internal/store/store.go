@@ -240,6 +240,9 @@ func (st *Store) open() (*sql.DB, error) {
 	var failed error
 	st.openOnce.Do(func() {
 		db, err := st.openDB() // openMu is not held: fail and Close go on meanwhile
+		if err == nil {
+			st.importAllPending(context.Background(), db) // pending.go
+		}
 		st.openMu.Lock()
 		if err != nil && st.err == nil {
 			st.err, failed = err, err
@@ -537,10 +540,18 @@ func insertMessage(ctx context.Context, db execer, session string, m model.Messa
 // first. Messages are never written over: two processes saving one session
 // both keep theirs, in the order they were saved.
 func (st *Store) Save(ctx context.Context, rec Record, reset bool, msgs []model.Message) error {
+	if len(msgs) == 0 && !reset {
+		if db, err := st.state(); err == nil && db == nil { // not opened yet: a pending row (pending.go)
+			if ok, err := st.savePending(rec); ok {
+				return err
+			}
+		}
+	}
 	db, err := st.open()
 	if err != nil {
 		return err
 	}
+	st.lookUpPending(ctx, db, rec.ID)
 	if err := st.saveTx(ctx, db, rec, reset, msgs); err != nil {
 		return st.failed(fmt.Errorf("save session %s: %w", rec.ID, err))
 	}
@@ -600,6 +611,7 @@ func (st *Store) Load(ctx context.Context, id string) (Record, []model.Message, 
 	if err != nil {
 		return Record{}, nil, err
 	}
+	st.lookUpPending(ctx, db, id)
 	rec, err := scanRecord(db.QueryRowContext(ctx, `SELECT `+recordColumns+` FROM sessions WHERE id = ? AND deleted = 0`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Record{}, nil, ErrNoSession
@@ -736,6 +748,9 @@ func (st *Store) Remove(ctx context.Context, id string) error {
 	db, err := st.open()
 	if err != nil {
 		return err
+	}
+	if err := st.removePending(id); err != nil {
+		return fmt.Errorf("delete session %s: %w", id, err)
 	}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
