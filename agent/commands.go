@@ -158,6 +158,9 @@ func cmdTools(_ context.Context, s *Session, _ string) commandResult {
 func cmdContext(ctx context.Context, s *Session, _ string) commandResult {
 	setup := s.a.modelSetup()
 	tools := s.toolDefs()
+	if !s.awaitSkillsIndex(ctx) { // the system prompt's size counts
+		return commandResult{Stop: acp.StopCancelled}
+	}
 	s.mu.Lock()
 	counts := map[model.Role]int{}
 	for _, m := range s.history {

@@ -499,13 +499,18 @@ func newDelegateBoard(t *toolCallTracker, tasks []delegateTask) *delegateBoard {
 	return b
 }
 
-// set changes row i and sends the new list.
+// set changes row i and sends the new list. The list is posted under b.mu,
+// so the lists reach the editor in the order of the changes, and waited
+// for after it: the other children's changes do not wait for the editor.
 func (b *delegateBoard) set(i int, f func(*boardRow)) {
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	f(&b.rows[i])
 	if b.t != nil {
-		b.t.update(acp.StatusInProgress, []acp.ToolCallContent{acp.TextContentItem(b.render())})
+		b.t.postUpdate(acp.StatusInProgress, []acp.ToolCallContent{acp.TextContentItem(b.render())})
+	}
+	b.mu.Unlock()
+	if b.t != nil {
+		b.t.s.out.flush()
 	}
 }
 

@@ -482,9 +482,8 @@ func (s *Session) finish() {
 	s.queue.Finish()
 }
 
-// pendingText is a text computed in the background: get waits for it. The
-// computation must not wait for the session's mu (get may be called with
-// it held).
+// pendingText is a text computed in the background: wait waits for it,
+// with no lock held; peek reads it under one.
 type pendingText struct {
 	ready chan struct{}
 	text  string // written once, before ready is closed
@@ -507,11 +506,31 @@ func startPending(log *slog.Logger, compute func() string) *pendingText {
 	return p
 }
 
-// get returns the text, waiting for it; "" for a nil p.
-func (p *pendingText) get() string {
+// wait returns the text once it is ready; false when ctx ended first. It
+// is for callers that hold no lock: a slow computation (a skills folder on
+// a network drive) must not hold up session/cancel. "" for a nil p.
+func (p *pendingText) wait(ctx context.Context) (string, bool) {
+	if p == nil {
+		return "", true
+	}
+	select {
+	case <-p.ready:
+		return p.text, true
+	case <-ctx.Done():
+		return "", false
+	}
+}
+
+// peek returns the text when it is ready, else "": for a caller holding a
+// lock, after a wait.
+func (p *pendingText) peek() string {
 	if p == nil {
 		return ""
 	}
-	<-p.ready
-	return p.text
+	select {
+	case <-p.ready:
+		return p.text
+	default:
+		return ""
+	}
 }

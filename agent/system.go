@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"slices"
@@ -44,7 +45,16 @@ func (s *Session) toolNames() []string {
 	return names
 }
 
-// systemPrompt describes the agent's situation to the model; s.mu is held.
+// awaitSkillsIndex waits, with no lock held, for the skill index the
+// system prompt shows (scanned as the session opened); false when ctx
+// ended first. Every caller of systemPrompt waits for it first.
+func (s *Session) awaitSkillsIndex(ctx context.Context) bool {
+	_, ok := s.skillsIndex.wait(ctx)
+	return ok
+}
+
+// systemPrompt describes the agent's situation to the model; s.mu is held,
+// so it waits for nothing (awaitSkillsIndex waited for the skill index).
 func (s *Session) systemPrompt() string {
 	var b strings.Builder
 	b.WriteString("You are Hermes, a coding agent working inside the user's code editor through the Agent Client Protocol. ")
@@ -68,7 +78,7 @@ func (s *Session) systemPrompt() string {
 	if s.memory != "" {
 		b.WriteString("\n" + s.memory + "\n")
 	}
-	if idx := s.skillsIndex.get(); idx != "" {
+	if idx := s.skillsIndex.peek(); idx != "" { // waited for by awaitSkillsIndex
 		b.WriteString("\n" + idx + "\n")
 	}
 	b.WriteString(s.projectContextPrompt())

@@ -37,7 +37,10 @@ func (s *Session) runTurn(ctx context.Context, msg model.Message) acp.StopReason
 		pturn = pipe.NewTurn()
 	}
 	s.mcp.settle(ctx) // the session's first prompt waits for its MCP servers to start (agent/mcp.go)
-	retried := false  // a context-length error compresses and retries once
+	if !s.awaitSkillsIndex(ctx) {
+		return acp.StopCancelled
+	}
+	retried := false // a context-length error compresses and retries once
 	for calls := 0; ; calls++ {
 		if calls >= s.a.opts.MaxModelCalls {
 			s.sendText(fmt.Sprintf("\n\nStopped: this turn reached the limit of %d model requests. Send another prompt to continue.", s.a.opts.MaxModelCalls))

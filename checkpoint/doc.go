@@ -13,7 +13,8 @@
 // size, modification time or mode changed since the last snapshot (a stat
 // cache next to the repository). A recorded state is a commit under
 // refs/hermes/sessions/<session>/<turn>/<phase>, its message holding the
-// turn's [Mark].
+// turn's [Mark]. Each operation holds an exclusive lock on hermes.lock in
+// the repository (flock), so several processes can share it.
 //
 // The engine knows nothing of tools, sessions or the editor: the agent
 // decides when to record and what to restore, and writes the files itself.

@@ -178,9 +178,13 @@ type Repo struct {
 	root string // the folder, a real path
 	dir  string // the shadow repository
 
-	// sem serialises the repository's operations (it is held across their
-	// I/O, as a lock file would be); the fields below belong to its holder.
+	// sem serialises the repository's operations in this process, and
+	// lockf (flock on hermes.lock in the repository) across processes; both
+	// are held across the operation's I/O. The fields below belong to their
+	// holder.
 	sem   chan struct{}
+	lockf *os.File
+	stamp cacheStamp // the stat cache file as this process left it
 	st    *filesystem.Storage
 	stats *statCache
 	trees map[plumbing.Hash]bool // tree objects known to be stored
@@ -202,17 +206,30 @@ func (r *Repo) lock(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	if r.st != nil {
-		return nil
-	}
-	if err := r.open(); err != nil {
+	if err := r.lockRepo(ctx); err != nil {
 		<-r.sem
 		return err
 	}
+	if r.st != nil {
+		r.refresh()
+		return nil
+	}
+	if err := r.open(); err != nil {
+		r.unlockRepo()
+		<-r.sem
+		return err
+	}
+	r.stamp = r.statStamp()
 	return nil
 }
 
-func (r *Repo) unlock() { <-r.sem }
+func (r *Repo) unlock() {
+	if r.st != nil {
+		r.stamp = r.statStamp()
+	}
+	r.unlockRepo()
+	<-r.sem
+}
 
 // CorruptError reports a shadow repository that could not be used: it was
 // moved aside to MovedTo and a new, empty one replaces it. The operation
@@ -283,6 +300,11 @@ func (r *Repo) corrupt(cause error) error {
 		return fmt.Errorf("checkpoint repository %s is damaged (%v) and cannot be moved aside: %w", r.dir, cause, err)
 	}
 	r.m.log.Warn("checkpoint repository damaged; moved aside", "dir", r.dir, "moved_to", aside, "error", cause)
+	// The lock held is the moved repository's: take the new one's.
+	r.unlockRepo()
+	if err := r.lockRepo(context.Background()); err != nil {
+		return err
+	}
 	if err := r.create(); err != nil {
 		return err
 	}

@@ -25,7 +25,9 @@ import (
 //	schema:"required,…"      required, and keywords: type=… (overrides the
 //	                         Go type), items=… (the type of an array's
 //	                         items), default=…, minimum=…, maximum=…,
-//	                         minItems=…, maxItems=…, minLength=…, maxLength=…
+//	                         minItems=…, maxItems=…, minLength=…, maxLength=…,
+//	                         additionalProperties=…, properties=… (of an
+//	                         object whose members the handler reads itself)
 //
 // Keyword values are JSON, except default of a string property, which is
 // the text itself. The top-level object always lists "required" (empty
@@ -143,7 +145,8 @@ func propertySchema(f reflect.StructField) (map[string]any, bool, error) {
 // isKeyword reports whether k is a schema keyword the schema tag may set.
 func isKeyword(k string) bool {
 	switch k {
-	case "default", "minimum", "maximum", "minItems", "maxItems", "minLength", "maxLength":
+	case "default", "minimum", "maximum", "minItems", "maxItems", "minLength", "maxLength",
+		"additionalProperties", "properties":
 		return true
 	}
 	return false

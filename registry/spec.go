@@ -32,6 +32,12 @@ type Tool[D any] struct {
 	// each pass (so it may depend on what changes, like the environment),
 	// and the tool is not offered while it fails.
 	Available func(d D) error
+	// SharedCheck, instead of Available, is the rule of a tool that
+	// shares it with other tools of the session (the browser tools: a
+	// browser can be found): it returns the session's one check for all
+	// of them, the same *Check for each, so a pass over the registry runs
+	// it once (entries sharing a *Check share one run per pass).
+	SharedCheck func(d D) *Check
 }
 
 // Declared is a tool declared with [Declare]: its spec and its
@@ -48,6 +54,10 @@ type Declared interface {
 	// tool (its Available rule, or services lacking its dependencies);
 	// nil when it can.
 	Unavailable(services any) error
+	// Check returns the availability check of the tool bound to
+	// services, as Bind's entry has it: nil when every session can run
+	// it, the shared check of a SharedCheck rule.
+	Check(services any) *Check
 }
 
 // Declare returns t as a [Declared] tool, its schema derived from
@@ -60,6 +70,9 @@ func Declare[D any](t Tool[D]) Declared {
 	}
 	if t.Handler != nil {
 		panic("registry: tool " + t.Name + " declared with a Handler; New makes it")
+	}
+	if t.Available != nil && t.SharedCheck != nil {
+		panic("registry: tool " + t.Name + " declared with both Available and SharedCheck; it has one availability rule")
 	}
 	if t.Schema == nil && t.Params != nil {
 		s, err := SchemaOf(t.Params)
@@ -93,10 +106,31 @@ func (d *declared[D]) Bind(services any) (Entry, error) {
 	}
 	e := d.t.Entry
 	e.Handler = d.t.New(deps)
-	if avail := d.t.Available; avail != nil {
-		e.Check = NewCheck(func() error { return avail(deps) })
+	if c := d.check(deps); c != nil {
+		e.Check = c
 	}
 	return e, nil
+}
+
+// check is the tool's availability check for a session with services
+// deps; nil when it has no rule.
+func (d *declared[D]) check(deps D) *Check {
+	switch {
+	case d.t.SharedCheck != nil:
+		return d.t.SharedCheck(deps)
+	case d.t.Available != nil:
+		avail := d.t.Available
+		return NewCheck(func() error { return avail(deps) })
+	}
+	return nil
+}
+
+func (d *declared[D]) Check(services any) *Check {
+	deps, err := d.deps(services)
+	if err != nil {
+		return NewCheck(func() error { return err })
+	}
+	return d.check(deps)
 }
 
 func (d *declared[D]) Unavailable(services any) error {
@@ -104,13 +138,7 @@ func (d *declared[D]) Unavailable(services any) error {
 	if err != nil {
 		return err
 	}
-	if d.t.Available == nil {
-		return nil
-	}
-	if reason := runCheck(func() error { return d.t.Available(deps) }); reason != "" {
-		return errors.New(reason)
-	}
-	return nil
+	return d.check(deps).Err()
 }
 
 // Typed returns the handler that decodes a call's arguments once into the

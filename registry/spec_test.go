@@ -26,6 +26,7 @@ type schemaParams struct {
 	URLs     []any        `json:"urls" schema:"items=string"`
 	Skipped  string       `json:"-"`
 	Unlisted string       `json:"unlisted" schema:"-"`
+	Opaque   any          `json:"opaque" schema:"type=object,additionalProperties=true,properties={}"`
 	internal string
 }
 
@@ -55,8 +56,9 @@ func TestSchemaOf(t *testing.T) {
 				},
 				"required": []any{"status"},
 			}},
-			"extra": map[string]any{"type": "string"},
-			"urls":  map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+			"extra":  map[string]any{"type": "string"},
+			"urls":   map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+			"opaque": map[string]any{"type": "object", "additionalProperties": true, "properties": map[string]any{}},
 		},
 		"required": []any{"path"},
 	}
@@ -203,6 +205,8 @@ func TestDeclarePanicsOnMistakes(t *testing.T) {
 		"no New":       {Spec: Spec{Entry: Entry{Name: "x", Toolset: "t"}}},
 		"with Handler": {Spec: Spec{Entry: Entry{Name: "x", Toolset: "t", Handler: func(context.Context, *Call) (Result, error) { return Result{}, nil }}}, New: func(greeter) Handler { return nil }},
 		"bad params":   {Spec: Spec{Entry: Entry{Name: "x", Toolset: "t"}, Params: 3}, New: func(greeter) Handler { return nil }},
+		"two rules": {Spec: Spec{Entry: Entry{Name: "x", Toolset: "t"}}, New: func(greeter) Handler { return nil },
+			Available: func(greeter) error { return nil }, SharedCheck: func(greeter) *Check { return nil }},
 	} {
 		func() {
 			defer func() {
@@ -212,5 +216,60 @@ func TestDeclarePanicsOnMistakes(t *testing.T) {
 			}()
 			Declare(tool)
 		}()
+	}
+}
+
+// shared is the services of a session whose tools share one check.
+type shared struct {
+	hello
+	check *Check
+}
+
+func (s shared) Shared() *Check { return s.check }
+
+// TestSharedCheckRunsOncePerPass: tools whose rule is a SharedCheck get
+// the session's one check, so a pass over the registry runs it once for
+// all of them, and they are offered or not together.
+func TestSharedCheckRunsOncePerPass(t *testing.T) {
+	t.Parallel()
+	type sharer interface {
+		greeter
+		Shared() *Check
+	}
+	tool := func(name string) Declared {
+		return Declare(Tool[sharer]{
+			Spec: Spec{Entry: Entry{Name: name, Toolset: "t", Description: "Greets."}, Params: greetParams{}},
+			New: func(d sharer) Handler {
+				return Typed(func(_ context.Context, _ *Call, p *greetParams) (Result, error) { return OK(d.Greeting()), nil })
+			},
+			SharedCheck: func(d sharer) *Check { return d.Shared() },
+		})
+	}
+	runs := 0
+	var err error
+	services := shared{hello{"hi"}, NewCheck(func() error { runs++; return err })}
+	r := New(nil)
+	for _, name := range []string{"a", "b", "c"} {
+		d := tool(name)
+		if d.Check(services) != services.check {
+			t.Errorf("%s: Check is not the session's shared check", name)
+		}
+		e, bindErr := d.Bind(services)
+		if bindErr != nil {
+			t.Fatal(bindErr)
+		}
+		if err := r.RegisterAll(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if defs := r.Definitions(nil); len(defs) != 3 || runs != 1 {
+		t.Errorf("one pass: %d tools offered, the check ran %d times; want 3 offered and one run", len(defs), runs)
+	}
+	err = errors.New("no browser")
+	if defs := r.Definitions(nil); len(defs) != 0 || runs != 2 {
+		t.Errorf("check failing: %d tools offered, the check ran %d times in all; want none offered and 2 runs", len(defs), runs)
+	}
+	if got := tool("d").Unavailable(services); got == nil || got.Error() != "no browser" {
+		t.Errorf("Unavailable = %v, want no browser", got)
 	}
 }

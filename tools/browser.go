@@ -24,21 +24,20 @@ type browserSession struct {
 	b  *browser.Browser
 }
 
-// browser returns the session's browser, making it (not started yet) on
-// first use; nil when the session has no browser set.
-func (s *session) browser() *browser.Browser {
-	if s.Browsers == nil {
-		return nil
-	}
-	s.web.mu.Lock()
-	defer s.web.mu.Unlock()
-	if s.web.b == nil {
-		s.web.b = s.Browsers.New()
-		if s.OnClose != nil {
-			s.OnClose(s.web.b.Close)
-		}
-	}
-	return s.web.b
+// browserDeps is what the browser tools use of their session: its browser
+// (made on first use, closed with the session), the one check of whether
+// it can run (a browser can be found), and the tools it offers (hints name
+// only those).
+type browserDeps interface {
+	// Browser returns the session's browser, made (not started yet) on
+	// first use; nil when the session has no browser set.
+	Browser() *browser.Browser
+	// BrowserCheck is the availability of the session's browser tools,
+	// one check for all of them: their one availability rule (each
+	// declares SharedCheck: <its deps>.BrowserCheck), so a pass over the
+	// registry looks for the browser once.
+	BrowserCheck() *registry.Check
+	Enabled(tool string) bool
 }
 
 // browserCheck is the availability of the browser tools before a session
@@ -52,20 +51,6 @@ var browserCheck = registry.NewCheck(func() error {
 // noBrowserCheck is the browser tools' check in a session without a browser
 // set.
 var noBrowserCheck = registry.Unavailable("no browser configured for this session")
-
-// bindBrowserCheck makes the check of a session's browser tools its
-// browser set's (which honours browser.executable), one check shared by
-// all of them.
-func bindBrowserCheck(e *registry.Entry, s *session) {
-	if e.Toolset != browserToolset {
-		return
-	}
-	if s.Browsers == nil {
-		e.Check = noBrowserCheck
-		return
-	}
-	e.Check = s.browserCheck
-}
 
 // BrowserCheck returns the availability check of the browser tools for a
 // configured browser.executable ("" finds one): the composition root sets
@@ -97,11 +82,13 @@ type browserFail struct {
 
 // browserError returns the failed result for err, in words the model can
 // act on.
-func (s *session) browserError(err error, ref string) registry.Result {
-	return registry.Failed(browserFail{Error: s.browserMessage(err, ref)})
+func browserError(s browserDeps, err error, ref string) registry.Result {
+	return registry.Failed(browserFail{Error: browserMessage(s, err, ref)})
 }
 
-func (s *session) browserMessage(err error, ref string) string {
+// browserMessage is the message of err, hints naming only the tools s
+// offers.
+func browserMessage(s browserDeps, err error, ref string) string {
 	var blocked *browser.BlockedError
 	var evalErr *browser.EvalError
 	switch {
@@ -110,20 +97,20 @@ func (s *session) browserMessage(err error, ref string) string {
 	case errors.As(err, &evalErr):
 		return evalErr.Message
 	case errors.Is(err, browser.ErrNoPage):
-		return "No page is open in the browser." + s.hint(browserNavigateName, " Call browser_navigate first.")
+		return "No page is open in the browser." + hint(s, browserNavigateName, " Call browser_navigate first.")
 	case errors.Is(err, browser.ErrStaleRef):
 		if ref == "" {
 			ref = "the ref"
 		}
 		return fmt.Sprintf("Element %s is stale or unknown: the page changed since the last snapshot.", atRef(ref)) +
-			s.hint(browserSnapshotName, " Call browser_snapshot to get fresh refs.")
+			hint(s, browserSnapshotName, " Call browser_snapshot to get fresh refs.")
 	case errors.Is(err, browser.ErrLost):
 		return fmt.Sprintf("The browser was lost (%s). The next browser call starts a new browser;", strings.TrimPrefix(err.Error(), browser.ErrLost.Error()+": ")) +
-			" the page is gone" + s.hint(browserNavigateName, ": call browser_navigate to open it again") + "."
+			" the page is gone" + hint(s, browserNavigateName, ": call browser_navigate to open it again") + "."
 	case errors.Is(err, browser.ErrNavTimeout):
 		return fmt.Sprintf("Navigation timed out after %s; loading was stopped and the page stays as far as it got.", browser.DefaultNavTimeout)
 	case errors.Is(err, browser.ErrDialog):
-		return "A JavaScript dialog is open and blocks the page." + s.hint(browserDialogName, " Answer it with browser_dialog first.")
+		return "A JavaScript dialog is open and blocks the page." + hint(s, browserDialogName, " Answer it with browser_dialog first.")
 	case errors.Is(err, browser.ErrClosed):
 		return "The browser of this session has been closed."
 	}
@@ -131,7 +118,7 @@ func (s *session) browserMessage(err error, ref string) string {
 }
 
 // hint returns text when tool is enabled in the session.
-func (s *session) hint(tool, text string) string {
+func hint(s browserDeps, tool, text string) string {
 	if s.Enabled(tool) {
 		return text
 	}

@@ -11,40 +11,36 @@ import (
 
 	"github.com/hermes-acp/hermes-acp/browser"
 	"github.com/hermes-acp/hermes-acp/registry"
+	"github.com/hermes-acp/hermes-acp/workspace"
 )
 
 // browser_cdp sends a raw Chrome DevTools Protocol command to the session's
 // browser. Methods that can reach outside the page (cdpApproval) and the
 // file methods (cdpfiles.go) are asked for first; URLs it would
 // load go through the browser's URL rules, files through the file tools'.
-var _ = register(registry.Entry{
-	Name:        "browser_cdp",
-	Toolset:     browserToolset,
-	Emoji:       "🧪",
-	Description: browserCDPDescription,
-	Schema: map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"method": map[string]any{"type": "string", "description": "CDP method name, e.g. 'Target.getTargets', 'Runtime.evaluate', 'Page.handleJavaScriptDialog'."},
-			"params": map[string]any{"type": "object", "properties": map[string]any{}, "additionalProperties": true,
-				"description": "Method-specific parameters as a JSON object. Omit or pass {} for methods that take no parameters."},
-			"target_id": map[string]any{"type": "string", "description": "Optional. Target/tab ID from Target.getTargets result (each entry's 'targetId'). Omit to use the session's tab. Mutually exclusive with frame_id."},
-			"frame_id":  map[string]any{"type": "string", "description": "Optional. Frame id (from Page.getFrameTree) to run the method in: Runtime.evaluate runs in that frame."},
-			"timeout":   map[string]any{"type": "number", "default": 30, "description": "Timeout in seconds (default 30, max 300)."},
+var _ = declare(registry.Tool[browserCDPDeps]{
+	Spec: registry.Spec{Entry: registry.Entry{
+		Name:        "browser_cdp",
+		Toolset:     browserToolset,
+		Emoji:       "🧪",
+		Description: browserCDPDescription,
+		Kind:        registry.KindExecute,
+		Title: func(args map[string]any) string {
+			if m, ok := args["method"].(string); ok && m != "" {
+				return "cdp: " + m
+			}
+			return "browser_cdp"
 		},
-		"required": []any{"method"},
+		Preview: browserPreview,
+		Render:  browserRender,
+	}, Params: browserCDPParams{}},
+	New: func(d browserCDPDeps) registry.Handler {
+		return registry.Typed(func(ctx context.Context, call *registry.Call, p *browserCDPParams) (registry.Result, error) {
+			return browserCDP(ctx, d, call, p)
+		})
 	},
-	Check: browserCheck,
-	Kind:  registry.KindExecute,
-	Title: func(args map[string]any) string {
-		if m, ok := args["method"].(string); ok && m != "" {
-			return "cdp: " + m
-		}
-		return "browser_cdp"
-	},
-	Preview: browserPreview,
-	Render:  browserRender,
-}, handle(browserCDP))
+	SharedCheck: browserCDPDeps.BrowserCheck,
+})
 
 //go:embed browser_cdp.md
 var browserCDPDescription string
@@ -86,11 +82,11 @@ func cdpApproval(method string) bool {
 }
 
 type browserCDPParams struct {
-	Method   string          `json:"method"`
-	Params   json.RawMessage `json:"params"`
-	TargetID string          `json:"target_id"`
-	FrameID  string          `json:"frame_id"`
-	Timeout  *float64        `json:"timeout"`
+	Method   string          `json:"method" schema:"required" desc:"CDP method name, e.g. 'Target.getTargets', 'Runtime.evaluate', 'Page.handleJavaScriptDialog'."`
+	Params   json.RawMessage `json:"params" schema:"type=object,additionalProperties=true,properties={}" desc:"Method-specific parameters as a JSON object. Omit or pass {} for methods that take no parameters."`
+	TargetID string          `json:"target_id" desc:"Optional. Target/tab ID from Target.getTargets result (each entry's 'targetId'). Omit to use the session's tab. Mutually exclusive with frame_id."`
+	FrameID  string          `json:"frame_id" desc:"Optional. Frame id (from Page.getFrameTree) to run the method in: Runtime.evaluate runs in that frame."`
+	Timeout  *float64        `json:"timeout" schema:"default=30" desc:"Timeout in seconds (default 30, max 300)."`
 }
 
 type browserCDPResult struct {
@@ -107,7 +103,7 @@ type cdpFail struct {
 	CDPDocs string `json:"cdp_docs,omitempty"`
 }
 
-func browserCDP(ctx context.Context, s *session, call *registry.Call, p *browserCDPParams) (registry.Result, error) {
+func browserCDP(ctx context.Context, s browserCDPDeps, call *registry.Call, p *browserCDPParams) (registry.Result, error) {
 	method := strings.TrimSpace(p.Method)
 	if method == "" {
 		return registry.Failed(cdpFail{Error: "'method' is required (e.g. 'Target.getTargets')", CDPDocs: cdpDocsURL}), nil
@@ -118,7 +114,7 @@ func browserCDP(ctx context.Context, s *session, call *registry.Call, p *browser
 			return registry.Failed(cdpFail{Error: "'params' must be an object", Method: method}), nil
 		}
 	}
-	b := s.browser()
+	b := s.Browser()
 	if b == nil {
 		return noBrowser(), nil
 	}
@@ -130,9 +126,9 @@ func browserCDP(ctx context.Context, s *session, call *registry.Call, p *browser
 	// What the call would load or hand over is checked before anything is
 	// asked: a refusal is never offered to the user.
 	if err := b.CheckCDP(ctx, cc); err != nil {
-		return registry.Failed(cdpFail{Error: s.browserMessage(err, ""), Method: method}), nil
+		return registry.Failed(cdpFail{Error: browserMessage(s, err, ""), Method: method}), nil
 	}
-	detail, problem := s.cdpFiles(method, obj, b)
+	detail, problem := cdpFiles(s.Workspace(), method, obj, b)
 	if problem != "" {
 		return registry.Failed(cdpFail{Error: "BLOCKED: " + problem, Method: method}), nil
 	}
@@ -140,13 +136,25 @@ func browserCDP(ctx context.Context, s *session, call *registry.Call, p *browser
 		cc.Params = encodeParams(obj)
 	}
 	if cdpApproval(method) || slices.Contains(cdpFileMethods, method) {
-		if s.ApproveCDP == nil || !s.ApproveCDP(ctx, call.ID, method, strings.Join(detail, "\n")) {
+		if !s.ApproveCDP(ctx, call.ID, method, strings.Join(detail, "\n")) {
 			return registry.Failed(cdpFail{Error: fmt.Sprintf("BLOCKED: %s can reach outside the page and was not approved.", method), Method: method}), nil
 		}
 	}
 	res, err := b.CDP(ctx, cc)
 	if err != nil {
-		return registry.Failed(cdpFail{Error: s.browserMessage(err, ""), Method: method}), nil
+		return registry.Failed(cdpFail{Error: browserMessage(s, err, ""), Method: method}), nil
 	}
 	return registry.OK(browserCDPResult{Success: true, Method: method, Result: res, TargetID: p.TargetID, FrameID: p.FrameID}), nil
+}
+
+// browserCDPDeps is what browser_cdp uses of its session besides the
+// browser: the workspace (the files a call would hand the page, where
+// downloads would land) and the user's approval of the methods that reach
+// outside the page.
+type browserCDPDeps interface {
+	browserDeps
+	Workspace() *workspace.Workspace
+	// ApproveCDP asks whether method may be sent on tool call callID;
+	// detail says what it would do. False without an approver.
+	ApproveCDP(ctx context.Context, callID, method, detail string) bool
 }

@@ -11,44 +11,36 @@ import (
 // browser_console returns the page's console messages and uncaught errors
 // (since the page opened or the last clear), or evaluates an expression in
 // the page.
-var _ = register(registry.Entry{
-	Name:        "browser_console",
-	Toolset:     browserToolset,
-	Emoji:       "🖥️",
-	Description: browserConsoleDescription,
-	Schema: map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"clear": map[string]any{
-				"type":        "boolean",
-				"default":     false,
-				"description": "If true, clear the message buffers after reading",
-			},
-			"expression": map[string]any{
-				"type":        "string",
-				"description": "JavaScript expression to evaluate in the page context. Runs in the browser like DevTools console — full access to DOM, window, document. Return values are serialized to JSON. Example: 'document.title' or 'document.querySelectorAll(\"a\").length'",
-			},
+var _ = declare(registry.Tool[browserDeps]{
+	Spec: registry.Spec{Entry: registry.Entry{
+		Name:        "browser_console",
+		Toolset:     browserToolset,
+		Emoji:       "🖥️",
+		Description: browserConsoleDescription,
+		Kind:        registry.KindExecute,
+		Title: func(args map[string]any) string {
+			if e, ok := args["expression"].(string); ok && e != "" {
+				return "console: " + firstLine(e, 70)
+			}
+			return "console"
 		},
-		"required": []any{},
+		Preview: browserPreview,
+		Render:  browserRender,
+	}, Params: browserConsoleParams{}},
+	New: func(d browserDeps) registry.Handler {
+		return registry.Typed(func(ctx context.Context, call *registry.Call, p *browserConsoleParams) (registry.Result, error) {
+			return browserConsole(ctx, d, call, p)
+		})
 	},
-	Check: browserCheck,
-	Kind:  registry.KindExecute,
-	Title: func(args map[string]any) string {
-		if e, ok := args["expression"].(string); ok && e != "" {
-			return "console: " + firstLine(e, 70)
-		}
-		return "console"
-	},
-	Preview: browserPreview,
-	Render:  browserRender,
-}, handle(browserConsole))
+	SharedCheck: browserDeps.BrowserCheck,
+})
 
 //go:embed browser_console.md
 var browserConsoleDescription string
 
 type browserConsoleParams struct {
-	Clear      bool    `json:"clear"`
-	Expression *string `json:"expression"`
+	Clear      bool    `json:"clear" schema:"default=false" desc:"If true, clear the message buffers after reading"`
+	Expression *string `json:"expression" desc:"JavaScript expression to evaluate in the page context. Runs in the browser like DevTools console — full access to DOM, window, document. Return values are serialized to JSON. Example: 'document.title' or 'document.querySelectorAll(\"a\").length'"`
 }
 
 type consoleMessage struct {
@@ -79,21 +71,21 @@ type browserEvalResult struct {
 	ResultType string `json:"result_type"`
 }
 
-func browserConsole(ctx context.Context, s *session, _ *registry.Call, p *browserConsoleParams) (registry.Result, error) {
-	b := s.browser()
+func browserConsole(ctx context.Context, s browserDeps, _ *registry.Call, p *browserConsoleParams) (registry.Result, error) {
+	b := s.Browser()
 	if b == nil {
 		return noBrowser(), nil
 	}
 	if p.Expression != nil {
 		v, err := b.Evaluate(ctx, *p.Expression)
 		if err != nil {
-			return s.browserError(err, ""), nil
+			return browserError(s, err, ""), nil
 		}
 		return registry.OK(browserEvalResult{Success: true, Result: v, ResultType: jsonType(v)}), nil
 	}
 	msgs, errs, refused, err := b.Console(ctx, p.Clear)
 	if err != nil {
-		return s.browserError(err, ""), nil
+		return browserError(s, err, ""), nil
 	}
 	out := browserConsoleResult{Success: true, ConsoleMessages: []consoleMessage{}, JSErrors: []consoleError{}}
 	for _, m := range msgs {

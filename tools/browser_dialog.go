@@ -13,49 +13,37 @@ import (
 // browserDialogName is the tool's name, for the other browser tools' hints.
 const browserDialogName = "browser_dialog"
 
-var _ = register(registry.Entry{
-	Name:        browserDialogName,
-	Toolset:     browserToolset,
-	Emoji:       "💬",
-	Description: browserDialogDescription,
-	Schema: map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"action": map[string]any{
-				"type":        "string",
-				"enum":        []any{"accept", "dismiss"},
-				"description": "'accept' clicks OK / returns the prompt text. 'dismiss' clicks Cancel / returns null from prompt(). For ``beforeunload`` dialogs: 'accept' allows the navigation, 'dismiss' keeps the page.",
-			},
-			"prompt_text": map[string]any{
-				"type":        "string",
-				"description": "Response string for a ``prompt()`` dialog. Ignored for other dialog types. Defaults to empty string.",
-			},
-			"dialog_id": map[string]any{
-				"type":        "string",
-				"description": "Specific dialog to respond to, from ``browser_snapshot.pending_dialogs[].id``. Required only when multiple dialogs are queued.",
-			},
+var _ = declare(registry.Tool[browserDeps]{
+	Spec: registry.Spec{Entry: registry.Entry{
+		Name:        browserDialogName,
+		Toolset:     browserToolset,
+		Emoji:       "💬",
+		Description: browserDialogDescription,
+		Kind:        registry.KindExecute,
+		Title: func(args map[string]any) string {
+			if a, ok := args["action"].(string); ok && a != "" {
+				return "dialog: " + a
+			}
+			return browserDialogName
 		},
-		"required": []any{"action"},
+		Preview: browserPreview,
+		Render:  browserRender,
+	}, Params: browserDialogParams{}},
+	New: func(d browserDeps) registry.Handler {
+		return registry.Typed(func(ctx context.Context, call *registry.Call, p *browserDialogParams) (registry.Result, error) {
+			return browserDialogTool(ctx, d, call, p)
+		})
 	},
-	Check: browserCheck,
-	Kind:  registry.KindExecute,
-	Title: func(args map[string]any) string {
-		if a, ok := args["action"].(string); ok && a != "" {
-			return "dialog: " + a
-		}
-		return browserDialogName
-	},
-	Preview: browserPreview,
-	Render:  browserRender,
-}, handle(browserDialogTool))
+	SharedCheck: browserDeps.BrowserCheck,
+})
 
 //go:embed browser_dialog.md
 var browserDialogDescription string
 
 type browserDialogParams struct {
-	Action     string `json:"action"`
-	PromptText string `json:"prompt_text"`
-	DialogID   string `json:"dialog_id"`
+	Action     string "json:\"action\" schema:\"required\" enum:\"accept,dismiss\" desc:\"'accept' clicks OK / returns the prompt text. 'dismiss' clicks Cancel / returns null from prompt(). For ``beforeunload`` dialogs: 'accept' allows the navigation, 'dismiss' keeps the page.\""
+	PromptText string "json:\"prompt_text\" desc:\"Response string for a ``prompt()`` dialog. Ignored for other dialog types. Defaults to empty string.\""
+	DialogID   string "json:\"dialog_id\" desc:\"Specific dialog to respond to, from ``browser_snapshot.pending_dialogs[].id``. Required only when multiple dialogs are queued.\""
 }
 
 type browserDialogResult struct {
@@ -64,17 +52,17 @@ type browserDialogResult struct {
 	Dialog  browser.Dialog `json:"dialog"`
 }
 
-func browserDialogTool(ctx context.Context, s *session, _ *registry.Call, p *browserDialogParams) (registry.Result, error) {
+func browserDialogTool(ctx context.Context, s browserDeps, _ *registry.Call, p *browserDialogParams) (registry.Result, error) {
 	if p.Action != "accept" && p.Action != "dismiss" {
 		return registry.Failed(browserFail{Error: "action must be 'accept' or 'dismiss'"}), nil
 	}
-	b := s.browser()
+	b := s.Browser()
 	if b == nil {
 		return noBrowser(), nil
 	}
 	d, err := b.AnswerDialog(ctx, p.Action == "accept", p.PromptText, p.DialogID)
 	if err != nil {
-		return s.browserError(err, ""), nil
+		return browserError(s, err, ""), nil
 	}
 	return registry.OK(browserDialogResult{Success: true, Action: p.Action, Dialog: d}), nil
 }

@@ -17,38 +17,35 @@ import (
 // browserNavigateName is the tool's name, for the other browser tools' hints.
 const browserNavigateName = "browser_navigate"
 
-var _ = register(registry.Entry{
-	Name:        browserNavigateName,
-	Toolset:     browserToolset,
-	Emoji:       "🌐",
-	Description: browserNavigateDescription,
-	Schema: map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"url": map[string]any{
-				"type":        "string",
-				"description": "The URL to navigate to (e.g., 'https://example.com')",
-			},
+var _ = declare(registry.Tool[browserDeps]{
+	Spec: registry.Spec{Entry: registry.Entry{
+		Name:        browserNavigateName,
+		Toolset:     browserToolset,
+		Emoji:       "🌐",
+		Description: browserNavigateDescription,
+		Kind:        registry.KindFetch,
+		Title: func(args map[string]any) string {
+			if u, ok := args["url"].(string); ok && u != "" {
+				return u
+			}
+			return browserNavigateName
 		},
-		"required": []any{"url"},
+		Preview: browserPreview,
+		Render:  browserRender,
+	}, Params: browserNavigateParams{}},
+	New: func(d browserDeps) registry.Handler {
+		return registry.Typed(func(ctx context.Context, call *registry.Call, p *browserNavigateParams) (registry.Result, error) {
+			return browserNavigate(ctx, d, call, p)
+		})
 	},
-	Check: browserCheck,
-	Kind:  registry.KindFetch,
-	Title: func(args map[string]any) string {
-		if u, ok := args["url"].(string); ok && u != "" {
-			return u
-		}
-		return browserNavigateName
-	},
-	Preview: browserPreview,
-	Render:  browserRender,
-}, handle(browserNavigate))
+	SharedCheck: browserDeps.BrowserCheck,
+})
 
 //go:embed browser_navigate.md
 var browserNavigateDescription string
 
 type browserNavigateParams struct {
-	URL string `json:"url"`
+	URL string `json:"url" schema:"required" desc:"The URL to navigate to (e.g., 'https://example.com')"`
 }
 
 // browserNavigateResult is hermes's navigate result.
@@ -64,19 +61,19 @@ type browserNavigateResult struct {
 	BlockedRequests []browser.Refusal `json:"blocked_requests,omitempty"`
 }
 
-func browserNavigate(ctx context.Context, s *session, _ *registry.Call, p *browserNavigateParams) (registry.Result, error) {
+func browserNavigate(ctx context.Context, s browserDeps, _ *registry.Call, p *browserNavigateParams) (registry.Result, error) {
 	url := strings.TrimSpace(p.URL)
 	if url == "" {
 		return registry.Failed(browserFail{Error: "url is required"}), nil
 	}
-	b := s.browser()
+	b := s.Browser()
 	if b == nil {
 		return noBrowser(), nil
 	}
 	nav, snap, err := b.NavigateAndSnapshot(ctx, url)
 	var blocked *browser.BlockedError
 	if err != nil && (nav.URL == "" || errors.As(err, &blocked)) {
-		return s.browserError(err, ""), nil
+		return browserError(s, err, ""), nil
 	}
 	// A snapshot that failed after the navigation leaves it out.
 	return registry.OK(browserNavigateResult{Success: true, URL: nav.URL, Title: nav.Title, Snapshot: snap.Text,

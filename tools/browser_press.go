@@ -9,33 +9,30 @@ import (
 
 // browser_press presses a key on the focused element and waits for a
 // navigation it starts (Enter in a form).
-var _ = register(registry.Entry{
-	Name:        "browser_press",
-	Toolset:     browserToolset,
-	Emoji:       "⌨️",
-	Description: browserPressDescription,
-	Schema: map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"key": map[string]any{
-				"type":        "string",
-				"description": "Key to press (e.g., 'Enter', 'Tab', 'Escape', 'ArrowDown')",
-			},
-		},
-		"required": []any{"key"},
+var _ = declare(registry.Tool[browserDeps]{
+	Spec: registry.Spec{Entry: registry.Entry{
+		Name:        "browser_press",
+		Toolset:     browserToolset,
+		Emoji:       "⌨️",
+		Description: browserPressDescription,
+		Kind:        registry.KindExecute,
+		Title:       named("browser_press"),
+		Preview:     browserPreview,
+		Render:      browserRender,
+	}, Params: browserPressParams{}},
+	New: func(d browserDeps) registry.Handler {
+		return registry.Typed(func(ctx context.Context, call *registry.Call, p *browserPressParams) (registry.Result, error) {
+			return browserPress(ctx, d, call, p)
+		})
 	},
-	Check:   browserCheck,
-	Kind:    registry.KindExecute,
-	Title:   named("browser_press"),
-	Preview: browserPreview,
-	Render:  browserRender,
-}, handle(browserPress))
+	SharedCheck: browserDeps.BrowserCheck,
+})
 
 //go:embed browser_press.md
 var browserPressDescription string
 
 type browserPressParams struct {
-	Key string `json:"key"`
+	Key string `json:"key" schema:"required" desc:"Key to press (e.g., 'Enter', 'Tab', 'Escape', 'ArrowDown')"`
 }
 
 type browserPressResult struct {
@@ -43,13 +40,13 @@ type browserPressResult struct {
 	Pressed string `json:"pressed"`
 }
 
-func browserPress(ctx context.Context, s *session, _ *registry.Call, p *browserPressParams) (registry.Result, error) {
-	b := s.browser()
+func browserPress(ctx context.Context, s browserDeps, _ *registry.Call, p *browserPressParams) (registry.Result, error) {
+	b := s.Browser()
 	if b == nil {
 		return noBrowser(), nil
 	}
 	if err := b.Press(ctx, p.Key); err != nil {
-		return s.browserError(err, ""), nil
+		return browserError(s, err, ""), nil
 	}
 	return registry.OK(browserPressResult{Success: true, Pressed: p.Key}), nil
 }

@@ -9,34 +9,30 @@ import (
 )
 
 // browser_scroll scrolls the page by about half a viewport (500 pixels).
-var _ = register(registry.Entry{
-	Name:        "browser_scroll",
-	Toolset:     browserToolset,
-	Emoji:       "📜",
-	Description: browserScrollDescription,
-	Schema: map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"direction": map[string]any{
-				"type":        "string",
-				"enum":        []any{"up", "down"},
-				"description": "Direction to scroll",
-			},
-		},
-		"required": []any{"direction"},
+var _ = declare(registry.Tool[browserDeps]{
+	Spec: registry.Spec{Entry: registry.Entry{
+		Name:        "browser_scroll",
+		Toolset:     browserToolset,
+		Emoji:       "📜",
+		Description: browserScrollDescription,
+		Kind:        registry.KindExecute,
+		Title:       named("browser_scroll"),
+		Preview:     browserPreview,
+		Render:      browserRender,
+	}, Params: browserScrollParams{}},
+	New: func(d browserDeps) registry.Handler {
+		return registry.Typed(func(ctx context.Context, call *registry.Call, p *browserScrollParams) (registry.Result, error) {
+			return browserScroll(ctx, d, call, p)
+		})
 	},
-	Check:   browserCheck,
-	Kind:    registry.KindExecute,
-	Title:   named("browser_scroll"),
-	Preview: browserPreview,
-	Render:  browserRender,
-}, handle(browserScroll))
+	SharedCheck: browserDeps.BrowserCheck,
+})
 
 //go:embed browser_scroll.md
 var browserScrollDescription string
 
 type browserScrollParams struct {
-	Direction string `json:"direction"`
+	Direction string `json:"direction" schema:"required" enum:"up,down" desc:"Direction to scroll"`
 }
 
 type browserScrollResult struct {
@@ -44,16 +40,16 @@ type browserScrollResult struct {
 	Scrolled string `json:"scrolled"`
 }
 
-func browserScroll(ctx context.Context, s *session, _ *registry.Call, p *browserScrollParams) (registry.Result, error) {
+func browserScroll(ctx context.Context, s browserDeps, _ *registry.Call, p *browserScrollParams) (registry.Result, error) {
 	if p.Direction != "up" && p.Direction != "down" {
 		return registry.Failed(browserFail{Error: fmt.Sprintf("Invalid direction '%s'. Use 'up' or 'down'.", p.Direction)}), nil
 	}
-	b := s.browser()
+	b := s.Browser()
 	if b == nil {
 		return noBrowser(), nil
 	}
 	if err := b.Scroll(ctx, p.Direction == "down"); err != nil {
-		return s.browserError(err, ""), nil
+		return browserError(s, err, ""), nil
 	}
 	return registry.OK(browserScrollResult{Success: true, Scrolled: p.Direction}), nil
 }

@@ -14,40 +14,36 @@ import (
 // browserSnapshotName is the tool's name, for the other browser tools' hints.
 const browserSnapshotName = "browser_snapshot"
 
-var _ = register(registry.Entry{
-	Name:        browserSnapshotName,
-	Toolset:     browserToolset,
-	Emoji:       "📸",
-	Description: browserSnapshotDescription,
-	Schema: map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"full": map[string]any{
-				"type":        "boolean",
-				"description": "If true, returns complete page content. If false (default), returns compact view with interactive elements only.",
-				"default":     false,
-			},
+var _ = declare(registry.Tool[browserDeps]{
+	Spec: registry.Spec{Entry: registry.Entry{
+		Name:        browserSnapshotName,
+		Toolset:     browserToolset,
+		Emoji:       "📸",
+		Description: browserSnapshotDescription,
+		Kind:        registry.KindRead,
+		ReadOnly:    true,
+		Title: func(args map[string]any) string {
+			if full, _ := args["full"].(bool); full {
+				return "snapshot (full)"
+			}
+			return "snapshot"
 		},
-		"required": []any{},
+		Preview: browserPreview,
+		Render:  browserRender,
+	}, Params: browserSnapshotParams{}},
+	New: func(d browserDeps) registry.Handler {
+		return registry.Typed(func(ctx context.Context, call *registry.Call, p *browserSnapshotParams) (registry.Result, error) {
+			return browserSnapshot(ctx, d, call, p)
+		})
 	},
-	Check:    browserCheck,
-	Kind:     registry.KindRead,
-	ReadOnly: true,
-	Title: func(args map[string]any) string {
-		if full, _ := args["full"].(bool); full {
-			return "snapshot (full)"
-		}
-		return "snapshot"
-	},
-	Preview: browserPreview,
-	Render:  browserRender,
-}, handle(browserSnapshot))
+	SharedCheck: browserDeps.BrowserCheck,
+})
 
 //go:embed browser_snapshot.md
 var browserSnapshotDescription string
 
 type browserSnapshotParams struct {
-	Full bool `json:"full"`
+	Full bool `json:"full" schema:"default=false" desc:"If true, returns complete page content. If false (default), returns compact view with interactive elements only."`
 }
 
 // browserSnapshotResult is hermes's snapshot result.
@@ -60,14 +56,14 @@ type browserSnapshotResult struct {
 	PendingDialogs []browser.Dialog `json:"pending_dialogs,omitempty"`
 }
 
-func browserSnapshot(ctx context.Context, s *session, _ *registry.Call, p *browserSnapshotParams) (registry.Result, error) {
-	b := s.browser()
+func browserSnapshot(ctx context.Context, s browserDeps, _ *registry.Call, p *browserSnapshotParams) (registry.Result, error) {
+	b := s.Browser()
 	if b == nil {
 		return noBrowser(), nil
 	}
 	snap, err := b.Snapshot(ctx, p.Full)
 	if err != nil {
-		return s.browserError(err, ""), nil
+		return browserError(s, err, ""), nil
 	}
 	return registry.OK(browserSnapshotResult{Success: true, Snapshot: snap.Text, ElementCount: snap.Elements,
 		URL: snap.URL, Title: snap.Title, PendingDialogs: snap.Dialogs}), nil

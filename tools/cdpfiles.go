@@ -33,24 +33,24 @@ var cdpFileMethods = []string{
 // rewrites them to what was checked (real paths; the browser's download
 // folder for a download without one). It returns the lines the approval
 // shows, or a problem: why the call is refused.
-func (s *session) cdpFiles(method string, params map[string]any, b *browser.Browser) (detail []string, problem string) {
+func cdpFiles(ws *workspace.Workspace, method string, params map[string]any, b *browser.Browser) (detail []string, problem string) {
 	switch method {
 	case "DOM.setFileInputFiles":
-		return s.cdpReadFiles(params, "files", "The page's file input would get")
+		return cdpReadFiles(ws, params, "files", "The page's file input would get")
 	case "Input.dispatchDragEvent":
 		data, _ := params["data"].(map[string]any)
 		if data == nil {
 			return nil, ""
 		}
-		return s.cdpReadFiles(data, "files", "The page would get these dropped files")
+		return cdpReadFiles(ws, data, "files", "The page would get these dropped files")
 	case "Browser.setDownloadBehavior", "Page.setDownloadBehavior":
-		return s.cdpDownloads(params, b)
+		return cdpDownloads(ws, params, b)
 	}
 	return nil, ""
 }
 
 // cdpReadFiles checks params[key], a list of paths.
-func (s *session) cdpReadFiles(params map[string]any, key, intro string) ([]string, string) {
+func cdpReadFiles(ws *workspace.Workspace, params map[string]any, key, intro string) ([]string, string) {
 	raw, ok := params[key].([]any)
 	if !ok {
 		if _, present := params[key]; present {
@@ -65,7 +65,7 @@ func (s *session) cdpReadFiles(params map[string]any, key, intro string) ([]stri
 		if strings.TrimSpace(f) == "" {
 			return nil, fmt.Sprintf("'%s' must be a list of file paths", key)
 		}
-		path, outside, err := s.browserReadable(f)
+		path, outside, err := browserReadable(ws, f)
 		if err != nil {
 			return nil, err.Error()
 		}
@@ -83,13 +83,13 @@ func (s *session) cdpReadFiles(params map[string]any, key, intro string) ([]stri
 // browserReadable checks a file the page would get with the file tools'
 // read rules and returns its real path, and whether it lies outside the
 // workspace.
-func (s *session) browserReadable(f string) (string, bool, error) {
-	p, err := s.Workspace.Resolve(f)
+func browserReadable(ws *workspace.Workspace, f string) (string, bool, error) {
+	p, err := ws.Resolve(f)
 	var real string
 	outside := false
 	switch {
 	case err == nil:
-		if err := s.Workspace.CheckRead(p); err != nil {
+		if err := ws.CheckRead(p); err != nil {
 			return "", false, err
 		}
 		real = p.Real()
@@ -98,7 +98,7 @@ func (s *session) browserReadable(f string) (string, bool, error) {
 		if u, ok := strings.CutPrefix(f, "file://"); ok {
 			abs = u
 		}
-		if real, err = s.Workspace.CheckReadOutside(abs); err != nil {
+		if real, err = ws.CheckReadOutside(abs); err != nil {
 			return "", false, err
 		}
 		outside = true
@@ -118,7 +118,7 @@ func (s *session) browserReadable(f string) (string, bool, error) {
 // cdpDownloads checks a download behaviour: allowing downloads needs a
 // folder in the workspace the file tools may write in, or the browser's
 // download folder (the default).
-func (s *session) cdpDownloads(params map[string]any, b *browser.Browser) ([]string, string) {
+func cdpDownloads(ws *workspace.Workspace, params map[string]any, b *browser.Browser) ([]string, string) {
 	behavior, _ := params["behavior"].(string)
 	switch behavior {
 	case "deny":
@@ -141,11 +141,11 @@ func (s *session) cdpDownloads(params map[string]any, b *browser.Browser) ([]str
 	if dir, err := b.DownloadDir(); err == nil && filepath.Clean(dl) == dir {
 		return []string{"Downloads would be saved in the browser's download folder " + dir + " (removed when the session ends)."}, ""
 	}
-	p, err := s.Workspace.Resolve(dl)
+	p, err := ws.Resolve(dl)
 	if err != nil {
 		return nil, fmt.Sprintf("downloadPath: %v; downloads land only in the workspace or in the browser's download folder (omit downloadPath for it)", err)
 	}
-	if err := s.Workspace.CheckWrite(p, "Download"); err != nil {
+	if err := ws.CheckWrite(p, "Download"); err != nil {
 		return nil, err.Error()
 	}
 	if err := os.MkdirAll(p.Real(), 0o755); err != nil {

@@ -397,3 +397,45 @@ func (v services) CallTool() CallToolFunc { return v.s.CallTool }
 
 // Usable reports whether the session offers tool and can run it.
 func (v services) Usable(tool string) bool { return v.s.usable(tool) }
+
+// Browser returns the session's browser, made on first use and closed
+// with the session; nil without a browser set (Deps.Browsers).
+func (v services) Browser() *browser.Browser {
+	s := v.s
+	if s.Browsers == nil {
+		return nil
+	}
+	s.web.mu.Lock()
+	defer s.web.mu.Unlock()
+	if s.web.b == nil {
+		s.web.b = s.Browsers.New()
+		if s.OnClose != nil {
+			s.OnClose(s.web.b.Close)
+		}
+	}
+	return s.web.b
+}
+
+// BrowserCheck is the one availability check of the session's browser
+// tools: its browser set's (which honours browser.executable); without a
+// set, none can run — except in the ungated session of [Entries], where it
+// is whether this machine has a browser.
+func (v services) BrowserCheck() *registry.Check {
+	switch {
+	case v.s.Browsers != nil:
+		return v.s.browserCheck
+	case v.s.ungated:
+		return browserCheck
+	}
+	return noBrowserCheck
+}
+
+// ApproveCDP asks the session (Deps.ApproveCDP; nil refuses).
+func (v services) ApproveCDP(ctx context.Context, callID, method, detail string) bool {
+	return v.s.ApproveCDP != nil && v.s.ApproveCDP(ctx, callID, method, detail)
+}
+
+// BrowserVision is browser_vision's model (Deps.BrowserVision; nil: none).
+func (v services) BrowserVision() func(ctx context.Context, image []byte, mime, question string) (string, error) {
+	return v.s.BrowserVision
+}

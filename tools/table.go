@@ -117,8 +117,11 @@ func Entries() []registry.Entry {
 		e.Description = t.description(all)
 		if t.decl != nil {
 			// A session without services: what the process offers (the
-			// environment's web credentials), for `hermes-acp tools`.
-			e.Check = registry.NewCheck(func() error { return t.decl.Unavailable(all.services()) })
+			// environment's web credentials, a browser found here), for
+			// `hermes-acp tools`.
+			if c := t.decl.Check(all.services()); c != nil {
+				e.Check = c
+			}
 		}
 		out = append(out, e)
 	}
@@ -153,7 +156,6 @@ func Bind(d Deps) ([]registry.Entry, []registry.Hook) {
 				e.Check = registry.NewCheck(func() error { return err }) // not offered; `hermes-acp tools` says why
 			}
 		}
-		bindBrowserCheck(&e, s)
 		out = append(out, e)
 	}
 	return out, []registry.Hook{registry.HookFuncs{PreFunc: func(_ context.Context, c *registry.Call) (bool, string) {
@@ -169,8 +171,8 @@ func (s *session) canRun(name string) bool {
 		if t.entry.Name != name {
 			continue
 		}
-		if t.entry.Toolset == browserToolset && !s.browserOK() {
-			return false
+		if t.entry.Toolset == browserToolset {
+			return s.browserOK() // looked up once per session, for descriptions and hints
 		}
 		if t.decl != nil {
 			return t.decl.Unavailable(s.services()) == nil
