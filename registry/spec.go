@@ -32,11 +32,11 @@ type Tool[D any] struct {
 	// each pass (so it may depend on what changes, like the environment),
 	// and the tool is not offered while it fails.
 	Available func(d D) error
-	// SharedCheck, instead of Available, is the rule of a tool that
-	// shares it with other tools of the session (the browser tools: a
-	// browser can be found): it returns the session's one check for all
-	// of them, the same *Check for each, so a pass over the registry runs
-	// it once (entries sharing a *Check share one run per pass).
+	// SharedCheck, instead of Available, is the rule as a check the
+	// session's services hold (nil: the tool is available), the same
+	// *Check for every tool that shares the rule (the browser tools: a
+	// browser can be found), so a pass over the registry runs it once
+	// for all of them (entries sharing a *Check share one run per pass).
 	SharedCheck func(d D) *Check
 }
 
@@ -55,8 +55,9 @@ type Declared interface {
 	// nil when it can.
 	Unavailable(services any) error
 	// Check returns the availability check of the tool bound to
-	// services, as Bind's entry has it: nil when every session can run
-	// it, the shared check of a SharedCheck rule.
+	// services, as Bind's entry has it: nil when no rule (or the
+	// SharedCheck rule) says it can be unavailable, the shared check of
+	// a SharedCheck rule.
 	Check(services any) *Check
 }
 

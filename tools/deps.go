@@ -259,8 +259,8 @@ func newSession(d Deps) *session {
 }
 
 // Enabled reports whether the session offers tool: its toolsets select it
-// (Deps.Enabled) and the session can run it (a gated tool, see
-// sessionGate, may not). Descriptions and result hints name only these.
+// (Deps.Enabled) and the session can run it (its availability rule
+// passes). Descriptions and result hints name only these.
 func (s *session) Enabled(tool string) bool {
 	return s.Deps.Enabled(tool) && (s.ungated || s.canRun(tool))
 }
@@ -271,9 +271,9 @@ func (s *session) Enabled(tool string) bool {
 // session. It implements every one of those interfaces (a test binds each
 // declared tool to it).
 //
-// Transitional (issue #32, item 1): it reads the session's Deps while the
-// tools still bound with [register] need them; once every tool is declared,
-// the agent's per-session services take its place.
+// Every built-in tool is declared; services still reads the session's
+// Deps, which the agent fills per session (issue #32, item 1: the agent's
+// per-session services are to take the place of Deps).
 type services struct{ s *session }
 
 func (s *session) services() services { return services{s} }
@@ -438,4 +438,24 @@ func (v services) ApproveCDP(ctx context.Context, callID, method, detail string)
 // BrowserVision is browser_vision's model (Deps.BrowserVision; nil: none).
 func (v services) BrowserVision() func(ctx context.Context, image []byte, mime, question string) (string, error) {
 	return v.s.BrowserVision
+}
+
+// Vision is vision_analyze's model (Deps.Vision; nil: none can see).
+func (v services) Vision() func(ctx context.Context, image []byte, mime, question string) (string, error) {
+	return v.s.Vision
+}
+
+// FetchImage downloads image URLs (Deps.FetchImage; nil refuses them).
+func (v services) FetchImage() func(ctx context.Context, url string, maxBytes int64) ([]byte, string, error) {
+	return v.s.FetchImage
+}
+
+// VisionCheck is vision_analyze's availability: none without a model that
+// can see (Deps.Vision nil), except in the ungated session of [Entries]
+// (the composition root marks it from the configuration).
+func (v services) VisionCheck() *registry.Check {
+	if v.s.Vision == nil && !v.s.ungated {
+		return noVisionCheck
+	}
+	return nil
 }

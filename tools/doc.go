@@ -36,9 +36,11 @@
 // only for sessions that offer that tool; hints in results do the same
 // with the dependencies' Enabled.
 //
-// The tools not yet moved to constructors (issue #32 moves them toolset by
-// toolset) still register with register(entry, handle(run)), run receiving
-// the session's [Deps]. Write new tools with declare.
+// Every built-in tool is declared this way. A tool that shares its
+// availability with others (the browser tools: a browser can be found)
+// declares SharedCheck, a method of its dependencies returning the
+// session's one check, instead of Available: a pass over the registry
+// then runs it once for all of them.
 //
 // # Engines
 //

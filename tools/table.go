@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"regexp"
 	"slices"
 	"strings"
@@ -12,14 +11,12 @@ import (
 )
 
 // tool is one built-in tool: its entry (every fact, the schema, the
-// description template) and how to make its handler for a session: decl,
-// its spec and constructor ([declare]), or, for the tools not yet moved to
-// constructors, bind ([register]).
+// description template) and decl, its spec and constructor ([declare]),
+// which make its handler for a session.
 type tool struct {
 	entry registry.Entry
 	desc  []descPart // the description, split at its {{if enabled}} blocks
 	decl  registry.Declared
-	bind  binding
 }
 
 // descPart is a piece of a description: text shown always (when is "") or
@@ -35,29 +32,21 @@ type descPart struct {
 // 8 MiB more memory.
 var enabledBlock = regexp.MustCompile(`(?s)\{\{if enabled "([A-Za-z0-9_-]+)"\}\}(.*?)\{\{end\}\}`)
 
-// builtins is the built-in tool table. Each tool file adds its entry at
-// package initialisation with [register] — the one deliberate use of
+// builtins is the built-in tool table. Each tool file adds its tool at
+// package initialisation with [declare] — the one deliberate use of
 // registration at init (like database/sql drivers); nothing changes it
 // afterwards.
 var builtins []tool
-
-// register adds a tool to the built-in table; it is called only from the
-// top-level var declarations of tool files. In the entry's Description,
-// {{if enabled "terminal"}}…{{end}} keeps a sentence only for sessions
-// that enable that tool (put the sentence's trailing space inside the
-// block); blocks do not nest.
-func register(e registry.Entry, bind binding) struct{} {
-	builtins = append(builtins, tool{entry: e, desc: splitDescription(e), bind: bind})
-	return struct{}{}
-}
 
 // declare adds a tool declared with its constructor to the built-in table:
 // t's spec says every fact about the tool (its schema derived from its
 // params struct) and t.New makes its handler from D, the dependencies the
 // tool declares — a small interface the session's services implement
-// ([services]); t.Available is its one availability rule. Like register,
-// it is called only from the top-level var declarations of tool files,
-// and the description takes the same {{if enabled "tool"}} blocks.
+// ([services]); t.Available (or t.SharedCheck) is its one availability
+// rule. It is called only from the top-level var declarations of tool
+// files. In the entry's Description, {{if enabled "terminal"}}…{{end}}
+// keeps a sentence only for sessions that enable that tool (put the
+// sentence's trailing space inside the block); blocks do not nest.
 func declare[D any](t registry.Tool[D]) struct{} {
 	addDeclared(registry.Declare(t))
 	return struct{}{}
@@ -98,7 +87,7 @@ func (s *session) usable(name string) bool {
 		return false
 	}
 	for _, t := range builtins {
-		if t.entry.Name == name && t.decl != nil {
+		if t.entry.Name == name {
 			return t.decl.Unavailable(s.services()) == nil
 		}
 	}
@@ -115,13 +104,11 @@ func Entries() []registry.Entry {
 	for _, t := range sorted() {
 		e := t.entry
 		e.Description = t.description(all)
-		if t.decl != nil {
-			// A session without services: what the process offers (the
-			// environment's web credentials, a browser found here), for
-			// `hermes-acp tools`.
-			if c := t.decl.Check(all.services()); c != nil {
-				e.Check = c
-			}
+		// A session without services: what the process offers (the
+		// environment's web credentials, a browser found here), for
+		// `hermes-acp tools`.
+		if c := t.decl.Check(all.services()); c != nil {
+			e.Check = c
 		}
 		out = append(out, e)
 	}
@@ -139,23 +126,12 @@ func Bind(d Deps) ([]registry.Entry, []registry.Hook) {
 		if !s.Deps.Enabled(t.entry.Name) { // a selected tool the session cannot run is bound unavailable
 			continue
 		}
-		e := t.entry
-		if t.decl != nil {
-			bound, err := t.decl.Bind(s.services())
-			if err != nil {
-				panic("tools: " + err.Error()) // services lacks a tool's dependencies: a bug of this package
-			}
-			e = bound
-			e.Handler = s.withoutAbsentToolsIn(e.Handler)
-		} else {
-			e.Handler = t.bind.handler(s)
+		e, err := t.decl.Bind(s.services()) // a tool the session cannot run is bound with a failing Check
+		if err != nil {
+			panic("tools: " + err.Error()) // services lacks a tool's dependencies: a bug of this package
 		}
+		e.Handler = s.withoutAbsentToolsIn(e.Handler)
 		e.Description = t.description(s)
-		if t.bind.gate != nil {
-			if err := t.bind.gate(s); err != nil {
-				e.Check = registry.NewCheck(func() error { return err }) // not offered; `hermes-acp tools` says why
-			}
-		}
 		out = append(out, e)
 	}
 	return out, []registry.Hook{registry.HookFuncs{PreFunc: func(_ context.Context, c *registry.Call) (bool, string) {
@@ -165,7 +141,7 @@ func Bind(d Deps) ([]registry.Entry, []registry.Hook) {
 }
 
 // canRun reports whether session s can run the built-in tool name: false
-// only for a tool whose gate, or whose Available rule, refuses s.
+// only for a tool whose availability rule refuses s.
 func (s *session) canRun(name string) bool {
 	for _, t := range builtins {
 		if t.entry.Name != name {
@@ -174,12 +150,7 @@ func (s *session) canRun(name string) bool {
 		if t.entry.Toolset == browserToolset {
 			return s.browserOK() // looked up once per session, for descriptions and hints
 		}
-		if t.decl != nil {
-			return t.decl.Unavailable(s.services()) == nil
-		}
-		if t.bind.gate != nil {
-			return t.bind.gate(s) == nil
-		}
+		return t.decl.Unavailable(s.services()) == nil
 	}
 	return true
 }
@@ -203,52 +174,8 @@ func (t tool) description(s *session) string {
 	return strings.TrimSpace(b.String())
 }
 
-// binding makes a tool's handler for a session ([handle] builds it).
-type binding struct {
-	handler func(s *session) registry.Handler
-	// gate says why a session cannot run the tool, or nil; a nil gate
-	// means every session can.
-	gate func(s *session) error
-}
-
-// sessionGate is implemented by the parameters (*P) of a tool that some
-// sessions cannot run because their Deps lack what it needs: unavailable
-// says why, or returns nil. [Bind] then gives the bound entry a Check
-// reporting it, so the tool is not offered and `hermes-acp tools` says why.
-type sessionGate interface {
-	unavailable(s *session) error
-}
-
-// handle makes a tool's binding from its run function: the call's
-// arguments are decoded once into the tool's typed parameters P; an
-// argument of the wrong type is an error result naming it.
-func handle[P any](run func(ctx context.Context, s *session, call *registry.Call, p *P) (registry.Result, error)) binding {
-	var b binding
-	if g, ok := any(new(P)).(sessionGate); ok {
-		b.gate = g.unavailable
-	}
-	b.handler = func(s *session) registry.Handler {
-		return func(ctx context.Context, call *registry.Call) (registry.Result, error) {
-			var p P
-			if err := registry.DecodeArgs(call, &p); err != nil {
-				var ae *registry.ArgError
-				if errors.As(err, &ae) {
-					return registry.Error(ae.Error()), nil
-				}
-				return registry.Result{}, err
-			}
-			r, err := run(ctx, s, call, &p)
-			return s.withoutAbsentTools(r), err
-		}
-	}
-	return b
-}
-
 // handler makes t's handler for session s, as [Bind] does.
 func (t tool) handler(s *session) registry.Handler {
-	if t.decl == nil {
-		return t.bind.handler(s)
-	}
 	e, err := t.decl.Bind(s.services())
 	if err != nil {
 		panic("tools: " + err.Error()) // services lacks a tool's dependencies: a bug of this package
@@ -256,8 +183,7 @@ func (t tool) handler(s *session) registry.Handler {
 	return s.withoutAbsentToolsIn(e.Handler)
 }
 
-// withoutAbsentToolsIn wraps a declared tool's handler h as handle wraps
-// the others: see withoutAbsentTools.
+// withoutAbsentToolsIn wraps a tool's handler h: see withoutAbsentTools.
 func (s *session) withoutAbsentToolsIn(h registry.Handler) registry.Handler {
 	return func(ctx context.Context, call *registry.Call) (registry.Result, error) {
 		r, err := h(ctx, call)

@@ -21,37 +21,31 @@ import (
 // description and its answer to the question, as hermes-agent's tool of
 // the same name does with its auxiliary vision model. The image is a file
 // of the workspace (read under the workspace's and file safety's rules),
-// an http(s) URL (fetched through Deps.FetchImage, which applies the
-// agent's network policy) or a data: URL; it must be PNG, JPEG, GIF or
+// an http(s) URL (fetched through the session's FetchImage, which applies
+// the agent's network policy) or a data: URL; it must be PNG, JPEG, GIF or
 // WebP of at most workspace.MaxImageBytes, checked before anything is sent.
-// Deps.Vision asks the model; without it the tool is not offered.
-var _ = register(registry.Entry{
-	Name:        visionAnalyzeName,
-	Toolset:     "vision",
-	Emoji:       "👁️",
-	Description: visionAnalyzeDescription,
-	Schema: map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"image_url": map[string]any{
-				"type":        "string",
-				"description": "Image URL (http/https), local file path or data: URL to analyze.",
-			},
-			"question": map[string]any{
-				"type":        "string",
-				"description": "Your specific question or request about the image to resolve. The AI will automatically provide a complete image description AND answer your specific question.",
-			},
-		},
-		"required": []any{"image_url", "question"},
+// The session's Vision asks the model; without it the tool is not offered.
+var _ = declare(registry.Tool[visionAnalyzeDeps]{
+	Spec: registry.Spec{Entry: registry.Entry{
+		Name:         visionAnalyzeName,
+		Toolset:      "vision",
+		Emoji:        "👁️",
+		Description:  visionAnalyzeDescription,
+		Kind:         registry.KindRead,
+		ReadOnly:     true,
+		Idempotent:   true,
+		ParallelSafe: true,
+		Title:        visionAnalyzeTitle,
+		Preview:      visionAnalyzePreview,
+		Render:       visionAnalyzeRender,
+	}, Params: visionAnalyzeParams{}},
+	New: func(d visionAnalyzeDeps) registry.Handler {
+		return registry.Typed(func(ctx context.Context, call *registry.Call, p *visionAnalyzeParams) (registry.Result, error) {
+			return visionAnalyze(ctx, d, call, p)
+		})
 	},
-	Kind:         registry.KindRead,
-	ReadOnly:     true,
-	Idempotent:   true,
-	ParallelSafe: true,
-	Title:        visionAnalyzeTitle,
-	Preview:      visionAnalyzePreview,
-	Render:       visionAnalyzeRender,
-}, handle(visionAnalyze))
+	SharedCheck: visionAnalyzeDeps.VisionCheck,
+})
 
 //go:embed vision_analyze.md
 var visionAnalyzeDescription string
@@ -64,18 +58,30 @@ var errNoVisionModel = errors.New("no model can see images: model.vision is fals
 
 // visionAnalyzeParams are vision_analyze's arguments.
 type visionAnalyzeParams struct {
-	ImageURL string `json:"image_url"`
-	Question string `json:"question"`
+	ImageURL string `json:"image_url" schema:"required" desc:"Image URL (http/https), local file path or data: URL to analyze."`
+	Question string `json:"question" schema:"required" desc:"Your specific question or request about the image to resolve. The AI will automatically provide a complete image description AND answer your specific question."`
 }
 
-// unavailable makes the tool unavailable in a session without a model that
-// can see images.
-func (*visionAnalyzeParams) unavailable(s *session) error {
-	if s.Vision == nil {
-		return errNoVisionModel
-	}
-	return nil
+// visionAnalyzeDeps is what vision_analyze uses of its session: the
+// workspace its image files are read from, the model that sees, and the
+// download of image URLs.
+type visionAnalyzeDeps interface {
+	Workspace() *workspace.Workspace
+	// Vision asks a model that can see images about image (of type mime)
+	// and returns its answer; nil: no model can see images.
+	Vision() func(ctx context.Context, image []byte, mime, question string) (string, error)
+	// FetchImage downloads an http(s) image URL under the agent's network
+	// policy, reading at most maxBytes; nil refuses every URL.
+	FetchImage() func(ctx context.Context, url string, maxBytes int64) (data []byte, mime string, err error)
+	// VisionCheck is the tool's availability: nil when a model can see
+	// images (or, before any session, may: the configuration decides),
+	// else a check failing with errNoVisionModel.
+	VisionCheck() *registry.Check
 }
+
+// noVisionCheck is vision_analyze's check in a session without a model
+// that can see images.
+var noVisionCheck = registry.Unavailable(errNoVisionModel.Error())
 
 // visionAnalyzeResult is hermes's answer: {"success", "analysis"}, with
 // "error" on failure.
@@ -91,15 +97,16 @@ func visionFailed(msg string) registry.Result {
 	return registry.Failed(visionAnalyzeResult{Error: msg})
 }
 
-func visionAnalyze(ctx context.Context, s *session, _ *registry.Call, p *visionAnalyzeParams) (registry.Result, error) {
+func visionAnalyze(ctx context.Context, s visionAnalyzeDeps, _ *registry.Call, p *visionAnalyzeParams) (registry.Result, error) {
 	src := strings.TrimSpace(p.ImageURL)
 	if src == "" {
 		return visionFailed("image_url is required"), nil
 	}
-	if s.Vision == nil {
+	vision := s.Vision()
+	if vision == nil {
 		return visionFailed(errNoVisionModel.Error()), nil
 	}
-	data, problem := s.loadImage(ctx, src)
+	data, problem := loadImage(ctx, s, src)
 	if problem != "" {
 		return visionFailed(problem), nil
 	}
@@ -108,7 +115,7 @@ func visionAnalyze(ctx context.Context, s *session, _ *registry.Call, p *visionA
 		return visionFailed(fmt.Sprintf("Cannot analyze %s: %v. vision_analyze takes %s images of at most %s.",
 			visionShort(src), err, workspace.ImageFormats, workspace.SizeText(workspace.MaxImageBytes))), nil
 	}
-	analysis, err := s.Vision(ctx, data, mime, p.Question)
+	analysis, err := vision(ctx, data, mime, p.Question)
 	if err != nil {
 		if ctx.Err() != nil {
 			return registry.Result{}, fmt.Errorf("vision_analyze: %w", ctx.Err())
@@ -125,7 +132,7 @@ func visionAnalyze(ctx context.Context, s *session, _ *registry.Call, p *visionA
 }
 
 // loadImage returns the bytes of the image src names, or why it cannot.
-func (s *session) loadImage(ctx context.Context, src string) (data []byte, problem string) {
+func loadImage(ctx context.Context, s visionAnalyzeDeps, src string) (data []byte, problem string) {
 	lower := strings.ToLower(src)
 	switch {
 	case strings.HasPrefix(lower, "data:"):
@@ -134,10 +141,11 @@ func (s *session) loadImage(ctx context.Context, src string) (data []byte, probl
 		if u, err := url.Parse(src); err != nil || u.Host == "" {
 			return nil, fmt.Sprintf("Invalid image URL %q: it needs a host, like https://example.com/picture.png.", src)
 		}
-		if s.FetchImage == nil {
+		fetch := s.FetchImage()
+		if fetch == nil {
 			return nil, "Fetching image URLs is not available in this session; save the image in the workspace and pass its path."
 		}
-		data, _, err := s.FetchImage(ctx, src, workspace.MaxImageBytes)
+		data, _, err := fetch(ctx, src, workspace.MaxImageBytes)
 		if err != nil {
 			return nil, fmt.Sprintf("Could not fetch the image %s: %v", src, err)
 		}
@@ -145,14 +153,13 @@ func (s *session) loadImage(ctx context.Context, src string) (data []byte, probl
 	case strings.Contains(src, "://") && !strings.HasPrefix(lower, "file://"):
 		return nil, fmt.Sprintf("Unsupported image_url %q: pass an http(s) URL, a data: URL or the path of a file in the workspace.", visionShort(src))
 	}
-	return s.readImageFile(src)
+	return readImageFile(s.Workspace(), src)
 }
 
 // readImageFile reads a workspace image under read_file's rules: outside
 // the workspace and read-denied files are refused, and the size is checked
 // before reading.
-func (s *session) readImageFile(raw string) ([]byte, string) {
-	ws := s.Workspace
+func readImageFile(ws *workspace.Workspace, raw string) ([]byte, string) {
 	p, err := ws.Resolve(raw)
 	if err != nil {
 		return nil, readFileResolveError(raw, err).ErrorMessage()
