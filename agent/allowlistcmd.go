@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -42,9 +41,7 @@ func allowlistText(s *Session) string {
 			fmt.Fprintf(&b, "%d. %s\n", i+1, describeEntry(e))
 		}
 	}
-	s.mu.Lock()
-	keys := slices.Clone(s.cmdApproved)
-	s.mu.Unlock()
+	keys := s.allowed.allowedKeys()
 	if len(keys) > 0 {
 		b.WriteString("\nThis session also allows: " + strings.Join(keys, "; ") + ".")
 	}

@@ -306,14 +306,9 @@ func (c *childAgent) runTools(ctx context.Context, pturn *registry.Turn, calls [
 		t.entry, _ = snap.Lookup(mc.Name)
 		trackers[rc] = t
 	}
-	c.s.mu.Lock()
-	if c.s.trackers == nil {
-		c.s.trackers = map[string]*toolCallTracker{}
-	}
 	for _, t := range trackers {
-		c.s.trackers[t.id] = t
+		c.s.calls.add(t)
 	}
-	c.s.mu.Unlock()
 	defer c.s.dropTrackers(calls)
 	var mu sync.Mutex
 	outs := pturn.Run(ctx, rcalls, registry.RunOptions{

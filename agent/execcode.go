@@ -40,12 +40,7 @@ func (e *Env) CallTool(ctx context.Context, parentCallID, name string, args json
 	rc := &registry.Call{ID: id, Name: name, RawArgs: string(args)}
 	t := &toolCallTracker{s: s, id: id, name: name, raw: string(args), label: fmt.Sprintf("[py %d] ", n), parent: parentCallID}
 	t.entry, _ = reg.Snapshot().Lookup(name)
-	s.mu.Lock()
-	if s.trackers == nil {
-		s.trackers = map[string]*toolCallTracker{}
-	}
-	s.trackers[id] = t
-	s.mu.Unlock()
+	s.calls.add(t)
 	defer s.dropTrackers([]model.ToolCall{{ID: id}})
 	outs := pipe.NewTurn().Run(ctx, []*registry.Call{rc}, registry.RunOptions{OnStart: t.start, OnFinish: t.finish})
 	if len(outs) != 1 {

@@ -23,9 +23,7 @@ const optCmdWithout = "allow_without"
 // approvals off), still to ask the user (pending), and what the model must
 // be told of a grant it wanted and cannot have (terminal.* off).
 func (s *Session) commandGrants(wanted danger.Needs) (granted, pending danger.Needs, note string) {
-	s.mu.Lock()
-	session := s.granted
-	s.mu.Unlock()
+	session := s.allowed.grants()
 	off := s.a.opts.ApprovalsOff
 	var notes []string
 	decide := func(policy string, want, inSession bool, key, what string) (grant, ask bool) {
@@ -53,9 +51,7 @@ func (s *Session) commandGrants(wanted danger.Needs) (granted, pending danger.Ne
 // grantForSession records that the session allows the grants n for the
 // rest of its life.
 func (s *Session) grantForSession(n danger.Needs) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.granted = s.granted.Or(n)
+	s.allowed.grant(n)
 }
 
 // grantWords names the grants n for the user ("the network", "the network
@@ -93,9 +89,7 @@ func (s *Session) grantStatus() string {
 			parts = append(parts, p.key+": "+p.policy)
 		}
 	}
-	s.mu.Lock()
-	g := s.granted
-	s.mu.Unlock()
+	g := s.allowed.grants()
 	if g.Any() {
 		parts = append(parts, "allowed for this session: "+grantWords(g))
 	}

@@ -135,9 +135,8 @@ func (e *Env) ApproveScript(ctx context.Context, callID string, req ScriptReques
 	if asksBeforeEdits(s.Mode()) {
 		findings = append([]finding{{scriptKey, scriptDescription}}, findings...)
 	}
-	s.mu.Lock()
-	findings = slices.DeleteFunc(findings, func(f finding) bool { return slices.Contains(s.cmdApproved, f.key) })
-	s.mu.Unlock()
+	allowed := s.allowed.allowedKeys()
+	findings = slices.DeleteFunc(findings, func(f finding) bool { return slices.Contains(allowed, f.key) })
 	descs := make([]string, len(findings))
 	for i, f := range findings {
 		descs[i] = f.desc

@@ -17,7 +17,6 @@ import (
 	"github.com/hermes-acp/hermes-acp/agent/internal/store"
 	"github.com/hermes-acp/hermes-acp/model"
 	"github.com/hermes-acp/hermes-acp/registry"
-	"github.com/hermes-acp/hermes-acp/terminal/danger"
 	"github.com/hermes-acp/hermes-acp/workspace"
 )
 
@@ -42,8 +41,11 @@ type Session struct {
 	proj   *projectContext // AGENTS.md and the like (agent/projctx.go)
 	// typeChecks are the Go type checks of the running calls (agent/gotypes.go).
 	typeChecks typeCheckSet
-	ckpt       *checkpoints // the session's checkpoints (agent/checkpoints.go); nil: off
-	out        *sender      // writes the session's updates, in order, and saves it (agent/sender.go)
+	ckpt       *checkpoints      // the session's checkpoints (agent/checkpoints.go); nil: off
+	out        *sender           // writes the session's updates, in order, and saves it (agent/sender.go)
+	allowed    sessionAllowances // what the user allowed for the session (agent/approvals.go)
+	notes      announcements     // for the user and the model (agent/terminals.go)
+	calls      callTrackers      // the running calls' cards, by id (agent/toolcall.go)
 
 	mu          sync.Mutex // guards the fields below
 	cwd         string
@@ -63,21 +65,17 @@ type Session struct {
 	created     time.Time
 	updated     time.Time
 	steer       []string
-	cmdApproved []string        // danger keys the user allowed for this session (agent/shell.go)
-	granted     danger.Needs    // sandbox grants the user allowed for this session (agent/grants.go)
-	announced   []*announcement // for the user and the model (agent/terminals.go)
-	lastPrompt  string          // text of the running prompt, for /steer after a cancel
-	interrupted string          // text of the last cancelled prompt
+	lastPrompt  string // text of the running prompt, for /steer after a cancel
+	interrupted string // text of the last cancelled prompt
 	plan        []todoItem
-	planGen     int                         // plans sent so far: a call that ran while it grew showed one (agent/replay.go)
-	memory      string                      // the memory as the session opened, for its system prompt (agent/memorytool.go)
-	skillsIndex *pendingText                // the skill index as the session opened (Options.SkillsIndex), for its system prompt
-	ownNotices  sessionNotices              // the session's own notices, until its first prompt shows them (agent/notices.go)
-	trackers    map[string]*toolCallTracker // calls of the running batch, by id
-	comp        compress.State              // the summary the model sees instead of the middle of history (agent/compress.go)
-	ctxTokens   int                         // tokens of the last model call, as the provider reported them; 0: unknown
-	ctxAt       int                         // history length those tokens cover
-	compBackoff bool                        // automatic compression failed this turn: not again before the next
+	planGen     int            // plans sent so far: a call that ran while it grew showed one (agent/replay.go)
+	memory      string         // the memory as the session opened, for its system prompt (agent/memorytool.go)
+	skillsIndex *pendingText   // the skill index as the session opened (Options.SkillsIndex), for its system prompt
+	ownNotices  sessionNotices // the session's own notices, until its first prompt shows them (agent/notices.go)
+	comp        compress.State // the summary the model sees instead of the middle of history (agent/compress.go)
+	ctxTokens   int            // tokens of the last model call, as the provider reported them; 0: unknown
+	ctxAt       int            // history length those tokens cover
+	compBackoff bool           // automatic compression failed this turn: not again before the next
 }
 
 // openSession builds a live session and registers it; its MCP servers (the
@@ -110,7 +108,7 @@ func (a *Agent) openSession(ctx context.Context, id, cwd string, dirs []string, 
 		name = noModel
 	}
 	now := a.now()
-	s := &Session{a: a, id: id, client: client, ws: ws, store: a.store, log: a.log, cwd: cwd, dirs: dirs, mode: mode, modelName: name, created: now, updated: now}
+	s := &Session{a: a, id: id, client: client, ws: ws, store: a.store, log: a.log, allowed: &approvals{}, cwd: cwd, dirs: dirs, mode: mode, modelName: name, created: now, updated: now}
 	s.out = newSender(s.write, s.save)
 	base := a.opts.Registry
 	if base == nil && len(a.opts.MCPServers)+len(mcpServers) > 0 {

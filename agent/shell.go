@@ -128,9 +128,7 @@ func (e *Env) ApproveCommand(ctx context.Context, callID string, req CommandRequ
 		how = ApprovedOff
 	default:
 		entries := s.a.allowlistEntries()
-		s.mu.Lock()
-		sessionKeys := slices.Clone(s.cmdApproved)
-		s.mu.Unlock()
+		sessionKeys := s.allowed.allowedKeys()
 		if len(danger.Uncovered(command, v, entries, nil)) == 0 {
 			how = ApprovedAllowlist
 		} else if pending = danger.Uncovered(command, v, entries, sessionKeys); len(pending) == 0 {
@@ -372,11 +370,7 @@ func (a commandAsk) grantOptions() []acp.PermissionOption {
 // the rest of its life (each danger on its own: a later command with
 // another danger still asks).
 func (s *Session) approveForSession(key string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !slices.Contains(s.cmdApproved, key) {
-		s.cmdApproved = append(s.cmdApproved, key)
-	}
+	s.allowed.allowKey(key)
 }
 
 // allowlistEntries returns the command allowlist.

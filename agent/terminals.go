@@ -332,13 +332,46 @@ type announcement struct {
 	shown bool
 }
 
+// announcements are a session's announcements not yet read by the model.
+// It has its own lock (a background process ends on its own goroutine);
+// its methods are safe for concurrent use.
+type announcements struct {
+	mu   sync.Mutex // guards list
+	list []*announcement
+}
+
+// add records text; shown: the user saw it already.
+func (n *announcements) add(text string, shown bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.list = append(n.list, &announcement{text: text, shown: shown})
+}
+
+// take returns the texts the user has not seen (marking them seen) and,
+// when forModel, every text, which it forgets.
+func (n *announcements) take(forModel bool) (show, notes []string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, a := range n.list {
+		if !a.shown {
+			a.shown = true
+			show = append(show, a.text)
+		}
+	}
+	if forModel {
+		for _, a := range n.list {
+			notes = append(notes, a.text)
+		}
+		n.list = nil
+	}
+	return show, notes
+}
+
 // Announce tells the user and the model text.
 func (e *Env) Announce(text string) {
 	s := e.s
 	running := s.queue.Running()
-	s.mu.Lock()
-	s.announced = append(s.announced, &announcement{text: text, shown: !running})
-	s.mu.Unlock()
+	s.notes.add(text, !running)
 	if !running {
 		s.sendText("\n\n" + text + "\n\n")
 	}
@@ -348,25 +381,12 @@ func (e *Env) Announce(text string) {
 // forModel, hands all of them to the model as a user message. It runs
 // before each model request (forModel) and at the end of a turn.
 func (s *Session) takeAnnouncements(forModel bool) {
-	s.mu.Lock()
-	var show []string
-	for _, a := range s.announced {
-		if !a.shown {
-			a.shown = true
-			show = append(show, a.text)
-		}
+	show, notes := s.notes.take(forModel)
+	if len(notes) > 0 {
+		s.mu.Lock()
+		s.history = append(s.history, model.Message{Role: model.RoleUser, Content: "[Notification from the agent, not the user]\n" + strings.Join(notes, "\n")})
+		s.mu.Unlock()
 	}
-	var notes []string
-	if forModel {
-		for _, a := range s.announced {
-			notes = append(notes, a.text)
-		}
-		s.announced = nil
-		if len(notes) > 0 {
-			s.history = append(s.history, model.Message{Role: model.RoleUser, Content: "[Notification from the agent, not the user]\n" + strings.Join(notes, "\n")})
-		}
-	}
-	s.mu.Unlock()
 	for _, t := range show {
 		s.sendText("\n\n" + t + "\n\n")
 	}

@@ -51,27 +51,54 @@ func (s *Session) newTracker(c model.ToolCall) *toolCallTracker {
 	}
 	s.mu.Lock()
 	t.planGen = s.planGen
-	if s.trackers == nil {
-		s.trackers = map[string]*toolCallTracker{}
-	}
-	s.trackers[c.ID] = t
 	s.mu.Unlock()
+	s.calls.add(t)
 	return t
 }
 
 // tracker returns the tracker of a running call.
-func (s *Session) tracker(id string) *toolCallTracker {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.trackers[id]
-}
+func (s *Session) tracker(id string) *toolCallTracker { return s.calls.get(id) }
 
 func (s *Session) dropTrackers(calls []model.ToolCall) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	for _, c := range calls {
-		delete(s.trackers, c.ID)
+		s.calls.drop(c.ID)
 	}
+}
+
+// callTrackers are the trackers of a session's running calls, by tool call
+// id: the editor terminals and output streams of a call find its card
+// there. It has its own lock, taken for every chunk of a command's output,
+// so that output never waits for the session's lock. Its methods are safe
+// for concurrent use.
+type callTrackers struct {
+	mu   sync.Mutex // guards byID
+	byID map[string]*toolCallTracker
+}
+
+// add registers running calls.
+func (c *callTrackers) add(ts ...*toolCallTracker) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byID == nil {
+		c.byID = map[string]*toolCallTracker{}
+	}
+	for _, t := range ts {
+		c.byID[t.id] = t
+	}
+}
+
+// get returns the tracker of a running call; nil when it is not running.
+func (c *callTrackers) get(id string) *toolCallTracker {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.byID[id]
+}
+
+// drop forgets a call that ended.
+func (c *callTrackers) drop(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.byID, id)
 }
 
 // start runs as the call begins executing. Edit tools announce themselves
